@@ -1,0 +1,216 @@
+// lathe conformance --import-only DIR...: imports every ONNX backend-test model under the
+// folders (each in a child process with a time limit, so a crash or hang is a FAIL line,
+// not the end of the run) and prints one line per model and a summary line.
+#include "app/cli/commands.h"
+#include "engine/api/session.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <fcntl.h>
+#include <filesystem>
+#include <iostream>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
+
+namespace lathe::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct ConformanceOptions {
+  std::vector<std::string> dirs;
+  bool importOnly = false;
+  int jobs = 2;
+  double timeoutSeconds = 60;
+  std::string filter;
+  bool quiet = false;
+};
+
+struct TestCase {
+  std::string label; // "node/test_abs"
+  std::string model; // path to model.onnx
+};
+
+std::vector<TestCase> findModels(const std::string& dir) {
+  std::vector<TestCase> cases;
+  const fs::path root = fs::path(dir).lexically_normal();
+  const std::string top =
+      root.filename().empty() ? root.parent_path().filename().string() : root.filename().string();
+  std::error_code ec;
+  for (auto it = fs::recursive_directory_iterator(root, ec); !ec && it != fs::end(it);
+       it.increment(ec)) {
+    if (it->is_regular_file() && it->path().extension() == ".onnx") {
+      const fs::path rel = fs::relative(it->path().parent_path(), root);
+      std::string label = top + "/" + rel.string();
+      if (it->path().filename() != "model.onnx")
+        label = top + "/" + fs::relative(it->path(), root).string();
+      cases.push_back({label, it->path().string()});
+    }
+  }
+  std::sort(cases.begin(), cases.end(),
+            [](const TestCase& a, const TestCase& b) { return a.label < b.label; });
+  return cases;
+}
+
+// Runs in the child: imports and runs the graph pipeline, writes "PASS", "SKIP reason" or
+// "FAIL reason" to fd.
+[[noreturn]] void childMain(const TestCase& test, int fd) {
+  api::Session session;
+  api::OpenOptions options;
+  options.runPipeline = true;
+  const api::OpenResult r = session.openModel(test.model, options);
+  std::string line;
+  if (r.ok()) {
+    line = "PASS";
+  } else {
+    std::string reason = r.failure->message;
+    // The label already names the model; drop the path prefix from the message.
+    if (reason.rfind(test.model + ": ", 0) == 0)
+      reason = reason.substr(test.model.size() + 2);
+    line = (r.failure->kind == "unsupported" ? "SKIP " : "FAIL ") + reason;
+  }
+  line = line.substr(0, 2000);
+  for (char& c : line)
+    if (c == '\n')
+      c = ' ';
+  (void)!::write(fd, line.data(), line.size());
+  ::_exit(0);
+}
+
+struct Running {
+  pid_t pid;
+  int fd;
+  TestCase test;
+  std::chrono::steady_clock::time_point start;
+  std::string output;
+};
+
+std::string describeExit(int status) {
+  if (WIFSIGNALED(status))
+    return std::string("crashed (signal ") + std::to_string(WTERMSIG(status)) + ", " +
+           strsignal(WTERMSIG(status)) + ")";
+  return "exited with status " + std::to_string(WEXITSTATUS(status)) + " without a result";
+}
+
+int runConformance(const ConformanceOptions& o) {
+  if (!o.importOnly) {
+    std::cerr << "lathe conformance: only --import-only is available in this version: "
+                 "running models needs the code generator\n";
+    return 2;
+  }
+  std::vector<TestCase> cases;
+  for (const std::string& d : o.dirs) {
+    if (!fs::is_directory(d)) {
+      std::cerr << "lathe conformance: error: " << d << ": not a directory\n";
+      return 2;
+    }
+    for (TestCase& t : findModels(d))
+      if (o.filter.empty() || t.label.find(o.filter) != std::string::npos)
+        cases.push_back(std::move(t));
+  }
+  int passed = 0, failed = 0, skipped = 0;
+  std::vector<Running> running;
+  std::size_t next = 0;
+  auto finish = [&](Running& r, const std::string& forced) {
+    std::string out = forced.empty() ? r.output : forced;
+    std::string verdict = out.substr(0, 4);
+    std::string reason = out.size() > 5 ? out.substr(5) : "";
+    if (verdict == "PASS") {
+      ++passed;
+    } else if (verdict == "SKIP") {
+      ++skipped;
+    } else {
+      ++failed;
+      verdict = "FAIL";
+      if (out.rfind("FAIL", 0) != 0)
+        reason = out;
+    }
+    if (!o.quiet || verdict != "PASS")
+      std::cout << verdict << "  " << r.test.label << (reason.empty() ? "" : "  " + reason) << "\n"
+                << std::flush;
+  };
+  while (next < cases.size() || !running.empty()) {
+    while (next < cases.size() && static_cast<int>(running.size()) < std::max(1, o.jobs)) {
+      int fds[2];
+      if (::pipe2(fds, O_CLOEXEC) != 0) {
+        std::cerr << "lathe conformance: pipe failed\n";
+        return 2;
+      }
+      std::cout.flush();
+      const pid_t pid = ::fork();
+      if (pid == 0) {
+        ::close(fds[0]);
+        childMain(cases[next], fds[1]);
+      }
+      ::close(fds[1]);
+      ::fcntl(fds[0], F_SETFL, O_NONBLOCK);
+      running.push_back({pid, fds[0], cases[next], std::chrono::steady_clock::now(), {}});
+      ++next;
+    }
+    std::vector<pollfd> pfds;
+    for (const Running& r : running)
+      pfds.push_back({r.fd, POLLIN, 0});
+    ::poll(pfds.data(), pfds.size(), 20);
+    for (auto it = running.begin(); it != running.end();) {
+      char buf[4096];
+      ssize_t n;
+      while ((n = ::read(it->fd, buf, sizeof buf)) > 0)
+        it->output.append(buf, static_cast<std::size_t>(n));
+      int status = 0;
+      const pid_t done = ::waitpid(it->pid, &status, WNOHANG);
+      std::string forced;
+      if (done == it->pid) {
+        while ((n = ::read(it->fd, buf, sizeof buf)) > 0)
+          it->output.append(buf, static_cast<std::size_t>(n));
+        if (it->output.empty() || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+          forced = "FAIL " + describeExit(status);
+      } else {
+        const double seconds =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - it->start).count();
+        if (seconds < o.timeoutSeconds) {
+          ++it;
+          continue;
+        }
+        ::kill(it->pid, SIGKILL);
+        ::waitpid(it->pid, &status, 0);
+        forced = "FAIL hung: no result after " +
+                 std::to_string(static_cast<int>(o.timeoutSeconds)) + " s";
+      }
+      ::close(it->fd);
+      finish(*it, forced);
+      it = running.erase(it);
+    }
+  }
+  std::cout << passed << " passed, " << failed << " failed, " << skipped << " skipped\n";
+  return failed == 0 ? 0 : 1;
+}
+
+} // namespace
+
+void addConformanceCommand(CLI::App& app, int& exitCode) {
+  auto options = std::make_shared<ConformanceOptions>();
+  options->jobs = std::max(1u, std::thread::hardware_concurrency());
+  CLI::App* cmd = app.add_subcommand(
+      "conformance",
+      "Run the ONNX backend test suite (Debian package libonnx-testdata, e.g. "
+      "/usr/share/libonnx-testdata/data/node). Prints PASS, SKIP (refused as unsupported) or "
+      "FAIL per model and a last line 'N passed, N failed, N skipped'. Exit status 1 if any "
+      "model failed.");
+  cmd->add_option("dirs", options->dirs, "Folders holding test folders with model.onnx files")
+      ->required()
+      ->check(CLI::ExistingDirectory);
+  cmd->add_flag("--import-only", options->importOnly,
+                "Import each model and run the graph pipeline; do not compile or run it");
+  cmd->add_option("-j,--jobs", options->jobs, "Models checked in parallel (default: cores)");
+  cmd->add_option("--timeout", options->timeoutSeconds, "Seconds before a model counts as hung")
+      ->capture_default_str();
+  cmd->add_option("--filter", options->filter, "Only tests whose label contains this text");
+  cmd->add_flag("-q,--quiet", options->quiet, "Print only SKIP and FAIL lines and the summary");
+  cmd->callback([options, &exitCode] { exitCode = runConformance(*options); });
+}
+
+} // namespace lathe::cli

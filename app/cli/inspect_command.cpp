@@ -1,0 +1,162 @@
+// lathe inspect MODEL.onnx [--print-topology] [--print-ir-after-all] [--pass-times] [--json]
+#include "app/cli/commands.h"
+#include "engine/api/session.h"
+
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace lathe::cli {
+namespace {
+
+struct InspectOptions {
+  std::string model;
+  bool topology = false;
+  bool irAfterAll = false;
+  bool passTimes = false;
+  bool json = false;
+  bool noPasses = false;
+};
+
+std::string shapeText(const api::TensorSummary& t) {
+  if (!t.rankKnown)
+    return "[*]";
+  std::string s = "[";
+  for (std::size_t i = 0; i < t.dims.size(); ++i)
+    s += (i ? "," : "") + t.dims[i];
+  return s + "]";
+}
+
+void printTopology(const api::ModelReport& r) {
+  auto table = [](const char* title, const std::vector<api::TensorSummary>& ts) {
+    std::cout << title << " (" << ts.size() << "):\n";
+    std::size_t width = 4;
+    for (const auto& t : ts)
+      width = std::max(width, t.name.size());
+    for (const auto& t : ts)
+      std::cout << "  " << std::left << std::setw(static_cast<int>(width)) << t.name << "  "
+                << std::setw(5) << t.dtype << " " << shapeText(t) << "\n";
+  };
+  const api::GraphSnapshot& g = r.imported;
+  std::cout << "model: " << r.path << "\ngraph: " << g.name << "  opset " << g.opset
+            << (r.sourceOpset != g.opset ? " (converted from " + std::to_string(r.sourceOpset) + ")"
+                                         : "")
+            << "  " << g.nodes.size() << " nodes, " << g.constants.size() << " constants\n";
+  table("inputs", g.inputs);
+  table("outputs", g.outputs);
+}
+
+void printPassTimes(const api::ModelReport& r) {
+  std::cout << std::left << std::setw(34) << "pass" << std::right << std::setw(10) << "time ms"
+            << std::setw(9) << "changed" << std::setw(8) << "nodes" << "\n";
+  std::cout << std::left << std::setw(34) << "import" << std::right << std::setw(10) << std::fixed
+            << std::setprecision(2) << r.importMilliseconds << std::setw(9) << "-" << std::setw(8)
+            << r.imported.nodes.size() << "\n";
+  for (const auto& p : r.passes)
+    std::cout << std::left << std::setw(34) << p.name << std::right << std::setw(10)
+              << p.milliseconds << std::setw(9) << (p.changed ? "yes" : "no") << std::setw(8)
+              << p.graphAfter->nodes.size() << "\n";
+  std::cout << std::left << std::setw(34) << "total (passes)" << std::right << std::setw(10)
+            << r.pipelineMilliseconds << "\n";
+  std::cout << std::left << std::setw(34) << "total (import + passes)" << std::right
+            << std::setw(10) << r.importMilliseconds + r.pipelineMilliseconds << "\n";
+}
+
+nlohmann::json tensorJson(const api::TensorSummary& t) {
+  nlohmann::json j{{"name", t.name}, {"dtype", t.dtype}, {"type", t.typeText}};
+  j["shape"] = t.rankKnown ? nlohmann::json(t.dims) : nlohmann::json(nullptr);
+  return j;
+}
+
+nlohmann::json reportJson(const api::ModelReport& r, const InspectOptions& o) {
+  nlohmann::json j;
+  j["model"] = r.path;
+  j["graph"] = r.imported.name;
+  j["opset"] = r.imported.opset;
+  j["source_opset"] = r.sourceOpset;
+  j["import_ms"] = r.importMilliseconds;
+  j["pipeline_ms"] = r.pipelineMilliseconds;
+  j["peak_rss_bytes"] = r.peakResidentBytes;
+  j["warnings"] = r.warnings;
+  for (const auto& t : r.imported.inputs)
+    j["inputs"].push_back(tensorJson(t));
+  for (const auto& t : r.imported.outputs)
+    j["outputs"].push_back(tensorJson(t));
+  j["nodes_imported"] = r.imported.nodes.size();
+  j["nodes_final"] = r.final.nodes.size();
+  j["passes"] = nlohmann::json::array();
+  for (const auto& p : r.passes) {
+    nlohmann::json pj{{"name", p.name},
+                      {"ms", p.milliseconds},
+                      {"changed", p.changed},
+                      {"nodes", p.graphAfter->nodes.size()}};
+    if (o.irAfterAll)
+      pj["ir"] = p.irAfter;
+    j["passes"].push_back(pj);
+  }
+  for (const auto& g : r.final.groups)
+    j["fused_groups"].push_back({{"name", g.name}, {"pattern", g.pattern}});
+  return j;
+}
+
+int runInspect(const InspectOptions& o) {
+  api::Session session;
+  api::OpenOptions open;
+  open.runPipeline = !o.noPasses;
+  const api::OpenResult result = session.openModel(o.model, open);
+  if (!result.ok()) {
+    std::cerr << "lathe: error: " << result.failure->message << "\n";
+    return 1;
+  }
+  const api::ModelReport& r = *result.report;
+  for (const auto& w : r.warnings)
+    std::cerr << "lathe: warning: " << w << "\n";
+  if (o.json) {
+    std::cout << reportJson(r, o).dump(2) << "\n";
+    return 0;
+  }
+  const bool nothingChosen = !o.topology && !o.irAfterAll && !o.passTimes;
+  if (o.topology || nothingChosen)
+    printTopology(r);
+  if (o.irAfterAll) {
+    std::cout << "// ----- IR after import -----\n" << r.imported.irText;
+    for (const auto& p : r.passes)
+      std::cout << "// ----- IR after " << p.name << (p.changed ? "" : " (unchanged)") << " -----\n"
+                << p.irAfter;
+  }
+  if (o.passTimes || nothingChosen)
+    printPassTimes(r);
+  return 0;
+}
+
+} // namespace
+
+void addInspectCommand(CLI::App& app, int& exitCode) {
+  auto options = std::make_shared<InspectOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "inspect", "Import an ONNX model, run the graph pipeline and show the topology, the IR "
+                 "after each pass and the pass times. Without flags: topology and pass times.");
+  cmd->add_option("model", options->model, "ONNX model file (.onnx)")->required();
+  cmd->add_flag("--print-topology", options->topology,
+                "List every graph input and output with name, element type and shape");
+  cmd->add_flag("--print-ir-after-all", options->irAfterAll,
+                "Print the IR after import and after every pass");
+  cmd->add_flag("--pass-times", options->passTimes,
+                "Print a table of passes: time, changed or not, node count");
+  cmd->add_flag(
+      "--json", options->json,
+      "Print one JSON object (topology, passes, times; with --print-ir-after-all the IR)");
+  cmd->add_flag("--no-passes", options->noPasses, "Import only; do not run the graph pipeline");
+  cmd->footer("Passes in the default pipeline:\n" + [] {
+    std::string s;
+    for (const auto& p : api::defaultPipeline())
+      s += "  " + p.name + std::string(p.name.size() < 32 ? 32 - p.name.size() : 1, ' ') +
+           p.description + "\n";
+    return s;
+  }());
+  cmd->callback([options, &exitCode] { exitCode = runInspect(*options); });
+}
+
+} // namespace lathe::cli

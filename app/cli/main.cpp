@@ -1,0 +1,21 @@
+// `lathe`: the command-line front door to the engine (the same engine/api the workbench uses).
+#include "app/cli/commands.h"
+
+#include <iostream>
+
+int main(int argc, char** argv) {
+  CLI::App app{"Lathe: an ML compiler workbench. Import ONNX models, run graph passes, inspect "
+               "the IR after each one.",
+               "lathe"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "lathe 0.1.0");
+  int exitCode = 0;
+  lathe::cli::addInspectCommand(app, exitCode);
+  lathe::cli::addConformanceCommand(app, exitCode);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    return app.exit(e);
+  }
+  return exitCode;
+}

@@ -1,0 +1,122 @@
+#include "engine/api/session.h"
+
+#include "engine/api/snapshot.h"
+#include "engine/frontend/onnx/onnx_importer.h"
+#include "engine/graph/op_table.h"
+#include "engine/pipeline/instruments.h"
+#include "engine/support/diagnostics.h"
+#include "engine/support/memory_usage.h"
+#include "engine/support/timer.h"
+
+namespace lathe::api {
+
+std::vector<PassInfoSummary> defaultPipeline() {
+  std::vector<PassInfoSummary> out;
+  for (const pipeline::PassInfo* p : pipeline::defaultPipeline())
+    out.push_back({std::string(p->name), std::string(p->description)});
+  return out;
+}
+
+std::vector<OpInfoSummary> knownOps() {
+  std::vector<OpInfoSummary> out;
+  for (const graph::OpInfo& op : graph::allOps())
+    out.push_back({std::string(op.name), std::string(graph::categoryName(op.category)),
+                   std::string(op.summary)});
+  return out;
+}
+
+Session::Session() = default;
+Session::~Session() = default;
+
+namespace {
+
+Failure toFailure(const Error& e) {
+  Failure f;
+  f.kind = errorKindName(e.kind());
+  f.message = e.what();
+  f.file = e.where().file;
+  f.node = e.where().node;
+  f.op = e.where().op;
+  f.reason = e.reason();
+  return f;
+}
+
+// Pipeline progress maps onto 50..100 % (import takes the first half).
+class ProgressInstrument : public pipeline::PassInstrument {
+public:
+  ProgressInstrument(const OpenOptions& options, std::size_t passCount)
+      : options_(options), passCount_(passCount) {}
+  void beforePass(const pipeline::PassInfo& pass, const graph::Graph&) override {
+    if (options_.onProgress)
+      options_.onProgress({50 + static_cast<int>(50 * done_ / std::max<std::size_t>(passCount_, 1)),
+                           "pass " + std::string(pass.name)});
+    ++done_;
+  }
+
+private:
+  const OpenOptions& options_;
+  std::size_t passCount_;
+  std::size_t done_ = 0;
+};
+
+} // namespace
+
+OpenResult Session::openModel(const std::string& path, const OpenOptions& options) {
+  OpenResult result;
+  try {
+    auto report = std::make_shared<ModelReport>();
+    report->path = path;
+    frontend::ImportOptions importOptions;
+    importOptions.cancel = options.cancel;
+    if (options.onProgress)
+      importOptions.onProgress = [&](int percent, const std::string& stage) {
+        options.onProgress({options.runPipeline ? percent / 2 : percent, stage});
+      };
+    Stopwatch watch;
+    frontend::ImportResult imported = frontend::importOnnxFile(path, importOptions);
+    report->importMilliseconds = watch.elapsedMs();
+    report->peakResidentBytes = peakResidentBytes();
+    report->sourceOpset = imported.sourceOpset;
+    for (const std::string& w : imported.warnings)
+      report->warnings.push_back(w);
+    report->imported = makeSnapshot(*imported.graph);
+
+    if (options.runPipeline) {
+      pipeline::PassManager pm;
+      pm.addPasses(pipeline::defaultPipeline());
+      pipeline::PassTrace trace;
+      ProgressInstrument progress(options, pm.passes().size());
+      pm.addInstrument(&progress);
+      pm.addInstrument(&trace);
+      watch.restart();
+      pm.run(*imported.graph, options.cancel);
+      report->pipelineMilliseconds = watch.elapsedMs();
+      for (const pipeline::PassSnapshot& s : trace.snapshots()) {
+        PassRecord r;
+        r.name = s.name;
+        r.description = s.description;
+        r.milliseconds = s.milliseconds;
+        r.changed = s.changed;
+        r.irBefore = s.irBefore;
+        r.irAfter = s.irAfter;
+        r.graphAfter = std::make_shared<const GraphSnapshot>(makeSnapshot(*s.graphAfter));
+        report->passes.push_back(std::move(r));
+      }
+    }
+    report->final = makeSnapshot(*imported.graph);
+    report->peakResidentBytes = std::max(report->peakResidentBytes, peakResidentBytes());
+    if (options.onProgress)
+      options.onProgress({100, "done"});
+    result.report = std::move(report);
+  } catch (const Error& e) {
+    result.failure = toFailure(e);
+  } catch (const std::bad_alloc&) {
+    result.failure = Failure{"internal", path + ": out of memory", path, {}, {}, "out of memory"};
+  } catch (const std::exception& e) {
+    result.failure =
+        Failure{"internal", path + ": internal error: " + e.what(), path, {}, {}, e.what()};
+  }
+  return result;
+}
+
+} // namespace lathe::api

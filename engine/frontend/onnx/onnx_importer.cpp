@@ -1,0 +1,258 @@
+#include "engine/frontend/onnx/onnx_importer.h"
+
+#include "engine/frontend/onnx/graph_builder.h"
+#include "engine/frontend/onnx/tensor_proto.h"
+#include "engine/graph/op_table.h"
+#include "engine/graph/verifier.h"
+#include "engine/support/diagnostics.h"
+
+#include <fcntl.h>
+#include <filesystem>
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
+#include <onnx/checker.h>
+#include <onnx/onnx_pb.h>
+#include <onnx/shape_inference/implementation.h>
+#include <onnx/version_converter/convert.h>
+#include <unistd.h>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace lathe::frontend {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Initializers larger than this are moved out of the proto before conversion and shape
+// inference so those steps never copy weights; smaller ones (shapes, axes) stay for
+// shape inference's data propagation.
+constexpr std::int64_t kKeepInProtoElements = 64;
+
+struct FileCloser {
+  int fd;
+  ~FileCloser() {
+    if (fd >= 0)
+      ::close(fd);
+  }
+};
+
+onnx::ModelProto parseModelFile(const std::string& path) {
+  std::error_code ec;
+  if (!fs::exists(path, ec))
+    throw Error(ErrorKind::Io, "no such file", {path, {}, {}});
+  if (!fs::is_regular_file(path, ec))
+    throw Error(ErrorKind::Io, "not a regular file", {path, {}, {}});
+  const auto size = fs::file_size(path, ec);
+  if (ec)
+    throw Error(ErrorKind::Io, "cannot read the file size: " + ec.message(), {path, {}, {}});
+  if (size == 0)
+    throw Error(ErrorKind::Invalid, "the file is empty, not an ONNX model", {path, {}, {}});
+  if (size >= (std::uint64_t(1) << 31) - 1)
+    throw Error(ErrorKind::Unsupported,
+                "models of 2 GiB or more must keep their weights in external data files",
+                {path, {}, {}});
+  FileCloser file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
+  if (file.fd < 0)
+    throw Error(ErrorKind::Io, "cannot open the file", {path, {}, {}});
+  google::protobuf::io::FileInputStream raw(file.fd);
+  google::protobuf::io::CodedInputStream coded(&raw);
+  // A corrupt length prefix cannot make the parser reserve more than the file holds.
+  coded.SetTotalBytesLimit(static_cast<int>(size));
+  coded.SetRecursionLimit(64);
+  onnx::ModelProto model;
+  if (!model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
+    throw Error(ErrorKind::Invalid,
+                "not a valid ONNX model: the protobuf data is truncated or corrupt",
+                {path, {}, {}});
+  if (!model.has_graph())
+    throw Error(ErrorKind::Invalid, "the model has no graph (is this an ONNX file?)",
+                {path, {}, {}});
+  return model;
+}
+
+std::int64_t defaultOpset(const onnx::ModelProto& model, const std::string& path) {
+  std::int64_t opset = -1;
+  for (const auto& imp : model.opset_import())
+    if (imp.domain().empty() || imp.domain() == "ai.onnx")
+      opset = imp.version();
+  if (opset < 0) {
+    std::string domains;
+    for (const auto& imp : model.opset_import())
+      domains += (domains.empty() ? "'" : ", '") + imp.domain() + "'";
+    throw Error(ErrorKind::Unsupported,
+                "the model uses only other op domains (" + domains +
+                    "); Lathe supports the default ONNX domain",
+                {path, {}, {}});
+  }
+  if (opset < kMinOpset || opset > kMaxOpset)
+    throw Error(ErrorKind::Unsupported,
+                "opset " + std::to_string(opset) + " (Lathe reads opsets " +
+                    std::to_string(kMinOpset) + " to " + std::to_string(kMaxOpset) + ")",
+                {path, {}, {}});
+  return opset;
+}
+
+std::string nodeLabel(const onnx::NodeProto& node, int index) {
+  return node.name().empty() ? "#" + std::to_string(index) : node.name();
+}
+
+// Refuses ops Lathe does not know before the ONNX checker gives a less helpful message.
+void checkOpsKnown(const onnx::GraphProto& g, const std::string& path) {
+  for (int i = 0; i < g.node_size(); ++i) {
+    const auto& node = g.node(i);
+    const ErrorLocation where{path, nodeLabel(node, i), node.op_type()};
+    if (!node.domain().empty() && node.domain() != "ai.onnx")
+      throw Error(ErrorKind::Unsupported,
+                  "op domain '" + node.domain() + "' (only the default ONNX domain is supported)",
+                  where);
+    if (!graph::findOp(node.op_type()))
+      throw Error(ErrorKind::Unsupported, "op '" + node.op_type() + "' is not supported", where);
+    for (const auto& attr : node.attribute()) {
+      if (attr.has_g())
+        checkOpsKnown(attr.g(), path);
+      for (const auto& sub : attr.graphs())
+        checkOpsKnown(sub, path);
+    }
+  }
+}
+
+void checkValueTypes(const onnx::GraphProto& g, const std::string& path) {
+  auto check = [&](const onnx::ValueInfoProto& vi, const char* role) {
+    if (!vi.has_type())
+      return;
+    if (!vi.type().has_tensor_type())
+      throw Error(ErrorKind::Unsupported,
+                  std::string(role) + " '" + vi.name() +
+                      "' is not a tensor (sequences, maps and optionals are not supported)",
+                  {path, {}, {}});
+    const auto& tt = vi.type().tensor_type();
+    if (!dtypeFromOnnx(tt.elem_type()))
+      throw Error(ErrorKind::Unsupported,
+                  std::string(role) + " '" + vi.name() + "' has element type " +
+                      onnxTypeName(tt.elem_type()),
+                  {path, {}, {}});
+  };
+  for (const auto& vi : g.input()) {
+    check(vi, "input");
+    // Checked here, before shape inference can truncate huge dims.
+    if (!vi.type().tensor_type().has_shape())
+      continue;
+    std::int64_t elements = 1;
+    for (const auto& d : vi.type().tensor_type().shape().dim()) {
+      if (!d.has_dim_value())
+        continue;
+      const std::int64_t v = d.dim_value();
+      if (v < 0 || v > kMaxTensorElements || (v > 0 && elements > kMaxTensorElements / v))
+        throw Error(ErrorKind::Invalid,
+                    "input '" + vi.name() + "' has an absurd shape (dimension " +
+                        std::to_string(v) + "; at most 2^34 elements are accepted)",
+                    {path, {}, {}});
+      elements *= v;
+    }
+  }
+  for (const auto& vi : g.output())
+    check(vi, "output");
+}
+
+} // namespace
+
+ImportResult importOnnxFile(const std::string& path, const ImportOptions& options) {
+  auto progress = [&](int percent, const std::string& stage) {
+    if (options.cancel && options.cancel->load())
+      throw Error(ErrorKind::Cancelled, "cancelled", {path, {}, {}});
+    if (options.onProgress)
+      options.onProgress(percent, stage);
+  };
+  const ErrorLocation fileOnly{path, {}, {}};
+  ImportResult result;
+
+  progress(0, "parsing");
+  onnx::ModelProto model = parseModelFile(path);
+  result.sourceOpset = defaultOpset(model, path);
+  checkOpsKnown(model.graph(), path);
+  checkValueTypes(model.graph(), path);
+
+  progress(20, "loading weights");
+  const std::string modelDir = fs::path(path).parent_path().string();
+  auto* graphProto = model.mutable_graph();
+  for (auto& init : *graphProto->mutable_initializer()) {
+    try {
+      inlineExternalData(init, modelDir, "initializer '" + init.name() + "'");
+    } catch (const Error& e) {
+      throw e.within(fileOnly);
+    }
+  }
+  if (graphProto->sparse_initializer_size() > 0)
+    throw Error(ErrorKind::Unsupported, "sparse initializers", fileOnly);
+
+  progress(30, "checking");
+  try {
+    onnx::checker::check_model(model);
+  } catch (const std::exception& e) {
+    throw Error(ErrorKind::Invalid, std::string("the ONNX checker rejects the model: ") + e.what(),
+                fileOnly);
+  }
+
+  // Move the weights out of the proto: conversion and inference then copy only structure.
+  std::unordered_map<std::string, graph::TensorData> weights;
+  for (auto& init : *graphProto->mutable_initializer()) {
+    std::int64_t n = 1;
+    for (std::int64_t d : init.dims())
+      n *= std::max<std::int64_t>(d, 0);
+    if (n <= kKeepInProtoElements)
+      continue;
+    try {
+      weights.emplace(init.name(), takeTensorData(init, "initializer '" + init.name() + "'"));
+    } catch (const Error& e) {
+      throw e.within(fileOnly);
+    }
+  }
+
+  onnx::ShapeInferenceOptions inference(/*check_type=*/false, /*error_mode=*/0,
+                                        /*data_prop=*/true);
+  if (result.sourceOpset < options.targetOpset) {
+    // Some adapters (Softmax 12->13, ...) need the input shapes.
+    try {
+      onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), inference);
+    } catch (const std::exception&) {
+      // the inference after conversion reports problems
+    }
+    progress(45, "converting opset " + std::to_string(result.sourceOpset) + " to " +
+                     std::to_string(options.targetOpset));
+    try {
+      onnx::ModelProto converted =
+          onnx::version_conversion::ConvertVersion(model, static_cast<int>(options.targetOpset));
+      model = std::move(converted);
+    } catch (const std::exception& e) {
+      if (result.sourceOpset < kMinNativeOpset)
+        throw Error(ErrorKind::Unsupported,
+                    "opset " + std::to_string(result.sourceOpset) + " could not be converted to " +
+                        std::to_string(options.targetOpset) + ": " + e.what(),
+                    fileOnly);
+      result.warnings.push_back("kept opset " + std::to_string(result.sourceOpset) +
+                                ": the ONNX version converter failed (" + e.what() + ")");
+    }
+  }
+
+  progress(60, "inferring shapes");
+  try {
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), inference);
+  } catch (const std::exception& e) {
+    result.warnings.push_back(std::string("shape inference stopped early: ") + e.what());
+  }
+
+  progress(80, "building graph");
+  try {
+    result.graph = buildGraph(model, std::move(weights));
+  } catch (const Error& e) {
+    throw e.within(fileOnly);
+  }
+  if (result.graph->name.empty())
+    result.graph->name = fs::path(path).stem().string();
+  graph::verifyGraphOrThrow(*result.graph, path);
+  progress(100, "imported");
+  return result;
+}
+
+} // namespace lathe::frontend

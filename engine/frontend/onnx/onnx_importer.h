@@ -1,0 +1,39 @@
+#pragma once
+// ONNX -> graph IR. Uses the ONNX library to parse, check, convert older opsets and infer
+// shapes, then builds a lathe::graph::Graph. Bad input throws lathe::Error naming the file,
+// the node, the op and the reason.
+
+#include "engine/graph/graph.h"
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace lathe::frontend {
+
+struct ImportOptions {
+  // Models at an older opset are converted to this one (ONNX version converter).
+  std::int64_t targetOpset = 17;
+  std::function<void(int percent, const std::string& stage)> onProgress;
+  const std::atomic<bool>* cancel = nullptr; // checked between stages
+};
+
+struct ImportResult {
+  std::unique_ptr<graph::Graph> graph;
+  std::int64_t sourceOpset = 0;
+  std::vector<std::string> warnings;
+};
+
+// Oldest and newest default-domain opset the importer accepts. Models older than
+// kMinNativeOpset must convert to targetOpset; from it on a failed conversion keeps the
+// model's own opset (with a warning).
+constexpr std::int64_t kMinOpset = 1;
+constexpr std::int64_t kMinNativeOpset = 7;
+constexpr std::int64_t kMaxOpset = 17;
+
+ImportResult importOnnxFile(const std::string& path, const ImportOptions& options = {});
+
+} // namespace lathe::frontend

@@ -1,0 +1,47 @@
+#include "engine/graph/op_table.h"
+
+#include <algorithm>
+#include <array>
+
+namespace lathe::graph {
+namespace {
+constexpr OpInfo kOps[] = {
+#define LATHE_OP(NAME, CAT, ROLE, MIN_IN, MAX_IN, MIN_OUT, MAX_OUT, SUMMARY)                       \
+  {#NAME, OpCategory::CAT, FusionRole::ROLE, MIN_IN, MAX_IN, MIN_OUT, MAX_OUT, SUMMARY},
+#include "engine/graph/ops.def"
+#undef LATHE_OP
+};
+} // namespace
+
+const OpInfo* findOp(std::string_view name) {
+  // ops.def is sorted by name.
+  auto it = std::lower_bound(std::begin(kOps), std::end(kOps), name,
+                             [](const OpInfo& op, std::string_view n) { return op.name < n; });
+  return it != std::end(kOps) && it->name == name ? &*it : nullptr;
+}
+
+std::span<const OpInfo> allOps() {
+  return kOps;
+}
+
+std::string_view categoryName(OpCategory category) {
+  switch (category) {
+  case OpCategory::Convolution:
+    return "convolution";
+  case OpCategory::MatMul:
+    return "matmul";
+  case OpCategory::Elementwise:
+    return "elementwise";
+  case OpCategory::Normalization:
+    return "normalization";
+  case OpCategory::Reduction:
+    return "reduction";
+  case OpCategory::DataMovement:
+    return "data movement";
+  case OpCategory::ControlFlow:
+    return "control flow";
+  }
+  return "?";
+}
+
+} // namespace lathe::graph

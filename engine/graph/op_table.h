@@ -1,0 +1,41 @@
+#pragma once
+// The op table (ops.def), read by the importer, verifier, passes, CLI and GUI.
+
+#include <span>
+#include <string_view>
+
+namespace lathe::graph {
+
+// Fixed op categories; the GUI gives each one colour everywhere.
+enum class OpCategory {
+  Convolution,
+  MatMul,
+  Elementwise,
+  Normalization,
+  Reduction,
+  DataMovement,
+  ControlFlow
+};
+
+// How an op takes part in fusion.
+enum class FusionRole {
+  Anchor,      // heavy op that starts a fused kernel (Conv, Gemm, MatMul)
+  Elementwise, // may join an anchor's epilogue
+  Opaque,      // always its own kernel
+};
+
+struct OpInfo {
+  std::string_view name;
+  OpCategory category;
+  FusionRole fusion;
+  int minInputs, maxInputs; // max -1 = variadic
+  int minOutputs, maxOutputs;
+  std::string_view summary;
+};
+
+// nullptr for ops Lathe does not know.
+const OpInfo* findOp(std::string_view name);
+std::span<const OpInfo> allOps();
+std::string_view categoryName(OpCategory category); // "convolution", "data movement", ...
+
+} // namespace lathe::graph

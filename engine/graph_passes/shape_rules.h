@@ -1,0 +1,47 @@
+#pragma once
+// Per-op shape rules for graph IR nodes (ONNX opset 17 semantics). infer-shapes applies them
+// to every node; the constant evaluator uses them to size its results, so an op's output
+// shape is computed in exactly one place.
+
+#include "engine/graph/graph.h"
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace lathe::passes {
+
+// The output types of `node` computed from its input types, attributes and constant inputs:
+// one entry per output (absent outputs included), as specific as the inputs allow. nullopt
+// when no rule applies (unknown op, missing constant operands). Throws lathe::Error
+// (Invalid), naming the node, when the inputs are definitely inconsistent.
+std::optional<std::vector<graph::TensorType>> inferOutputTypes(const graph::Node& node);
+
+// `axis` in [-rank, rank) mapped to [0, rank); throws Invalid naming the node otherwise.
+std::int64_t normalizeAxis(const graph::Node& node, std::int64_t axis, std::int64_t rank);
+
+// Transpose's permutation (the attribute, or reversed axes by default), checked.
+std::vector<std::int64_t> transposePermutation(const graph::Node& node, std::int64_t rank);
+
+// The axes a Reduce* node reduces, sorted and normalized, for an input of `rank`: from the
+// axes input or attribute, all axes when none are given, none when noop_with_empty_axes
+// applies. nullopt when the axes come from a non-constant input.
+std::optional<std::vector<std::int64_t>> reductionAxes(const graph::Node& node, std::int64_t rank);
+
+// One axis of a Slice after ONNX's clamping: `count` elements at start, start+step, ...
+struct SliceAxis {
+  std::int64_t start = 0;
+  std::int64_t step = 1;
+  std::int64_t count = 0;
+};
+SliceAxis clampSlice(std::int64_t dim, std::int64_t start, std::int64_t end, std::int64_t step);
+
+// A Slice node's constant starts/ends/axes/steps with axes normalized against `rank`;
+// nullopt when starts, ends, axes or steps are not constants. Throws Invalid on zero steps,
+// repeated axes or mismatched lengths.
+struct SliceParameters {
+  std::vector<std::int64_t> starts, ends, axes, steps;
+};
+std::optional<SliceParameters> sliceParameters(const graph::Node& node, std::int64_t rank);
+
+} // namespace lathe::passes

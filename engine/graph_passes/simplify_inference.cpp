@@ -1,0 +1,31 @@
+#include "engine/graph_passes/simplify_inference.h"
+
+namespace lathe::passes {
+
+bool simplifyForInference(graph::Graph& graph) {
+  std::vector<graph::Node*> dead;
+  const auto uses = graph.computeUses();
+  auto used = [&](const graph::Value* v) { return v && (uses.count(v) || graph.isGraphOutput(v)); };
+  for (const auto& n : graph.nodes()) {
+    const std::string& op = n->opType();
+    if (!n->domain().empty() || (op != "Identity" && op != "Dropout"))
+      continue;
+    graph::Value* in = n->input(0);
+    graph::Value* out = n->output(0);
+    if (!in || !out)
+      continue;
+    // Dropout's mask is all-true at inference, but a used mask keeps the node.
+    if (op == "Dropout" && n->outputs().size() > 1 && used(n->output(1)))
+      continue;
+    // A graph output that is also an input would lose its own name; keep such Identity.
+    if (graph.isGraphOutput(out) &&
+        (graph.isGraphOutput(in) || in->kind() == graph::ValueKind::Input))
+      continue;
+    graph.replaceAllUsesWith(out, in);
+    dead.push_back(n.get());
+  }
+  graph.removeNodes(dead);
+  return !dead.empty();
+}
+
+} // namespace lathe::passes
