@@ -7,5 +7,6 @@ namespace lathe::cli {
 // callback through `exitCode`.
 void addInspectCommand(CLI::App& app, int& exitCode);
 void addConformanceCommand(CLI::App& app, int& exitCode);
+void addTableCommands(CLI::App& app, int& exitCode); // ops, passes
 
 } // namespace lathe::cli

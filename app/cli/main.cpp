@@ -12,6 +12,7 @@ int main(int argc, char** argv) {
   int exitCode = 0;
   lathe::cli::addInspectCommand(app, exitCode);
   lathe::cli::addConformanceCommand(app, exitCode);
+  lathe::cli::addTableCommands(app, exitCode);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

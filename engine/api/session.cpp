@@ -19,9 +19,26 @@ std::vector<PassInfoSummary> defaultPipeline() {
 
 std::vector<OpInfoSummary> knownOps() {
   std::vector<OpInfoSummary> out;
+  auto arity = [](int lo, int hi) {
+    if (hi < 0)
+      return std::to_string(lo) + " or more";
+    return lo == hi ? std::to_string(lo) : std::to_string(lo) + " to " + std::to_string(hi);
+  };
+  auto role = [](graph::FusionRole r) {
+    switch (r) {
+    case graph::FusionRole::Anchor:
+      return "anchor";
+    case graph::FusionRole::Elementwise:
+      return "elementwise";
+    case graph::FusionRole::Opaque:
+      return "opaque";
+    }
+    return "?";
+  };
   for (const graph::OpInfo& op : graph::allOps())
     out.push_back({std::string(op.name), std::string(graph::categoryName(op.category)),
-                   std::string(op.summary)});
+                   std::string(op.summary), role(op.fusion), arity(op.minInputs, op.maxInputs),
+                   arity(op.minOutputs, op.maxOutputs)});
   return out;
 }
 
@@ -89,7 +106,19 @@ OpenResult Session::openModel(const std::string& path, const OpenOptions& option
       pm.addInstrument(&progress);
       pm.addInstrument(&trace);
       watch.restart();
-      pm.run(*imported.graph, options.cancel);
+      try {
+        pm.run(*imported.graph, options.cancel);
+      } catch (const Error& e) {
+        // Models older than opset 7 reach the pipeline only through the ONNX version
+        // converter, which leaves some of them inconsistent (e.g. PRelu slopes).
+        if (e.kind() != ErrorKind::Invalid || imported.sourceOpset >= frontend::kMinNativeOpset)
+          throw;
+        throw Error(ErrorKind::Unsupported,
+                    "opset " + std::to_string(imported.sourceOpset) +
+                        " model is inconsistent after conversion to opset " +
+                        std::to_string(imported.graph->opsetVersion) + ": " + e.reason(),
+                    e.where());
+      }
       report->pipelineMilliseconds = watch.elapsedMs();
       for (const pipeline::PassSnapshot& s : trace.snapshots()) {
         PassRecord r;

@@ -120,6 +120,8 @@ std::vector<PassInfoSummary> defaultPipeline();
 // Op table rows, for legends and docs.
 struct OpInfoSummary {
   std::string name, category, summary;
+  std::string fusion;          // "anchor", "elementwise" or "opaque"
+  std::string inputs, outputs; // arity: "1", "2 to 3", "1 or more"
 };
 std::vector<OpInfoSummary> knownOps();
 

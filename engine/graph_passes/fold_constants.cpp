@@ -1,6 +1,7 @@
 #include "engine/graph_passes/fold_constants.h"
 
 #include "engine/graph_passes/constant_evaluator.h"
+#include "engine/graph_passes/shape_rules.h"
 
 #include <string>
 #include <utility>
@@ -35,10 +36,15 @@ bool foldConstants(graph::Graph& graph) {
   };
   std::vector<Folded> folded;
   std::vector<graph::Node*> dead;
+  bool typesChanged = false;
   for (graph::Node* node : order) {
     auto outputs = foldedOutputs(*node);
-    if (!outputs || outputs->size() < node->outputs().size())
+    if (!outputs || outputs->size() < node->outputs().size()) {
+      // A node that stays may still get a more specific type from inputs folded just before
+      // it (a Reshape whose target became constant), so a Shape further on can fold too.
+      typesChanged = refineOutputTypes(*node) || typesChanged;
       continue;
+    }
     for (std::size_t i = 0; i < node->outputs().size(); ++i) {
       graph::Value* out = node->output(i);
       if (!out)
@@ -52,7 +58,7 @@ bool foldConstants(graph::Graph& graph) {
     dead.push_back(node);
   }
   if (dead.empty())
-    return false;
+    return typesChanged;
 
   // Removing the nodes also drops intermediate constants that only fed other folded nodes.
   graph.removeNodes(dead);

@@ -1,5 +1,5 @@
-// Shape rules for elementwise, normalization, convolution, pooling and matrix ops, plus the
-// helpers and the dispatch shared with shape_rules_data.cpp.
+// Shape rules for elementwise, normalization and matrix-product ops, the helpers shared by
+// all shape-rule files, and the dispatch over the per-family rule tables.
 
 #include "engine/graph_passes/shape_rules.h"
 
@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <map>
+#include <string_view>
 
 namespace lathe::passes::rules {
 
@@ -154,16 +155,27 @@ Dim productOfDims(Shape::const_iterator first, Shape::const_iterator last) {
   return product == 1 ? *symbol : Dim::unknown();
 }
 
+std::int64_t ceilDiv(std::int64_t a, std::int64_t b) {
+  std::int64_t q = a / b;
+  if (a % b != 0 && ((a > 0) == (b > 0)))
+    ++q;
+  return q;
+}
+
+std::int64_t rankOf(const TensorType& t) {
+  return static_cast<std::int64_t>(t.rank());
+}
+
+const Dim& dimOr(const TensorType* t, std::size_t i, const Dim& fallback) {
+  return t && t->shape && i < t->shape->size() ? (*t->shape)[i] : fallback;
+}
+
 } // namespace lathe::passes::rules
 
 namespace lathe::passes {
 namespace {
 
 using namespace rules;
-
-std::int64_t ceilDiv(std::int64_t a, std::int64_t b) {
-  return (a + b - 1) / b;
-}
 
 // --- elementwise -------------------------------------------------------------------------
 
@@ -278,208 +290,6 @@ std::optional<Types> inferLayerNorm(const Node& n) {
     stats = makeType(statType, shape);
   }
   return Types{*x, stats, stats};
-}
-
-// --- convolution and pooling -------------------------------------------------------------
-
-// Attributes shared by Conv, ConvTranspose and the pools, for `spatial` spatial axes.
-struct Window {
-  std::vector<std::int64_t> kernel, strides, dilations, pads;
-  std::string autoPad;
-  bool ceilMode = false;
-};
-
-Window readWindow(const Node& n, std::size_t spatial, std::vector<std::int64_t> kernel) {
-  Window w;
-  w.kernel = std::move(kernel);
-  w.strides = n.attrInts("strides", std::vector<std::int64_t>(spatial, 1));
-  w.dilations = n.attrInts("dilations", std::vector<std::int64_t>(spatial, 1));
-  w.pads = n.attrInts("pads", std::vector<std::int64_t>(2 * spatial, 0));
-  w.autoPad = n.attrString("auto_pad", "NOTSET");
-  w.ceilMode = n.attrInt("ceil_mode", 0) != 0;
-  if (w.kernel.size() != spatial || w.strides.size() != spatial || w.dilations.size() != spatial ||
-      w.pads.size() != 2 * spatial)
-    fail(n, "kernel_shape, strides, dilations and pads must cover the " + std::to_string(spatial) +
-                " spatial axes");
-  for (std::size_t i = 0; i < spatial; ++i)
-    if (w.kernel[i] < 1 || w.strides[i] < 1 || w.dilations[i] < 1)
-      fail(n, "kernel sizes, strides and dilations must be positive");
-  if (w.autoPad == "VALID")
-    std::fill(w.pads.begin(), w.pads.end(), 0);
-  return w;
-}
-
-bool isSamePadding(const Window& w) {
-  return w.autoPad == "SAME_UPPER" || w.autoPad == "SAME_LOWER";
-}
-
-// Output extent of a sliding window along spatial axis i.
-Dim windowOutput(const Node& n, const Window& w, std::size_t i, const Dim& in) {
-  if (!in.isKnown())
-    return Dim::unknown();
-  if (isSamePadding(w))
-    return Dim::known(ceilDiv(in.value, w.strides[i]));
-  const std::int64_t span = (w.kernel[i] - 1) * w.dilations[i] + 1;
-  const std::int64_t padded = in.value + w.pads[i] + w.pads[i + w.kernel.size()];
-  if (padded < span)
-    fail(n, "a window of " + std::to_string(span) + " does not fit the padded input of " +
-                std::to_string(padded) + " on spatial axis " + std::to_string(i));
-  if (!w.ceilMode)
-    return Dim::known((padded - span) / w.strides[i] + 1);
-  std::int64_t out = ceilDiv(padded - span, w.strides[i]) + 1;
-  // A last window that would start in the right padding is dropped (as PyTorch and ORT do).
-  if ((out - 1) * w.strides[i] >= in.value + w.pads[i])
-    --out;
-  return Dim::known(out);
-}
-
-// The rank of an N-d conv/pool input, checked to have a batch, a channel and spatial axes.
-std::optional<std::size_t> convRank(const Node& n, const TensorType* x, const TensorType* w) {
-  if (x && w && x->shape && w->shape && x->rank() != w->rank())
-    fail(n, "input rank " + std::to_string(x->rank()) + " and weight rank " +
-                std::to_string(w->rank()) + " differ");
-  const TensorType* ranked = x && x->shape ? x : (w && w->shape ? w : nullptr);
-  if (!ranked)
-    return std::nullopt;
-  if (ranked->rank() < 3)
-    fail(n, "needs rank 3 or more (batch, channels, spatial axes), got rank " +
-                std::to_string(ranked->rank()));
-  return ranked->rank();
-}
-
-// The kernel's spatial extent: the attribute, else the weight's trailing dims.
-std::optional<std::vector<std::int64_t>> convKernel(const Node& n, const TensorType& w,
-                                                    std::size_t spatial) {
-  if (n.hasAttribute("kernel_shape"))
-    return n.attrInts("kernel_shape");
-  if (!w.shape)
-    return std::nullopt;
-  std::vector<std::int64_t> kernel;
-  for (std::size_t i = 0; i < spatial; ++i) {
-    const Dim& d = (*w.shape)[2 + i];
-    if (!d.isKnown())
-      return std::nullopt;
-    kernel.push_back(d.value);
-  }
-  return kernel;
-}
-
-const Dim& dimOr(const TensorType* t, std::size_t i, const Dim& fallback) {
-  return t && t->shape ? (*t->shape)[i] : fallback;
-}
-
-std::optional<Types> inferConv(const Node& n) {
-  const TensorType *x = inputType(n, 0), *w = inputType(n, 1);
-  if (!x || !w)
-    return std::nullopt;
-  const DType dtype = x->dtype != DType::Undefined ? x->dtype : w->dtype;
-  const auto rank = convRank(n, x, w);
-  if (!rank)
-    return Types{unknownRank(dtype)};
-  const std::size_t spatial = *rank - 2;
-  const std::int64_t group = n.attrInt("group", 1);
-  const Dim unknown;
-  const Dim &inChannels = dimOr(x, 1, unknown), &weightChannels = dimOr(w, 1, unknown);
-  if (group < 1)
-    fail(n, "group must be positive");
-  if (inChannels.isKnown() && weightChannels.isKnown() &&
-      inChannels.value != weightChannels.value * group)
-    fail(n, "input has " + std::to_string(inChannels.value) + " channels but the weight expects " +
-                std::to_string(weightChannels.value) + " x group " + std::to_string(group));
-  Shape out(*rank, Dim::unknown());
-  out[0] = dimOr(x, 0, unknown);
-  out[1] = dimOr(w, 0, unknown);
-  const auto kernel = convKernel(n, *w, spatial);
-  if (kernel && x->shape) {
-    const Window win = readWindow(n, spatial, *kernel);
-    for (std::size_t i = 0; i < spatial; ++i)
-      out[2 + i] = windowOutput(n, win, i, (*x->shape)[2 + i]);
-  }
-  return Types{makeType(dtype, out)};
-}
-
-std::optional<Types> inferConvTranspose(const Node& n) {
-  const TensorType *x = inputType(n, 0), *w = inputType(n, 1);
-  if (!x || !w)
-    return std::nullopt;
-  const DType dtype = x->dtype != DType::Undefined ? x->dtype : w->dtype;
-  const auto rank = convRank(n, x, w);
-  if (!rank)
-    return Types{unknownRank(dtype)};
-  const std::size_t spatial = *rank - 2;
-  const std::int64_t group = n.attrInt("group", 1);
-  const Dim unknown;
-  unifyDims(n, dimOr(x, 1, unknown), dimOr(w, 0, unknown), "input channels and weight dim 0");
-  Shape out(*rank, Dim::unknown());
-  out[0] = dimOr(x, 0, unknown);
-  const Dim& perGroup = dimOr(w, 1, unknown);
-  out[1] = perGroup.isKnown() ? Dim::known(perGroup.value * group)
-                              : (group == 1 ? perGroup : Dim::unknown());
-  if (n.hasAttribute("output_shape")) {
-    // Given with or without the batch and channel axes; the spatial extents are the last ones.
-    const auto given = n.attrInts("output_shape");
-    if (given.size() < spatial)
-      fail(n, "output_shape has fewer entries than spatial axes");
-    for (std::size_t i = 0; i < spatial; ++i)
-      out[2 + i] = Dim::known(given[given.size() - spatial + i]);
-    return Types{makeType(dtype, out)};
-  }
-  const auto kernel = convKernel(n, *w, spatial);
-  if (!kernel || !x->shape)
-    return Types{makeType(dtype, out)};
-  const Window win = readWindow(n, spatial, *kernel);
-  const auto outputPadding = n.attrInts("output_padding", std::vector<std::int64_t>(spatial, 0));
-  if (outputPadding.size() != spatial)
-    fail(n, "output_padding must cover the spatial axes");
-  for (std::size_t i = 0; i < spatial; ++i) {
-    const Dim& in = (*x->shape)[2 + i];
-    if (!in.isKnown())
-      continue;
-    const std::int64_t span = (win.kernel[i] - 1) * win.dilations[i] + 1;
-    const std::int64_t extent = isSamePadding(win)
-                                    ? in.value * win.strides[i]
-                                    : win.strides[i] * (in.value - 1) + outputPadding[i] + span -
-                                          win.pads[i] - win.pads[i + spatial];
-    if (extent < 0)
-      fail(n, "output extent on spatial axis " + std::to_string(i) + " is negative");
-    out[2 + i] = Dim::known(extent);
-  }
-  return Types{makeType(dtype, out)};
-}
-
-std::optional<Types> inferPool(const Node& n) {
-  const TensorType* x = inputType(n, 0);
-  if (!x)
-    return std::nullopt;
-  const bool withIndices = n.opType() == "MaxPool";
-  auto result = [&](TensorType t) {
-    TensorType indices = t;
-    indices.dtype = DType::I64;
-    return withIndices ? Types{t, indices} : Types{t};
-  };
-  const auto rank = convRank(n, x, nullptr);
-  if (!rank)
-    return result(unknownRank(x->dtype));
-  if (!n.hasAttribute("kernel_shape"))
-    fail(n, "needs the kernel_shape attribute");
-  const std::size_t spatial = *rank - 2;
-  const Window win = readWindow(n, spatial, n.attrInts("kernel_shape"));
-  Shape out = *x->shape;
-  for (std::size_t i = 0; i < spatial; ++i)
-    out[2 + i] = windowOutput(n, win, i, (*x->shape)[2 + i]);
-  return result(makeType(x->dtype, out));
-}
-
-std::optional<Types> inferGlobalPool(const Node& n) {
-  const TensorType* x = inputType(n, 0);
-  if (!x)
-    return std::nullopt;
-  const auto rank = convRank(n, x, nullptr);
-  if (!rank)
-    return Types{*x};
-  Shape out = *x->shape;
-  std::fill(out.begin() + 2, out.end(), Dim::known(1));
-  return Types{makeType(x->dtype, out)};
 }
 
 // --- matrix products ---------------------------------------------------------------------
@@ -606,120 +416,97 @@ std::optional<Types> inferEinsum(const Node& n) {
   return Types{makeType(dtype, out)};
 }
 
-// RNN, GRU and LSTM: Y, then the last hidden state (and LSTM's last cell state).
-std::optional<Types> inferRecurrent(const Node& n) {
-  const TensorType *x = inputType(n, 0), *r = inputType(n, 2);
-  if (!x)
-    return std::nullopt;
-  const Dim unknown;
-  const bool batchFirst = n.attrInt("layout", 0) != 0;
-  const Dim dirs = Dim::known(n.attrString("direction", "forward") == "bidirectional" ? 2 : 1);
-  const Dim hidden = n.hasAttribute("hidden_size") ? Dim::known(n.attrInt("hidden_size", 0))
-                                                   : dimOr(r, 2, unknown);
-  const Dim& seq = dimOr(x, batchFirst ? 1 : 0, unknown);
-  const Dim& batch = dimOr(x, batchFirst ? 0 : 1, unknown);
-  const TensorType y = makeType(x->dtype, batchFirst ? Shape{batch, seq, dirs, hidden}
-                                                     : Shape{seq, dirs, batch, hidden});
-  const TensorType state =
-      makeType(x->dtype, batchFirst ? Shape{batch, dirs, hidden} : Shape{dirs, batch, hidden});
-  return Types{y, state, state};
+// Takes from `inferred` only what `current` does not know yet: a declared type (from the
+// model or an earlier pass) is never contradicted, only completed.
+bool refineType(TensorType& current, const TensorType& inferred) {
+  bool changed = false;
+  if (current.dtype == graph::DType::Undefined && inferred.dtype != graph::DType::Undefined) {
+    current.dtype = inferred.dtype;
+    changed = true;
+  }
+  if (!inferred.shape)
+    return changed;
+  if (!current.shape) {
+    current.shape = inferred.shape;
+    return true;
+  }
+  if (current.shape->size() != inferred.shape->size())
+    return changed;
+  for (std::size_t i = 0; i < current.shape->size(); ++i) {
+    Dim& have = (*current.shape)[i];
+    const Dim& got = (*inferred.shape)[i];
+    const bool moreSpecific = (!have.isKnown() && got.isKnown()) ||
+                              (!have.isKnown() && !have.isSymbolic() && got.isSymbolic());
+    if (moreSpecific) {
+      have = got;
+      changed = true;
+    }
+  }
+  return changed;
 }
 
 } // namespace
 
 namespace rules {
 
-Rule findComputeRule(const std::string& op) {
-  static const std::map<std::string, Rule, std::less<>> kRules = [] {
-    std::map<std::string, Rule, std::less<>> m;
-    for (const char* op : {"Abs",
-                           "Acos",
-                           "Acosh",
-                           "Asin",
-                           "Asinh",
-                           "Atan",
-                           "Atanh",
-                           "Ceil",
-                           "Celu",
-                           "Clip",
-                           "Cos",
-                           "Cosh",
-                           "CumSum",
-                           "Elu",
-                           "Erf",
-                           "Exp",
-                           "Floor",
-                           "Hardmax",
-                           "HardSigmoid",
-                           "HardSwish",
-                           "Identity",
-                           "InstanceNormalization",
-                           "LRN",
-                           "LeakyRelu",
-                           "Log",
-                           "LogSoftmax",
-                           "LpNormalization",
-                           "MeanVarianceNormalization",
-                           "Neg",
-                           "Reciprocal",
-                           "Relu",
-                           "ReverseSequence",
-                           "Round",
-                           "ScatterElements",
-                           "ScatterND",
-                           "Selu",
-                           "Sigmoid",
-                           "Sign",
-                           "Sin",
-                           "Sinh",
-                           "Softmax",
-                           "Softplus",
-                           "Softsign",
-                           "Sqrt",
-                           "Tan",
-                           "Tanh",
-                           "ThresholdedRelu",
-                           "Trilu"})
-      m[op] = sameTypeAsInput;
-    for (const char* op : {"IsNaN", "IsInf", "Not"})
-      m[op] = boolOfInputShape;
-    for (const char* op : {"Add",  "Sub",        "Mul",      "Div",   "Pow",     "Mod",
-                           "Max",  "Min",        "Sum",      "Mean",  "And",     "Or",
-                           "Xor",  "PRelu",      "BitShift", "Equal", "Greater", "GreaterOrEqual",
-                           "Less", "LessOrEqual"})
-      m[op] = inferBroadcast;
-    for (const char* op : {"MaxPool", "AveragePool", "LpPool"})
-      m[op] = inferPool;
-    for (const char* op : {"GlobalAveragePool", "GlobalMaxPool", "GlobalLpPool"})
-      m[op] = inferGlobalPool;
-    for (const char* op : {"RNN", "GRU", "LSTM"})
-      m[op] = inferRecurrent;
-    m["Cast"] = m["CastLike"] = inferCast;
-    m["EyeLike"] = inferEyeLike;
-    m["Dropout"] = inferDropout;
-    m["Where"] = inferWhere;
-    m["BatchNormalization"] = inferBatchNorm;
-    m["LayerNormalization"] = inferLayerNorm;
-    m["Conv"] = inferConv;
-    m["ConvTranspose"] = inferConvTranspose;
-    m["Gemm"] = inferGemm;
-    m["MatMul"] = inferMatMul;
-    m["Einsum"] = inferEinsum;
-    return m;
-  }();
-  auto it = kRules.find(op);
-  return it == kRules.end() ? nullptr : it->second;
+void addRules(RuleTable& rules, std::string_view ops, Rule rule) {
+  while (!ops.empty()) {
+    const auto space = ops.find(' ');
+    rules.emplace(std::string(ops.substr(0, space)), rule);
+    ops.remove_prefix(space == std::string_view::npos ? ops.size() : space + 1);
+  }
+}
+
+void addComputeRules(RuleTable& rules) {
+  addRules(rules,
+           "Abs Acos Acosh Asin Asinh Atan Atanh Ceil Celu Clip Cos Cosh CumSum Elu Erf Exp Floor "
+           "Hardmax HardSigmoid HardSwish Identity InstanceNormalization LRN LeakyRelu Log "
+           "LogSoftmax LpNormalization MeanVarianceNormalization Neg Reciprocal Relu "
+           "ReverseSequence Round ScatterElements ScatterND Selu Sigmoid Sign Sin Sinh Softmax "
+           "Softplus Softsign Sqrt Tan Tanh ThresholdedRelu Trilu",
+           sameTypeAsInput);
+  addRules(rules, "IsNaN IsInf Not", boolOfInputShape);
+  addRules(rules,
+           "Add Sub Mul Div Pow Mod Max Min Sum Mean And Or Xor PRelu BitShift Equal Greater "
+           "GreaterOrEqual Less LessOrEqual",
+           inferBroadcast);
+  rules["Cast"] = rules["CastLike"] = inferCast;
+  rules["EyeLike"] = inferEyeLike;
+  rules["Dropout"] = inferDropout;
+  rules["Where"] = inferWhere;
+  rules["BatchNormalization"] = inferBatchNorm;
+  rules["LayerNormalization"] = inferLayerNorm;
+  rules["Gemm"] = inferGemm;
+  rules["MatMul"] = inferMatMul;
+  rules["Einsum"] = inferEinsum;
 }
 
 } // namespace rules
 
 std::optional<std::vector<graph::TensorType>> inferOutputTypes(const graph::Node& node) {
+  static const RuleTable kRules = [] {
+    RuleTable table;
+    addComputeRules(table);
+    addSpatialRules(table);
+    addLayoutRules(table);
+    addIndexingRules(table);
+    return table;
+  }();
   if (!node.domain().empty())
     return std::nullopt;
-  Rule rule = findComputeRule(node.opType());
-  if (!rule)
-    rule = findDataRule(node.opType());
-  return rule ? rule(node) : std::nullopt;
+  const auto it = kRules.find(node.opType());
+  return it == kRules.end() ? std::nullopt : it->second(node);
+}
+
+bool refineOutputTypes(graph::Node& node) {
+  const auto types = inferOutputTypes(node);
+  if (!types)
+    return false;
+  bool changed = false;
+  for (std::size_t i = 0; i < types->size() && i < node.outputs().size(); ++i)
+    if (graph::Value* out = node.output(i))
+      changed = refineType(out->type, (*types)[i]) || changed;
+  return changed;
 }
 
 std::int64_t normalizeAxis(const graph::Node& node, std::int64_t axis, std::int64_t rank) {

@@ -17,6 +17,11 @@ namespace lathe::passes {
 // (Invalid), naming the node, when the inputs are definitely inconsistent.
 std::optional<std::vector<graph::TensorType>> inferOutputTypes(const graph::Node& node);
 
+// Applies inferOutputTypes to the node's outputs, taking only what they do not know yet: a
+// declared type (from the model or an earlier pass) is completed, never contradicted.
+// Returns whether any output type changed.
+bool refineOutputTypes(graph::Node& node);
+
 // `axis` in [-rank, rank) mapped to [0, rank); throws Invalid naming the node otherwise.
 std::int64_t normalizeAxis(const graph::Node& node, std::int64_t axis, std::int64_t rank);
 

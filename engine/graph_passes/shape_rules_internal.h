@@ -1,12 +1,17 @@
 #pragma once
-// Helpers shared by the shape-rule files (shape_rules.cpp: elementwise and neural-network
-// ops; shape_rules_data.cpp: data movement and reductions). Not part of any pass interface.
+// Helpers shared by the shape-rule files, one per op family: shape_rules.cpp (elementwise,
+// normalization, matrix products, and the dispatch), shape_rules_spatial.cpp (convolution,
+// pooling, recurrent, resampling), shape_rules_layout.cpp (reshapes, joins, broadcasts) and
+// shape_rules_index.cpp (indexing, shape computations, reductions). Not a pass interface.
 
 #include "engine/graph/graph.h"
 
 #include <cstdint>
+#include <functional>
+#include <map>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace lathe::passes::rules {
@@ -36,6 +41,12 @@ std::optional<std::vector<std::int64_t>> intsFromInputOrAttribute(const Node& no
                                                                   const std::string& attribute,
                                                                   bool* given = nullptr);
 
+// Ceiling of a / b for any signs (b != 0).
+std::int64_t ceilDiv(std::int64_t a, std::int64_t b);
+std::int64_t rankOf(const TensorType& type);
+// Dim i of a ranked type, else `fallback`.
+const Dim& dimOr(const TensorType* type, std::size_t i, const Dim& fallback);
+
 TensorType makeType(DType dtype, Shape shape);
 TensorType unknownDims(DType dtype, std::size_t rank);
 TensorType unknownRank(DType dtype);
@@ -54,7 +65,13 @@ Dim productOfDims(Shape::const_iterator first, Shape::const_iterator last);
 
 // A shape rule: the output types of one node, or nullopt when it cannot say.
 using Rule = std::optional<Types> (*)(const Node& node);
-Rule findComputeRule(const std::string& op); // shape_rules.cpp; nullptr when not its op
-Rule findDataRule(const std::string& op);    // shape_rules_data.cpp; nullptr when not its op
+using RuleTable = std::map<std::string, Rule, std::less<>>;
+// Registers `rule` for each op in the space-separated list `ops`.
+void addRules(RuleTable& rules, std::string_view ops, Rule rule);
+// Each family file registers its ops.
+void addComputeRules(RuleTable& rules);
+void addSpatialRules(RuleTable& rules);
+void addLayoutRules(RuleTable& rules);
+void addIndexingRules(RuleTable& rules);
 
 } // namespace lathe::passes::rules

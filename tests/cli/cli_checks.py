@@ -26,7 +26,7 @@ def expect(cond, message, output=""):
 def check_help(lathe, models):
     rc, out, err = run(lathe, "--help")
     expect(rc == 0, "lathe --help exits 0", out + err)
-    for word in ("inspect", "conformance"):
+    for word in ("inspect", "conformance", "ops", "passes"):
         expect(word in out, f"--help lists '{word}'", out)
     rc, out, err = run(lathe, "inspect", "--help")
     expect(rc == 0, "inspect --help exits 0", out + err)
@@ -124,6 +124,20 @@ def check_big_models(lathe, models):
         j = json.loads(out)
         expect([i["name"] for i in j["inputs"]] == inputs, f"{name} inputs", out)
         expect(j["fused_groups"], f"{name} has fused groups", out)
+
+
+def check_ops_and_passes(lathe, models):
+    import os
+    rc, out, err = run(lathe, "ops", "--markdown")
+    expect(rc == 0 and "| Conv | convolution | anchor |" in out, "ops --markdown lists Conv", out)
+    with open(os.path.join(os.environ["LATHE_SOURCE_DIR"], "docs", "ops.md")) as f:
+        expect(f.read() == out, "docs/ops.md is current (regenerate: lathe ops --markdown > docs/ops.md)")
+    rc, out, err = run(lathe, "ops", "--category", "matmul")
+    expect(rc == 0 and sorted(l.split()[0] for l in out.splitlines()) == ["Einsum", "Gemm", "MatMul"],
+           "ops --category matmul", out)
+    rc, out, err = run(lathe, "passes")
+    expect(rc == 0 and "fold-batchnorm" in out and out.splitlines()[-1].split()[1] == "fuse-elementwise",
+           "passes lists the pipeline in order", out)
 
 
 CHECKS = {name[len("check_"):]: fn for name, fn in globals().items() if name.startswith("check_")}

@@ -1,6 +1,7 @@
 #include "engine/frontend/onnx/onnx_importer.h"
 
 #include "engine/frontend/onnx/graph_builder.h"
+#include "engine/frontend/onnx/onnx_sandbox.h"
 #include "engine/frontend/onnx/tensor_proto.h"
 #include "engine/graph/op_table.h"
 #include "engine/graph/verifier.h"
@@ -10,10 +11,7 @@
 #include <filesystem>
 #include <google/protobuf/io/coded_stream.h>
 #include <google/protobuf/io/zero_copy_stream_impl.h>
-#include <onnx/checker.h>
 #include <onnx/onnx_pb.h>
-#include <onnx/shape_inference/implementation.h>
-#include <onnx/version_converter/convert.h>
 #include <unistd.h>
 #include <unordered_map>
 #include <unordered_set>
@@ -186,15 +184,18 @@ ImportResult importOnnxFile(const std::string& path, const ImportOptions& option
   if (graphProto->sparse_initializer_size() > 0)
     throw Error(ErrorKind::Unsupported, "sparse initializers", fileOnly);
 
-  progress(30, "checking");
-  try {
-    onnx::checker::check_model(model);
-  } catch (const std::exception& e) {
-    throw Error(ErrorKind::Invalid, std::string("the ONNX checker rejects the model: ") + e.what(),
-                fileOnly);
-  }
+  // Weights stay here; the child that runs the ONNX library's steps drops its copy of
+  // them, so conversion and inference only copy structure.
+  LibraryStepsResult steps =
+      runOnnxLibrarySteps(model, result.sourceOpset, options.targetOpset, kMinNativeOpset,
+                          kKeepInProtoElements, path, [&](int percent, const std::string& stage) {
+                            if (percent >= 0)
+                              progress(percent, stage);
+                            else if (options.cancel && options.cancel->load())
+                              throw Error(ErrorKind::Cancelled, "cancelled", fileOnly);
+                          });
+  result.warnings = std::move(steps.warnings);
 
-  // Move the weights out of the proto: conversion and inference then copy only structure.
   std::unordered_map<std::string, graph::TensorData> weights;
   for (auto& init : *graphProto->mutable_initializer()) {
     std::int64_t n = 1;
@@ -208,39 +209,7 @@ ImportResult importOnnxFile(const std::string& path, const ImportOptions& option
       throw e.within(fileOnly);
     }
   }
-
-  onnx::ShapeInferenceOptions inference(/*check_type=*/false, /*error_mode=*/0,
-                                        /*data_prop=*/true);
-  if (result.sourceOpset < options.targetOpset) {
-    // Some adapters (Softmax 12->13, ...) need the input shapes.
-    try {
-      onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), inference);
-    } catch (const std::exception&) {
-      // the inference after conversion reports problems
-    }
-    progress(45, "converting opset " + std::to_string(result.sourceOpset) + " to " +
-                     std::to_string(options.targetOpset));
-    try {
-      onnx::ModelProto converted =
-          onnx::version_conversion::ConvertVersion(model, static_cast<int>(options.targetOpset));
-      model = std::move(converted);
-    } catch (const std::exception& e) {
-      if (result.sourceOpset < kMinNativeOpset)
-        throw Error(ErrorKind::Unsupported,
-                    "opset " + std::to_string(result.sourceOpset) + " could not be converted to " +
-                        std::to_string(options.targetOpset) + ": " + e.what(),
-                    fileOnly);
-      result.warnings.push_back("kept opset " + std::to_string(result.sourceOpset) +
-                                ": the ONNX version converter failed (" + e.what() + ")");
-    }
-  }
-
-  progress(60, "inferring shapes");
-  try {
-    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), inference);
-  } catch (const std::exception& e) {
-    result.warnings.push_back(std::string("shape inference stopped early: ") + e.what());
-  }
+  model = std::move(steps.model);
 
   progress(80, "building graph");
   try {

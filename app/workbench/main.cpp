@@ -1,0 +1,56 @@
+// lathe-workbench [MODEL.onnx] [--screenshot DIR]
+
+#include "app/workbench/main_window.h"
+#include "app/workbench/screenshot_session.h"
+
+#include <QApplication>
+#include <QCommandLineParser>
+#include <cstdio>
+
+int main(int argc, char** argv) {
+  QApplication app(argc, argv);
+  QApplication::setOrganizationName(QStringLiteral("Lathe"));
+  QApplication::setApplicationName(QStringLiteral("Workbench"));
+  QApplication::setApplicationVersion(QStringLiteral(LATHE_VERSION));
+
+  QCommandLineParser parser;
+  parser.setApplicationDescription(
+      QStringLiteral("Lathe workbench: inspect an ONNX model, its graph passes and its IR."));
+  parser.addHelpOption();
+  parser.addVersionOption();
+  parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("ONNX model to open."),
+                               QStringLiteral("[MODEL.onnx]"));
+  const QCommandLineOption screenshot(
+      QStringLiteral("screenshot"),
+      QStringLiteral("Open MODEL, save main_window.png, properties.png, passes.png and ir.png "
+                     "into DIR, and exit (works with QT_QPA_PLATFORM=offscreen)."),
+      QStringLiteral("DIR"));
+  parser.addOption(screenshot);
+  parser.process(app);
+
+  const QStringList args = parser.positionalArguments();
+  if (args.size() > 1) {
+    std::fprintf(stderr, "lathe-workbench: expected at most one model, got %lld\n",
+                 static_cast<long long>(args.size()));
+    return 2;
+  }
+  const QString model = args.value(0);
+
+  lathe::workbench::MainWindow window;
+  if (parser.isSet(screenshot)) {
+    if (model.isEmpty()) {
+      std::fprintf(stderr, "lathe-workbench: --screenshot needs a MODEL\n");
+      return 2;
+    }
+    // Default layout, not the user's saved one, so shots are reproducible.
+    lathe::workbench::ScreenshotSession session(&window, parser.value(screenshot));
+    window.show();
+    window.openFile(model);
+    return QApplication::exec();
+  }
+
+  window.restoreSettings();
+  window.show();
+  window.openFile(model);
+  return QApplication::exec();
+}

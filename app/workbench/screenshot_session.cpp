@@ -1,0 +1,86 @@
+#include "app/workbench/screenshot_session.h"
+
+#include "app/workbench/main_window.h"
+
+#include <QApplication>
+#include <QDir>
+#include <QPixmap>
+#include <QTabWidget>
+#include <QTimer>
+#include <cstdio>
+
+namespace lathe::workbench {
+namespace {
+
+// The node the Properties shot shows: the first convolution, else the first node.
+int firstConvLikeNode(const api::GraphSnapshot& graph) {
+  for (int i = 0; i < static_cast<int>(graph.nodes.size()); ++i) {
+    const api::NodeSummary& node = graph.nodes[i];
+    if (node.category == "convolution" || node.opType.find("Conv") != std::string::npos)
+      return i;
+  }
+  return graph.nodes.empty() ? -1 : 0;
+}
+
+int firstChangedPass(const std::vector<api::PassRecord>& passes) {
+  for (int i = 0; i < static_cast<int>(passes.size()); ++i) {
+    if (passes[i].changed)
+      return i;
+  }
+  return passes.empty() ? -1 : 0;
+}
+
+// Lets queued layout and paint work run so the grab shows the settled window.
+void settle() {
+  for (int i = 0; i < 3; ++i)
+    QApplication::processEvents();
+}
+
+} // namespace
+
+ScreenshotSession::ScreenshotSession(MainWindow* window, QString directory, QObject* parent)
+    : QObject(parent), window_(window), directory_(std::move(directory)) {
+  connect(window_, &MainWindow::modelLoaded, this,
+          [this] { QTimer::singleShot(0, this, &ScreenshotSession::capture); });
+  connect(window_, &MainWindow::loadFailed, this, [](const QString& message) {
+    std::fprintf(stderr, "lathe-workbench: %s\n", qPrintable(message));
+    QApplication::exit(1);
+  });
+}
+
+bool ScreenshotSession::save(QWidget* widget, const QString& fileName) {
+  settle();
+  const QString path = QDir(directory_).filePath(fileName);
+  if (!widget->grab().save(path, "PNG")) {
+    std::fprintf(stderr, "lathe-workbench: cannot write %s\n", qPrintable(path));
+    return false;
+  }
+  std::printf("%s\n", qPrintable(QDir::toNativeSeparators(path)));
+  return true;
+}
+
+void ScreenshotSession::capture() {
+  if (!QDir().mkpath(directory_)) {
+    std::fprintf(stderr, "lathe-workbench: cannot create %s\n", qPrintable(directory_));
+    QApplication::exit(1);
+    return;
+  }
+  const api::ModelReport& report = *window_->report();
+  auto* tabs = window_->findChild<QTabWidget*>(QStringLiteral("panelTabs"));
+
+  window_->selectNode(firstConvLikeNode(report.final));
+  window_->showPanel(MainWindow::Panel::Properties);
+  bool ok = save(window_, QStringLiteral("main_window.png"));
+  ok = save(tabs, QStringLiteral("properties.png")) && ok;
+
+  window_->selectPass(firstChangedPass(report.passes));
+  ok = save(tabs, QStringLiteral("passes.png")) && ok;
+
+  window_->showPanel(MainWindow::Panel::Ir);
+  ok = save(tabs, QStringLiteral("ir.png")) && ok;
+
+  std::fflush(stdout);
+  QApplication::exit(ok ? 0 : 1);
+}
+
+} // namespace lathe::workbench

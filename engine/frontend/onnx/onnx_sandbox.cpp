@@ -1,0 +1,232 @@
+#include "engine/frontend/onnx/onnx_sandbox.h"
+
+#include "engine/support/diagnostics.h"
+
+#include <chrono>
+#include <cstring>
+#include <fcntl.h>
+#include <onnx/checker.h>
+#include <onnx/shape_inference/implementation.h>
+#include <onnx/version_converter/convert.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+namespace lathe::frontend {
+namespace {
+
+// Child -> parent messages: a tag byte, a 4-byte length, the payload.
+enum Tag : char {
+  kStage = 'S',   // payload: stage name
+  kWarning = 'W', // payload: text
+  kInvalid = 'I', // payload: error reason (the model is invalid)
+  kUnsupported = 'U',
+  kModel = 'M', // payload: serialized ModelProto
+};
+
+constexpr double kTimeLimitSeconds = 300;
+
+void send(int fd, Tag tag, const std::string& payload) {
+  const std::uint32_t n = static_cast<std::uint32_t>(payload.size());
+  std::string msg(1, tag);
+  msg.append(reinterpret_cast<const char*>(&n), sizeof n);
+  msg += payload;
+  const char* p = msg.data();
+  std::size_t left = msg.size();
+  while (left > 0) {
+    const ssize_t w = ::write(fd, p, left);
+    if (w <= 0)
+      return;
+    p += w;
+    left -= static_cast<std::size_t>(w);
+  }
+}
+
+std::int64_t elementCount(const onnx::TensorProto& t) {
+  std::int64_t n = 1;
+  for (std::int64_t d : t.dims())
+    n *= std::max<std::int64_t>(d, 0);
+  return n;
+}
+
+// The child's work. `m` is the child's own copy-on-write image of the parent's model.
+void childSteps(onnx::ModelProto& m, std::int64_t sourceOpset, std::int64_t targetOpset,
+                std::int64_t minNativeOpset, std::int64_t keepElements, int fd) {
+  send(fd, kStage, "checking");
+  try {
+    onnx::checker::check_model(m);
+  } catch (const std::exception& e) {
+    send(fd, kInvalid, std::string("the ONNX checker rejects the model: ") + e.what());
+    return;
+  }
+  for (auto& init : *m.mutable_graph()->mutable_initializer()) {
+    if (elementCount(init) <= keepElements)
+      continue;
+    init.clear_raw_data();
+    init.clear_float_data();
+    init.clear_double_data();
+    init.clear_int32_data();
+    init.clear_int64_data();
+    init.clear_uint64_data();
+  }
+  const onnx::ShapeInferenceOptions inference(/*check_type=*/false, /*error_mode=*/0,
+                                              /*data_prop=*/true);
+  if (sourceOpset < targetOpset) {
+    send(fd, kStage, "inferring shapes");
+    try { // some adapters (Softmax 12->13, ...) need the input shapes
+      onnx::shape_inference::InferShapes(m, onnx::OpSchemaRegistry::Instance(), inference);
+    } catch (const std::exception&) {
+      // reported by the inference after conversion
+    }
+    send(fd, kStage,
+         "converting opset " + std::to_string(sourceOpset) + " to " + std::to_string(targetOpset));
+    try {
+      onnx::ModelProto converted =
+          onnx::version_conversion::ConvertVersion(m, static_cast<int>(targetOpset));
+      m = std::move(converted);
+    } catch (const std::exception& e) {
+      if (sourceOpset < minNativeOpset) {
+        send(fd, kUnsupported,
+             "opset " + std::to_string(sourceOpset) + " could not be converted to " +
+                 std::to_string(targetOpset) + ": " + e.what());
+        return;
+      }
+      send(fd, kWarning,
+           "kept opset " + std::to_string(sourceOpset) + ": the ONNX version converter failed (" +
+               e.what() + ")");
+    }
+  }
+  send(fd, kStage, "inferring shapes");
+  try {
+    onnx::shape_inference::InferShapes(m, onnx::OpSchemaRegistry::Instance(), inference);
+  } catch (const std::exception& e) {
+    send(fd, kWarning, std::string("shape inference stopped early: ") + e.what());
+  }
+  std::string bytes;
+  m.SerializeToString(&bytes);
+  send(fd, kModel, bytes);
+}
+
+int stagePercent(const std::string& stage) {
+  if (stage == "checking")
+    return 30;
+  if (stage.rfind("converting", 0) == 0)
+    return 45;
+  return 60;
+}
+
+} // namespace
+
+LibraryStepsResult
+runOnnxLibrarySteps(const onnx::ModelProto& model, std::int64_t sourceOpset,
+                    std::int64_t targetOpset, std::int64_t minNativeOpset,
+                    std::int64_t keepElements, const std::string& path,
+                    const std::function<void(int, const std::string&)>& progress) {
+  const ErrorLocation where{path, {}, {}};
+  int fds[2];
+  if (::pipe2(fds, O_CLOEXEC) != 0)
+    throw Error(ErrorKind::Io, "cannot create a pipe for the ONNX library steps", where);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    throw Error(ErrorKind::Io, "cannot start a process for the ONNX library steps", where);
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    try {
+      childSteps(const_cast<onnx::ModelProto&>(model), sourceOpset, targetOpset, minNativeOpset,
+                 keepElements, fds[1]);
+    } catch (...) {
+      send(fds[1], kInvalid, "the ONNX library failed on this model");
+    }
+    ::_exit(0); // no destructors or atexit handlers of the parent's objects
+  }
+  ::close(fds[1]);
+
+  struct Reaper { // always collect the child, killing it if we leave early
+    pid_t pid;
+    int fd;
+    bool done = false;
+    int status = 0;
+    ~Reaper() {
+      ::close(fd);
+      if (!done) {
+        ::kill(pid, SIGKILL);
+        ::waitpid(pid, &status, 0);
+      }
+    }
+  } reaper{pid, fds[0]};
+
+  std::string buffer, lastStage = "starting";
+  int lastPercent = 0;
+  LibraryStepsResult result;
+  bool gotModel = false;
+  const auto start = std::chrono::steady_clock::now();
+  while (true) {
+    pollfd pfd{fds[0], POLLIN, 0};
+    ::poll(&pfd, 1, 100);
+    char chunk[65536];
+    const ssize_t n = ::read(fds[0], chunk, sizeof chunk);
+    if (n > 0)
+      buffer.append(chunk, static_cast<std::size_t>(n));
+    // Handle every complete message.
+    while (buffer.size() >= 5) {
+      std::uint32_t len = 0;
+      std::memcpy(&len, buffer.data() + 1, sizeof len);
+      if (buffer.size() < 5 + len)
+        break;
+      const char tag = buffer[0];
+      std::string payload = buffer.substr(5, len);
+      buffer.erase(0, 5 + len);
+      switch (tag) {
+      case kStage:
+        lastStage = payload;
+        lastPercent = std::max(lastPercent, stagePercent(payload)); // never goes backwards
+        progress(lastPercent, payload);
+        break;
+      case kWarning:
+        result.warnings.push_back(payload);
+        break;
+      case kInvalid:
+        throw Error(ErrorKind::Invalid, payload, where);
+      case kUnsupported:
+        throw Error(ErrorKind::Unsupported, payload, where);
+      case kModel:
+        if (!result.model.ParseFromString(payload))
+          throw Error(ErrorKind::Internal, "the ONNX library steps returned an unreadable model",
+                      where);
+        gotModel = true;
+        break;
+      default:
+        throw Error(ErrorKind::Internal, "bad message from the ONNX library steps", where);
+      }
+    }
+    if (n == 0) // end of file: the child has exited
+      break;
+    progress(-1, lastStage); // lets the caller cancel
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (seconds > kTimeLimitSeconds)
+      throw Error(ErrorKind::Invalid,
+                  "the ONNX library did not finish " + lastStage + " within " +
+                      std::to_string(static_cast<int>(kTimeLimitSeconds)) + " s",
+                  where);
+  }
+  ::waitpid(pid, &reaper.status, 0);
+  reaper.done = true;
+  if (!gotModel) {
+    const int status = reaper.status;
+    const std::string how = WIFSIGNALED(status)
+                                ? std::string("crashed (") + strsignal(WTERMSIG(status)) + ")"
+                                : "stopped without a result";
+    throw Error(ErrorKind::Invalid,
+                "the ONNX library " + how + " while " + lastStage +
+                    "; the model is malformed in a way its checker does not catch",
+                where);
+  }
+  return result;
+}
+
+} // namespace lathe::frontend

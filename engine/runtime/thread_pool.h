@@ -1,0 +1,118 @@
+#pragma once
+// A fixed-size thread pool for data-parallel loops, and the process-wide "current pool"
+// that generated code reaches through lathe_parallel_for (runtime_abi.h).
+//
+// Thread-safety:
+//  - parallelFor may be called from any thread. Calls from different outside threads on
+//    the same pool are serialised (one loop at a time; the pool is sized for the machine,
+//    so running two loops side by side would only oversubscribe it).
+//  - A parallelFor issued while this thread is already running a chunk of any pool's loop
+//    (a worker, or the caller inside its own chunk) runs serially on that thread.
+//  - The pool must outlive every parallelFor on it; destroying it while a loop runs is a bug.
+//  - The current pool is an atomic pointer: setting it while kernels run is allowed, but
+//    loops that already loaded the old pool keep using it, so the old pool must outlive
+//    them. The executor sets it once (ScopedCurrentThreadPool) around running a module.
+
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <semaphore>
+#include <thread>
+#include <type_traits>
+#include <vector>
+
+#include "engine/runtime/runtime_abi.h"
+
+namespace lathe::runtime {
+
+class ThreadPool {
+public:
+  // The body of a loop over [begin, end); the same shape as the C ABI's.
+  using RangeFn = void (*)(std::int64_t begin, std::int64_t end, void* closure);
+
+  // `threads` counts the calling thread, which always runs a share of the loop: a pool
+  // of N starts N - 1 workers. 0 means defaultThreadCount().
+  explicit ThreadPool(int threads = 0);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  // std::thread::hardware_concurrency(), at least 1.
+  static int defaultThreadCount();
+  int threadCount() const { return threadCount_; }
+
+  // Runs body over [0, n) in min(n, threadCount()) contiguous chunks whose sizes differ by
+  // at most one (static chunking, so a kernel's thread i always sees the same rows); chunk 0
+  // runs on the calling thread. Returns when every chunk has finished. Allocates nothing.
+  // If chunks throw, the other chunks still run to the end and the first exception caught
+  // is rethrown here. n <= 0 does nothing.
+  void parallelFor(std::int64_t n, RangeFn body, void* closure);
+
+  // Same with a callable fn(int64_t begin, int64_t end); no std::function, no allocation.
+  template <class Fn>
+  void parallelFor(std::int64_t n, Fn&& fn) {
+    using F = std::remove_reference_t<Fn>;
+    parallelFor(
+        n,
+        [](std::int64_t begin, std::int64_t end, void* closure) {
+          (*static_cast<F*>(closure))(begin, end);
+        },
+        const_cast<void*>(static_cast<const void*>(std::addressof(fn))));
+  }
+
+private:
+  struct Worker {
+    std::binary_semaphore start{0};
+    std::thread thread;
+  };
+
+  void workerLoop(Worker& self, int index);
+  void runChunk(int index) noexcept;
+
+  const int threadCount_;
+  std::vector<std::unique_ptr<Worker>> workers_; // workers_[i] runs chunk i + 1
+  std::mutex submitMutex_;                       // one loop at a time
+
+  // The loop in flight; written by the submitter before it releases the workers' start
+  // semaphores, which publishes it to them.
+  std::int64_t n_ = 0;
+  int chunks_ = 0;
+  RangeFn body_ = nullptr;
+  void* closure_ = nullptr;
+
+  std::atomic<int> pending_{0}; // workers that have not finished their chunk
+  std::binary_semaphore done_{0};
+  std::atomic<bool> failed_{false};
+  std::exception_ptr error_; // written once per loop, by whoever sets failed_ first
+  bool stopping_ = false;
+};
+
+// True while this thread runs a chunk of some pool's parallelFor (where nested loops
+// run serially).
+bool inParallelRegion();
+
+// The pool lathe_parallel_for uses; null (the default) means loops run serially.
+// Returns the previous pool. The pointer does not own the pool.
+ThreadPool* setCurrentThreadPool(ThreadPool* pool);
+ThreadPool* currentThreadPool();
+
+// Sets the current pool for a scope and restores the previous one.
+class ScopedCurrentThreadPool {
+public:
+  explicit ScopedCurrentThreadPool(ThreadPool* pool) : previous_(setCurrentThreadPool(pool)) {}
+  ~ScopedCurrentThreadPool() { setCurrentThreadPool(previous_); }
+  ScopedCurrentThreadPool(const ScopedCurrentThreadPool&) = delete;
+  ScopedCurrentThreadPool& operator=(const ScopedCurrentThreadPool&) = delete;
+
+private:
+  ThreadPool* previous_;
+};
+
+// The exception from the last lathe_parallel_for on this thread that returned
+// LATHE_PARALLEL_FOR_BODY_FAILED, cleared by the call; null if none. The executor calls it
+// when a kernel reports failure, and rethrows what it gets.
+std::exception_ptr takeParallelForError();
+
+} // namespace lathe::runtime
