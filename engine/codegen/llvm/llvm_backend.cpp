@@ -1,0 +1,195 @@
+#include "engine/codegen/llvm/llvm_backend.h"
+
+#include "engine/codegen/llvm/codegen.h"
+#include "engine/support/diagnostics.h"
+
+#include <llvm/Analysis/CGSCCPassManager.h>
+#include <llvm/Analysis/LoopAnalysisManager.h>
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/TargetParser/Host.h>
+#include <mutex>
+
+namespace lathe::codegen {
+
+void initializeLlvm() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeAllTargetInfos();
+    llvm::InitializeAllTargets();
+    llvm::InitializeAllTargetMCs();
+    llvm::InitializeAllAsmPrinters();
+    llvm::InitializeAllAsmParsers();
+  });
+}
+
+std::string llvmVersion() {
+  return LLVM_VERSION_STRING;
+}
+std::string hostTriple() {
+  return llvm::sys::getDefaultTargetTriple();
+}
+std::string hostCpuName() {
+  return llvm::sys::getHostCPUName().str();
+}
+
+std::string hostCpuFeatures() {
+  std::string out;
+  for (const auto& [name, enabled] : llvm::sys::getHostCPUFeatures())
+    if (enabled)
+      out += (out.empty() ? "+" : ",+") + name.str();
+  return out;
+}
+
+target::Target resolveTarget(const target::Target& t) {
+  target::Target r = t;
+  if (r.kind != target::Kind::Llvm)
+    return r;
+  const bool host = r.triple.empty();
+  if (host)
+    r.triple = hostTriple();
+  if (r.cpu.empty())
+    r.cpu = host ? hostCpuName() : "generic";
+  if (host && r.features.empty() && r.cpu == hostCpuName())
+    r.features = hostCpuFeatures();
+  return r;
+}
+
+bool targetAvailable(const target::Target& t, std::string* why) {
+  initializeLlvm();
+  if (t.kind == target::Kind::Cuda) {
+    if (why)
+      *why = "the CUDA code generator is not built yet";
+    return false;
+  }
+  const target::Target r = resolveTarget(t);
+  std::string error;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(r.triple, error);
+  if (!target) {
+    if (why)
+      *why = error;
+    return false;
+  }
+  return true;
+}
+
+std::unique_ptr<llvm::TargetMachine> createTargetMachine(const target::Target& t) {
+  initializeLlvm();
+  const target::Target r = resolveTarget(t);
+  std::string error;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(r.triple, error);
+  if (!target)
+    throw Error(ErrorKind::Unsupported, "target \"" + t.text() + "\": " + error);
+  llvm::TargetOptions options;
+  options.UnsafeFPMath = false; // results must match ONNX Runtime
+  const llvm::CodeGenOptLevel level = r.optLevel >= 3   ? llvm::CodeGenOptLevel::Aggressive
+                                      : r.optLevel == 2 ? llvm::CodeGenOptLevel::Default
+                                      : r.optLevel == 1 ? llvm::CodeGenOptLevel::Less
+                                                        : llvm::CodeGenOptLevel::None;
+  std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
+      r.triple, r.cpu, r.features, options, llvm::Reloc::PIC_, std::nullopt, level));
+  if (!machine)
+    throw Error(ErrorKind::Unsupported,
+                "LLVM cannot create a target machine for \"" + t.text() + "\"");
+  return machine;
+}
+
+void optimizeModule(llvm::Module& module, llvm::TargetMachine& machine, int optLevel) {
+  module.setDataLayout(machine.createDataLayout());
+  module.setTargetTriple(machine.getTargetTriple().str());
+  llvm::LoopAnalysisManager lam;
+  llvm::FunctionAnalysisManager fam;
+  llvm::CGSCCAnalysisManager cgam;
+  llvm::ModuleAnalysisManager mam;
+  llvm::PassBuilder builder(&machine);
+  builder.registerModuleAnalyses(mam);
+  builder.registerCGSCCAnalyses(cgam);
+  builder.registerFunctionAnalyses(fam);
+  builder.registerLoopAnalyses(lam);
+  builder.crossRegisterProxies(lam, fam, cgam, mam);
+  const llvm::OptimizationLevel level = optLevel >= 3   ? llvm::OptimizationLevel::O3
+                                        : optLevel == 2 ? llvm::OptimizationLevel::O2
+                                        : optLevel == 1 ? llvm::OptimizationLevel::O1
+                                                        : llvm::OptimizationLevel::O0;
+  llvm::ModulePassManager passes = optLevel == 0 ? builder.buildO0DefaultPipeline(level)
+                                                 : builder.buildPerModuleDefaultPipeline(level);
+  passes.run(module, mam);
+}
+
+std::string moduleText(const llvm::Module& module) {
+  std::string text;
+  llvm::raw_string_ostream out(text);
+  module.print(out, nullptr);
+  return text;
+}
+
+static std::string emitFile(llvm::Module& module, llvm::TargetMachine& machine,
+                            llvm::CodeGenFileType type) {
+  module.setDataLayout(machine.createDataLayout());
+  module.setTargetTriple(machine.getTargetTriple().str());
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream out(buffer);
+  llvm::legacy::PassManager passes;
+  if (machine.addPassesToEmitFile(passes, out, nullptr, type))
+    throw Error(ErrorKind::Unsupported,
+                "LLVM cannot emit this file type for " + machine.getTargetTriple().str());
+  passes.run(module);
+  return std::string(buffer.begin(), buffer.end());
+}
+
+std::string emitAssembly(llvm::Module& module, llvm::TargetMachine& machine) {
+  return emitFile(module, machine, llvm::CodeGenFileType::AssemblyFile);
+}
+
+std::string emitObject(llvm::Module& module, llvm::TargetMachine& machine) {
+  return emitFile(module, machine, llvm::CodeGenFileType::ObjectFile);
+}
+
+LlvmJit::LlvmJit(const target::Target& host) {
+  initializeLlvm();
+  const target::Target r = resolveTarget(host);
+  llvm::orc::JITTargetMachineBuilder machineBuilder{llvm::Triple(r.triple)};
+  machineBuilder.setCPU(r.cpu);
+  llvm::SubtargetFeatures features(r.features);
+  machineBuilder.addFeatures(features.getFeatures());
+  machineBuilder.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(machineBuilder).create();
+  if (!jit)
+    throw Error(ErrorKind::Internal,
+                "cannot create the LLVM JIT: " + llvm::toString(jit.takeError()));
+  jit_ = std::move(*jit);
+}
+
+LlvmJit::~LlvmJit() = default;
+
+void LlvmJit::defineSymbol(const std::string& name, void* address) {
+  llvm::orc::SymbolMap symbols;
+  symbols[jit_->mangleAndIntern(name)] = {llvm::orc::ExecutorAddr::fromPtr(address),
+                                          llvm::JITSymbolFlags::Exported};
+  if (auto err = jit_->getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(symbols))))
+    throw Error(ErrorKind::Internal,
+                "cannot define JIT symbol " + name + ": " + llvm::toString(std::move(err)));
+}
+
+void LlvmJit::addModule(std::unique_ptr<llvm::Module> module,
+                        std::unique_ptr<llvm::LLVMContext> context) {
+  if (auto err =
+          jit_->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context))))
+    throw Error(ErrorKind::Internal, "JIT rejected the module: " + llvm::toString(std::move(err)));
+}
+
+void* LlvmJit::lookup(const std::string& name) {
+  auto address = jit_->lookup(name);
+  if (!address)
+    throw Error(ErrorKind::Internal,
+                "JIT symbol " + name + " not found: " + llvm::toString(address.takeError()));
+  return address->toPtr<void*>();
+}
+
+} // namespace lathe::codegen

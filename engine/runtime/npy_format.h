@@ -1,0 +1,44 @@
+#pragma once
+// Internal to npy.cpp and npz.cpp: the .npy encoding over a byte stream, so that .npy
+// files and .npz members are decoded straight into tensor storage without a staging copy.
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+
+#include "engine/runtime/tensor.h"
+
+namespace lathe::runtime::detail {
+
+class ByteSource {
+public:
+  virtual ~ByteSource() = default;
+  // Reads up to `bytes` bytes; returns fewer only at the end of the data.
+  virtual std::size_t read(void* destination, std::size_t bytes) = 0;
+};
+
+// Where a decode happens, for error messages.
+struct NpyContext {
+  std::string file;
+  std::string array; // empty for a plain .npy file
+};
+
+[[noreturn]] void failNpy(const NpyContext& where, ErrorKind kind, const std::string& reason);
+
+// Decodes one .npy stream. `totalBytes`, when known, bounds allocations before any data is
+// read, so a corrupt header cannot ask for terabytes.
+Tensor readNpyStream(ByteSource& in, std::optional<std::uint64_t> totalBytes,
+                     const NpyContext& where);
+
+// A tensor ready to be written: header bytes, then `data`.
+struct EncodedNpy {
+  std::string header;
+  Tensor widened; // the f32 copy of a bf16 tensor; empty otherwise
+  std::span<const std::byte> data;
+};
+
+EncodedNpy encodeNpyParts(const Tensor& tensor);
+
+} // namespace lathe::runtime::detail
