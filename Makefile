@@ -10,6 +10,7 @@ all: build
 
 deps:
 	@packaging/install-deps.sh
+	@packaging/install-npm.sh $(BUILD_DIR)/npm
 
 $(BUILD_DIR)/build.ninja: | deps
 	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)

@@ -5,6 +5,11 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 mapfile -t wanted < <(grep -vE '^\s*(#|$)' "$here/debian-packages.txt")
 
+# Node.js (for the ONNX Runtime oracle) may come from elsewhere than Debian; keep that one.
+if command -v node >/dev/null && command -v npm >/dev/null; then
+  mapfile -t wanted < <(printf '%s\n' "${wanted[@]}" | grep -vxE 'nodejs|npm')
+fi
+
 missing=()
 for pkg in "${wanted[@]}"; do
   status=$(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null || true)

@@ -1,5 +1,9 @@
 #pragma once
 #include <CLI/CLI.hpp>
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
 
 namespace lathe::cli {
 
@@ -8,5 +12,10 @@ namespace lathe::cli {
 void addInspectCommand(CLI::App& app, int& exitCode);
 void addConformanceCommand(CLI::App& app, int& exitCode);
 void addTableCommands(CLI::App& app, int& exitCode); // ops, passes
+void addRunCommand(CLI::App& app, int& exitCode);
+void addCompileCommand(CLI::App& app, int& exitCode);
+
+// "name:[1,3,224,224] other:[2,5]" -> shapes by input name (CLI::ValidationError if bad).
+std::map<std::string, std::vector<std::int64_t>> parseInputShapes(const std::string& text);
 
 } // namespace lathe::cli

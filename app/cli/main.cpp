@@ -4,14 +4,16 @@
 #include <iostream>
 
 int main(int argc, char** argv) {
-  CLI::App app{"Lathe: an ML compiler workbench. Import ONNX models, run graph passes, inspect "
-               "the IR after each one.",
+  CLI::App app{"Lathe: an ML compiler workbench. Import ONNX models, inspect the IR after each "
+               "pass, compile them to native code, run and time them.",
                "lathe"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "lathe 0.1.0");
   int exitCode = 0;
   lathe::cli::addInspectCommand(app, exitCode);
   lathe::cli::addConformanceCommand(app, exitCode);
+  lathe::cli::addCompileCommand(app, exitCode);
+  lathe::cli::addRunCommand(app, exitCode);
   lathe::cli::addTableCommands(app, exitCode);
   try {
     app.parse(argc, argv);

@@ -1,5 +1,6 @@
 #include "engine/api/session.h"
 
+#include "engine/api/session_state.h"
 #include "engine/api/snapshot.h"
 #include "engine/frontend/onnx/onnx_importer.h"
 #include "engine/graph/op_table.h"
@@ -42,10 +43,43 @@ std::vector<OpInfoSummary> knownOps() {
   return out;
 }
 
-Session::Session() = default;
+Session::Session() : state_(std::make_unique<State>()) {}
 Session::~Session() = default;
 
 namespace {
+
+// Replaces the dims of named inputs (symbolic ones, typically) before shape inference.
+void applyInputShapes(graph::Graph& g,
+                      const std::map<std::string, std::vector<std::int64_t>>& shapes,
+                      const std::string& path) {
+  for (const auto& [name, dims] : shapes) {
+    graph::Value* input = nullptr;
+    for (graph::Value* v : g.inputs)
+      if (v->name() == name)
+        input = v;
+    if (!input)
+      throw Error(ErrorKind::Invalid, "--input-shapes names '" + name + "', which is not an input",
+                  {path, {}, {}});
+    if (input->type.hasRank() && input->type.rank() != dims.size())
+      throw Error(ErrorKind::Invalid,
+                  "--input-shapes gives '" + name + "' rank " + std::to_string(dims.size()) +
+                      " but the model says " + graph::toString(input->type),
+                  {path, {}, {}});
+    for (std::size_t i = 0; i < dims.size(); ++i) {
+      const graph::Dim old =
+          input->type.hasRank() ? (*input->type.shape)[i] : graph::Dim::unknown();
+      if (old.isKnown() && old.value != dims[i])
+        throw Error(ErrorKind::Invalid,
+                    "--input-shapes gives '" + name + "' dim " + std::to_string(i) + " = " +
+                        std::to_string(dims[i]) + " but the model fixes it to " +
+                        std::to_string(old.value),
+                    {path, {}, {}});
+    }
+    input->type = graph::TensorType::of(input->type.dtype, dims);
+  }
+}
+
+} // namespace
 
 Failure toFailure(const Error& e) {
   Failure f;
@@ -57,6 +91,8 @@ Failure toFailure(const Error& e) {
   f.reason = e.reason();
   return f;
 }
+
+namespace {
 
 // Pipeline progress maps onto 50..100 % (import takes the first half).
 class ProgressInstrument : public pipeline::PassInstrument {
@@ -94,6 +130,7 @@ OpenResult Session::openModel(const std::string& path, const OpenOptions& option
     report->importMilliseconds = watch.elapsedMs();
     report->peakResidentBytes = peakResidentBytes();
     report->sourceOpset = imported.sourceOpset;
+    applyInputShapes(*imported.graph, options.inputShapes, path);
     for (const std::string& w : imported.warnings)
       report->warnings.push_back(w);
     report->imported = makeSnapshot(*imported.graph);
@@ -137,6 +174,9 @@ OpenResult Session::openModel(const std::string& path, const OpenOptions& option
     if (options.onProgress)
       options.onProgress({100, "done"});
     result.report = std::move(report);
+    state_->graph = std::move(imported.graph);
+    state_->path = path;
+    state_->compiled.reset();
   } catch (const Error& e) {
     result.failure = toFailure(e);
   } catch (const std::bad_alloc&) {

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lathe::api {
@@ -99,6 +100,8 @@ struct Progress {
 
 struct OpenOptions {
   bool runPipeline = true;
+  // Fixes symbolic input dims before the pipeline: input name -> full shape.
+  std::map<std::string, std::vector<std::int64_t>> inputShapes;
   // Called from the worker thread doing the work.
   std::function<void(const Progress&)> onProgress;
   // Polled between stages; when it becomes true the call fails with kind "cancelled".
@@ -125,6 +128,76 @@ struct OpInfoSummary {
 };
 std::vector<OpInfoSummary> knownOps();
 
+struct CompileOptions {
+  std::string target = "llvm"; // a target string; running needs the host
+  int threads = 0;             // executor threads; 0 = one per core
+  bool keepCode = false;       // keep loop IR, LLVM IR and assembly per kernel
+  std::string bundlePath;      // also write a module bundle (.tar) here
+  std::string dumpDir;         // with bundlePath: per-kernel loop IR, LLVM IR, assembly
+};
+
+struct KernelReport {
+  std::string name;
+  std::vector<std::string> nodes; // ONNX nodes it computes
+  std::string loopIr;
+  std::string llvmIr, llvmIrOptimized, assembly; // when keepCode
+};
+
+struct CompileReport {
+  std::string target;
+  double lowerMilliseconds = 0, codegenMilliseconds = 0;
+  std::uint64_t arenaBytes = 0;      // planned intermediate memory
+  std::uint64_t naiveArenaBytes = 0; // the same without buffer reuse
+  std::uint64_t constantBytes = 0;
+  std::uint64_t bundleBytes = 0; // when a bundle was written
+  std::vector<KernelReport> kernels;
+};
+
+struct CompileResult {
+  std::shared_ptr<const CompileReport> report;
+  std::optional<Failure> failure;
+  bool ok() const { return report != nullptr; }
+};
+
+struct RunOptions {
+  std::string inputsNpz; // inputs by name
+  std::string fill;      // random | zeros | ones for inputs not in inputsNpz; empty:
+                         // random without inputsNpz, an error for a missing one with it
+  std::uint64_t seed = 0;
+  std::string outputsNpz; // write the outputs here when set
+  int repeat = 1;         // timed runs (after one warm-up run when repeat > 1)
+  int topK = 0;           // top-k entries per output in the summary
+};
+
+struct OutputSummary {
+  std::string name, dtype;
+  std::vector<std::int64_t> shape;
+  double min = 0, max = 0, mean = 0;
+  std::vector<std::pair<std::int64_t, double>> top; // (flat index, value), largest first
+};
+
+struct RunReport {
+  std::vector<OutputSummary> outputs;
+  std::vector<double> latenciesMs; // one per timed run
+  double meanMs = 0, medianMs = 0, minMs = 0, maxMs = 0, stdMs = 0;
+  int threads = 0;
+};
+
+struct RunResult {
+  std::shared_ptr<const RunReport> report;
+  std::optional<Failure> failure;
+  bool ok() const { return report != nullptr; }
+};
+
+// One ONNX backend test folder (model.onnx + test_data_set_*/input_N.pb, output_N.pb).
+struct BackendTestResult {
+  std::string status; // "pass", "fail", "skip" (unsupported)
+  std::string message;
+  double maxAbsDiff = 0;
+};
+BackendTestResult runBackendTest(const std::string& testDir, double rtol = 1e-3,
+                                 double atol = 1e-5);
+
 // A Session may be used from any one thread at a time; results are immutable and may
 // be shared across threads.
 class Session {
@@ -137,6 +210,20 @@ public:
   // Imports an ONNX model and (by default) runs the default graph pipeline.
   // Never throws: errors come back in OpenResult::failure.
   OpenResult openModel(const std::string& path, const OpenOptions& options = {});
+
+  // Opens a bundle written by compile(); run() then uses its kernels without compiling.
+  OpenResult openBundle(const std::string& path, int threads = 0);
+
+  // Compiles the open model (after its pipeline) to native code for the target: in memory
+  // for running when the target is this machine, and as a bundle when bundlePath is set.
+  CompileResult compile(const CompileOptions& options = {});
+  // Runs the compiled model (compiling for the host first if needed).
+  RunResult run(const RunOptions& options = {});
+
+private:
+  friend BackendTestResult runBackendTest(const std::string&, double, double);
+  struct State;
+  std::unique_ptr<State> state_;
 };
 
 } // namespace lathe::api

@@ -64,6 +64,9 @@ private:
     const auto& out = c->output(0)->type;
     if (in.hasRank() && out.hasRank() && in.shape != out.shape)
       return nullptr;
+    // ...nor change its element type (the anchor accumulates in the group's result).
+    if (in.dtype != out.dtype)
+      return nullptr;
     for (const Value* other : c->inputs)
       if (other && other != v && dependsOnChain(other, chain))
         return nullptr;

@@ -1,6 +1,17 @@
 #include "engine/graph_passes/simplify_inference.h"
 
 namespace lathe::passes {
+namespace {
+
+bool trainingModeOff(const graph::Node& dropout) {
+  const graph::Value* mode = dropout.input(2);
+  if (!mode)
+    return true;
+  return mode->isConstant() && !mode->constant().isElided() &&
+         mode->constant().numElements() == 1 && mode->constant().elementAsInt(0) == 0;
+}
+
+} // namespace
 
 bool simplifyForInference(graph::Graph& graph) {
   std::vector<graph::Node*> dead;
@@ -14,8 +25,11 @@ bool simplifyForInference(graph::Graph& graph) {
     graph::Value* out = n->output(0);
     if (!in || !out)
       continue;
-    // Dropout's mask is all-true at inference, but a used mask keeps the node.
+    // Dropout's mask is all-true at inference, but a used mask keeps the node, and so does
+    // training mode (an input that is not a constant false).
     if (op == "Dropout" && n->outputs().size() > 1 && used(n->output(1)))
+      continue;
+    if (op == "Dropout" && !trainingModeOff(*n))
       continue;
     // A graph output that is also an input would lose its own name; keep such Identity.
     if (graph.isGraphOutput(out) &&

@@ -9,7 +9,9 @@ namespace lathe::loop {
 
 namespace {
 
-std::string typeName(const Expr& e) { return e.defined() ? e.type().toString() : "<undefined>"; }
+std::string typeName(const Expr& e) {
+  return e.defined() ? e.type().toString() : "<undefined>";
+}
 
 void checkDefined(const Expr& e, const char* what, const char* node) {
   LATHE_CHECK(e.defined(), std::string(node) + ": " + what + " is undefined");
@@ -51,12 +53,16 @@ const char* exprKindName(ExprKind kind) {
   case ExprKind::name:                                                                             \
     return #name;
     LATHE_LOOP_EXPR_NODES(LATHE_LOOP_NAME)
+#undef LATHE_LOOP_NAME
   }
   return "?";
 }
 
 const char* stmtKindName(StmtKind kind) {
   switch (kind) {
+#define LATHE_LOOP_NAME(name)                                                                      \
+  case StmtKind::name:                                                                             \
+    return #name;
     LATHE_LOOP_STMT_NODES(LATHE_LOOP_NAME)
 #undef LATHE_LOOP_NAME
   }
@@ -119,8 +125,8 @@ bool Buffer::hasDefaultStrides() const {
 
 Expr Buffer::flatIndex(const std::vector<Expr>& indices) const {
   LATHE_CHECK(static_cast<int>(indices.size()) == rank(),
-              "Buffer '" + name() + "': " + std::to_string(indices.size()) +
-                  " indices for rank " + std::to_string(rank()));
+              "Buffer '" + name() + "': " + std::to_string(indices.size()) + " indices for rank " +
+                  std::to_string(rank()));
   int lanes = 1;
   for (const Expr& index : indices) {
     checkIndex(index, "an index", "Buffer::flatIndex");
@@ -191,8 +197,8 @@ Expr BinaryOp<K>::make(Expr a, Expr b) {
   const char* node = exprKindName(K);
   checkDefined(a, "the left operand", node);
   checkDefined(b, "the right operand", node);
-  LATHE_CHECK(a.type() == b.type(), std::string(node) + ": operand types differ: " +
-                                        typeName(a) + " vs " + typeName(b));
+  LATHE_CHECK(a.type() == b.type(),
+              std::string(node) + ": operand types differ: " + typeName(a) + " vs " + typeName(b));
   const Type t = a.type();
   Type result = t;
   if constexpr (K == ExprKind::And || K == ExprKind::Or) {
@@ -233,6 +239,36 @@ template struct BinaryOp<ExprKind::GE>;
 template struct BinaryOp<ExprKind::And>;
 template struct BinaryOp<ExprKind::Or>;
 
+Expr makeBinary(ExprKind kind, Expr a, Expr b) {
+  switch (kind) {
+#define LATHE_LOOP_MAKE_BINARY(name)                                                               \
+  case ExprKind::name:                                                                             \
+    return name::make(std::move(a), std::move(b));
+    LATHE_LOOP_MAKE_BINARY(Add)
+    LATHE_LOOP_MAKE_BINARY(Sub)
+    LATHE_LOOP_MAKE_BINARY(Mul)
+    LATHE_LOOP_MAKE_BINARY(Div)
+    LATHE_LOOP_MAKE_BINARY(Mod)
+    LATHE_LOOP_MAKE_BINARY(FloorDiv)
+    LATHE_LOOP_MAKE_BINARY(FloorMod)
+    LATHE_LOOP_MAKE_BINARY(Min)
+    LATHE_LOOP_MAKE_BINARY(Max)
+    LATHE_LOOP_MAKE_BINARY(EQ)
+    LATHE_LOOP_MAKE_BINARY(NE)
+    LATHE_LOOP_MAKE_BINARY(LT)
+    LATHE_LOOP_MAKE_BINARY(LE)
+    LATHE_LOOP_MAKE_BINARY(GT)
+    LATHE_LOOP_MAKE_BINARY(GE)
+    LATHE_LOOP_MAKE_BINARY(And)
+    LATHE_LOOP_MAKE_BINARY(Or)
+#undef LATHE_LOOP_MAKE_BINARY
+  default:
+    break;
+  }
+  LATHE_CHECK(false, std::string("makeBinary: ") + exprKindName(kind) + " is not binary");
+  return {};
+}
+
 Expr Not::make(Expr a) {
   checkDefined(a, "the operand", "Not");
   LATHE_CHECK(a.type().isBool(), "Not: the operand must be bool, not " + typeName(a));
@@ -246,9 +282,8 @@ Expr Select::make(Expr condition, Expr trueValue, Expr falseValue) {
   checkDefined(condition, "the condition", "Select");
   checkDefined(trueValue, "the true value", "Select");
   checkDefined(falseValue, "the false value", "Select");
-  LATHE_CHECK(trueValue.type() == falseValue.type(), "Select: value types differ: " +
-                                                         typeName(trueValue) + " vs " +
-                                                         typeName(falseValue));
+  LATHE_CHECK(trueValue.type() == falseValue.type(),
+              "Select: value types differ: " + typeName(trueValue) + " vs " + typeName(falseValue));
   const Type c = condition.type();
   LATHE_CHECK(c.isBool() && (c.isScalar() || c.lanes() == trueValue.type().lanes()),
               "Select: the condition must be bool or bool with the value lanes, not " +
@@ -286,8 +321,8 @@ Expr Ramp::make(Expr base, Expr stride, int lanes) {
   checkDefined(base, "the base", "Ramp");
   checkDefined(stride, "the stride", "Ramp");
   LATHE_CHECK(base.type() == stride.type() && base.type().isScalar() && !base.type().isBool(),
-              "Ramp: base and stride must be numeric scalars of one type, not " +
-                  typeName(base) + " and " + typeName(stride));
+              "Ramp: base and stride must be numeric scalars of one type, not " + typeName(base) +
+                  " and " + typeName(stride));
   LATHE_CHECK(lanes > 1, "Ramp: lanes must be > 1, not " + std::to_string(lanes));
   Ramp* node = newNode<Ramp>();
   node->type = base.type().withLanes(lanes);
@@ -299,8 +334,8 @@ Expr Ramp::make(Expr base, Expr stride, int lanes) {
 
 Expr Broadcast::make(Expr value, int lanes) {
   checkDefined(value, "the value", "Broadcast");
-  LATHE_CHECK(value.type().isScalar(), "Broadcast: the value must be a scalar, not " +
-                                           typeName(value));
+  LATHE_CHECK(value.type().isScalar(),
+              "Broadcast: the value must be a scalar, not " + typeName(value));
   LATHE_CHECK(lanes > 1, "Broadcast: lanes must be > 1, not " + std::to_string(lanes));
   Broadcast* node = newNode<Broadcast>();
   node->type = value.type().withLanes(lanes);
@@ -400,7 +435,9 @@ Expr Call::makeExtern(Type type, std::string name, std::vector<Expr> args) {
   return node;
 }
 
-const std::string& Let::name() const { return var.as<Var>()->name; }
+const std::string& Let::name() const {
+  return var.as<Var>()->name;
+}
 
 Expr Let::make(Expr var, Expr value, Expr body) {
   checkBinder(var, "Let");
@@ -433,7 +470,9 @@ const char* forKindName(ForKind kind) {
   return "?";
 }
 
-const std::string& For::name() const { return var.as<Var>()->name; }
+const std::string& For::name() const {
+  return var.as<Var>()->name;
+}
 
 Stmt For::make(Expr var, Expr min, Expr extent, ForKind forKind, Stmt body) {
   checkBinder(var, "For");
@@ -456,8 +495,7 @@ Stmt Store::make(Buffer buffer, Expr index, Expr value) {
   checkDefined(value, "the value", "Store");
   const Type expected = buffer.elementType().withLanes(index.type().lanes());
   LATHE_CHECK(value.type() == expected, "Store to '" + buffer.name() + "': the value is " +
-                                            typeName(value) + ", expected " +
-                                            expected.toString());
+                                            typeName(value) + ", expected " + expected.toString());
   Store* node = newNode<Store>();
   node->buffer = std::move(buffer);
   node->index = std::move(index);
@@ -510,15 +548,17 @@ Stmt IfThenElse::make(Expr condition, Stmt thenCase, Stmt elseCase) {
   return node;
 }
 
-const std::string& LetStmt::name() const { return var.as<Var>()->name; }
+const std::string& LetStmt::name() const {
+  return var.as<Var>()->name;
+}
 
 Stmt LetStmt::make(Expr var, Expr value, Stmt body) {
   checkBinder(var, "LetStmt");
   checkDefined(value, "the value", "LetStmt");
   checkDefined(body, "the body", "LetStmt");
-  LATHE_CHECK(var.type() == value.type(), "LetStmt " + var.as<Var>()->name +
-                                              ": variable type " + typeName(var) +
-                                              " differs from value type " + typeName(value));
+  LATHE_CHECK(var.type() == value.type(), "LetStmt " + var.as<Var>()->name + ": variable type " +
+                                              typeName(var) + " differs from value type " +
+                                              typeName(value));
   LetStmt* node = newNode<LetStmt>();
   node->var = std::move(var);
   node->value = std::move(value);
@@ -533,7 +573,9 @@ Stmt Evaluate::make(Expr value) {
   return node;
 }
 
-Stmt noOp() { return Evaluate::make(IntImm::make(indexType(), 0)); }
+Stmt noOp() {
+  return Evaluate::make(IntImm::make(indexType(), 0));
+}
 
 bool isNoOp(const Stmt& stmt) {
   if (!stmt.defined())

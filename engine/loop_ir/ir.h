@@ -20,6 +20,7 @@
 #include "engine/loop_ir/type.h"
 
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
@@ -78,8 +79,10 @@ enum class StmtKind : std::uint8_t { LATHE_LOOP_STMT_NODES(LATHE_LOOP_ENUM) };
 const char* exprKindName(ExprKind kind);
 const char* stmtKindName(StmtKind kind);
 
-// The 19 binary expression kinds (Add .. Or) share one node layout, BinaryExprNode.
-constexpr bool isBinaryKind(ExprKind kind) { return kind >= ExprKind::Add && kind <= ExprKind::Or; }
+// The 17 binary expression kinds (Add .. Or) share one node layout, BinaryExprNode.
+constexpr bool isBinaryKind(ExprKind kind) {
+  return kind >= ExprKind::Add && kind <= ExprKind::Or;
+}
 constexpr bool isComparisonKind(ExprKind kind) {
   return kind >= ExprKind::EQ && kind <= ExprKind::GE;
 }
@@ -114,6 +117,9 @@ public:
     if (node_)
       node_->retain();
   }
+  // Deleted so that a literal 0 (a null pointer constant) does not silently become an
+  // undefined Expr; use Expr() for that.
+  Handle(std::nullptr_t) = delete;
   Handle(const Handle& other) : Handle(other.node_) {}
   Handle(Handle&& other) noexcept : node_(std::exchange(other.node_, nullptr)) {}
   Handle& operator=(Handle other) noexcept {
@@ -303,6 +309,9 @@ using GE = BinaryOp<ExprKind::GE>;
 // Logical operations on Bool (scalars or vectors).
 using And = BinaryOp<ExprKind::And>;
 using Or = BinaryOp<ExprKind::Or>;
+
+// make() of the binary node of a kind chosen at run time (Add .. Or).
+Expr makeBinary(ExprKind kind, Expr a, Expr b);
 
 struct Not final : ExprNode {
   static constexpr ExprKind kKind = ExprKind::Not;

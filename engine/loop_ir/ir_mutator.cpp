@@ -1,38 +1,6 @@
 #include "engine/loop_ir/ir_mutator.h"
 
-#include "engine/support/diagnostics.h"
-
 namespace lathe::loop {
-
-Expr makeBinary(ExprKind kind, Expr a, Expr b) {
-  switch (kind) {
-#define LATHE_LOOP_MAKE_BINARY(name)                                                               \
-  case ExprKind::name:                                                                             \
-    return name::make(std::move(a), std::move(b));
-    LATHE_LOOP_MAKE_BINARY(Add)
-    LATHE_LOOP_MAKE_BINARY(Sub)
-    LATHE_LOOP_MAKE_BINARY(Mul)
-    LATHE_LOOP_MAKE_BINARY(Div)
-    LATHE_LOOP_MAKE_BINARY(Mod)
-    LATHE_LOOP_MAKE_BINARY(FloorDiv)
-    LATHE_LOOP_MAKE_BINARY(FloorMod)
-    LATHE_LOOP_MAKE_BINARY(Min)
-    LATHE_LOOP_MAKE_BINARY(Max)
-    LATHE_LOOP_MAKE_BINARY(EQ)
-    LATHE_LOOP_MAKE_BINARY(NE)
-    LATHE_LOOP_MAKE_BINARY(LT)
-    LATHE_LOOP_MAKE_BINARY(LE)
-    LATHE_LOOP_MAKE_BINARY(GT)
-    LATHE_LOOP_MAKE_BINARY(GE)
-    LATHE_LOOP_MAKE_BINARY(And)
-    LATHE_LOOP_MAKE_BINARY(Or)
-#undef LATHE_LOOP_MAKE_BINARY
-  default:
-    break;
-  }
-  LATHE_CHECK(false, std::string("makeBinary: ") + exprKindName(kind) + " is not binary");
-  return {};
-}
 
 Expr IRMutator::mutate(const Expr& e) {
   if (!e.defined())
@@ -50,6 +18,10 @@ Stmt IRMutator::mutate(const Stmt& s) {
   if (!s.defined())
     return s;
   switch (s.kind()) {
+#undef LATHE_LOOP_DISPATCH
+#define LATHE_LOOP_DISPATCH(name)                                                                  \
+  case StmtKind::name:                                                                             \
+    return mutate##name(static_cast<const name*>(s.get()));
     LATHE_LOOP_STMT_NODES(LATHE_LOOP_DISPATCH)
 #undef LATHE_LOOP_DISPATCH
   }
@@ -67,9 +39,15 @@ std::vector<Expr> IRMutator::mutate(const std::vector<Expr>& exprs, bool* change
   return out;
 }
 
-Expr IRMutator::mutateIntImm(const IntImm* op) { return op; }
-Expr IRMutator::mutateFloatImm(const FloatImm* op) { return op; }
-Expr IRMutator::mutateVar(const Var* op) { return op; }
+Expr IRMutator::mutateIntImm(const IntImm* op) {
+  return op;
+}
+Expr IRMutator::mutateFloatImm(const FloatImm* op) {
+  return op;
+}
+Expr IRMutator::mutateVar(const Var* op) {
+  return op;
+}
 
 Expr IRMutator::mutateBinary(const BinaryExprNode* op) {
   Expr a = mutate(op->a);
@@ -79,23 +57,57 @@ Expr IRMutator::mutateBinary(const BinaryExprNode* op) {
   return makeBinary(op->kind, std::move(a), std::move(b));
 }
 
-Expr IRMutator::mutateAdd(const Add* op) { return mutateBinary(op); }
-Expr IRMutator::mutateSub(const Sub* op) { return mutateBinary(op); }
-Expr IRMutator::mutateMul(const Mul* op) { return mutateBinary(op); }
-Expr IRMutator::mutateDiv(const Div* op) { return mutateBinary(op); }
-Expr IRMutator::mutateMod(const Mod* op) { return mutateBinary(op); }
-Expr IRMutator::mutateFloorDiv(const FloorDiv* op) { return mutateBinary(op); }
-Expr IRMutator::mutateFloorMod(const FloorMod* op) { return mutateBinary(op); }
-Expr IRMutator::mutateMin(const Min* op) { return mutateBinary(op); }
-Expr IRMutator::mutateMax(const Max* op) { return mutateBinary(op); }
-Expr IRMutator::mutateEQ(const EQ* op) { return mutateBinary(op); }
-Expr IRMutator::mutateNE(const NE* op) { return mutateBinary(op); }
-Expr IRMutator::mutateLT(const LT* op) { return mutateBinary(op); }
-Expr IRMutator::mutateLE(const LE* op) { return mutateBinary(op); }
-Expr IRMutator::mutateGT(const GT* op) { return mutateBinary(op); }
-Expr IRMutator::mutateGE(const GE* op) { return mutateBinary(op); }
-Expr IRMutator::mutateAnd(const And* op) { return mutateBinary(op); }
-Expr IRMutator::mutateOr(const Or* op) { return mutateBinary(op); }
+Expr IRMutator::mutateAdd(const Add* op) {
+  return mutateBinary(op);
+}
+Expr IRMutator::mutateSub(const Sub* op) {
+  return mutateBinary(op);
+}
+Expr IRMutator::mutateMul(const Mul* op) {
+  return mutateBinary(op);
+}
+Expr IRMutator::mutateDiv(const Div* op) {
+  return mutateBinary(op);
+}
+Expr IRMutator::mutateMod(const Mod* op) {
+  return mutateBinary(op);
+}
+Expr IRMutator::mutateFloorDiv(const FloorDiv* op) {
+  return mutateBinary(op);
+}
+Expr IRMutator::mutateFloorMod(const FloorMod* op) {
+  return mutateBinary(op);
+}
+Expr IRMutator::mutateMin(const Min* op) {
+  return mutateBinary(op);
+}
+Expr IRMutator::mutateMax(const Max* op) {
+  return mutateBinary(op);
+}
+Expr IRMutator::mutateEQ(const EQ* op) {
+  return mutateBinary(op);
+}
+Expr IRMutator::mutateNE(const NE* op) {
+  return mutateBinary(op);
+}
+Expr IRMutator::mutateLT(const LT* op) {
+  return mutateBinary(op);
+}
+Expr IRMutator::mutateLE(const LE* op) {
+  return mutateBinary(op);
+}
+Expr IRMutator::mutateGT(const GT* op) {
+  return mutateBinary(op);
+}
+Expr IRMutator::mutateGE(const GE* op) {
+  return mutateBinary(op);
+}
+Expr IRMutator::mutateAnd(const And* op) {
+  return mutateBinary(op);
+}
+Expr IRMutator::mutateOr(const Or* op) {
+  return mutateBinary(op);
+}
 
 Expr IRMutator::mutateNot(const Not* op) {
   Expr a = mutate(op->a);

@@ -61,13 +61,11 @@ protected:
   virtual Stmt mutateLetStmt(const LetStmt* op);
   virtual Stmt mutateEvaluate(const Evaluate* op);
 
-  // Shared default for the binary nodes: mutates a and b, rebuilds a node of the same kind.
-  Expr mutateBinary(const BinaryExprNode* op);
+  // Shared default of the binary hooks (Add .. Or): mutates a and b, rebuilds a node of the
+  // same kind. Override it to treat every binary node alike.
+  virtual Expr mutateBinary(const BinaryExprNode* op);
   // Mutates an Allocate buffer's shape and strides; the same Buffer when they are unchanged.
   Buffer mutateBufferShape(const Buffer& buffer);
 };
-
-// make() for a binary node of a kind chosen at run time (Add .. Or).
-Expr makeBinary(ExprKind kind, Expr a, Expr b);
 
 } // namespace lathe::loop

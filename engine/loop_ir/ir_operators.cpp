@@ -28,13 +28,21 @@ Expr makeFloatConst(Type type, double value) {
   if (scalar.isFloat())
     return broadcastTo(FloatImm::make(scalar, value), type.lanes());
   LATHE_CHECK(std::trunc(value) == value && std::abs(value) < 9.2e18,
-              "makeConst: " + std::to_string(value) + " is not an integer, as " +
-                  type.toString() + " needs");
+              "makeConst: " + std::to_string(value) + " is not an integer, as " + type.toString() +
+                  " needs");
   return makeIntConst(type, static_cast<std::int64_t>(value));
 }
 
 Expr makeBool(bool value, int lanes) {
   return broadcastTo(IntImm::make(boolean(), value ? 1 : 0), lanes);
+}
+
+std::vector<Expr> makeShape(const std::vector<std::int64_t>& dims) {
+  std::vector<Expr> shape;
+  shape.reserve(dims.size());
+  for (std::int64_t d : dims)
+    shape.push_back(makeIndex(d));
+  return shape;
 }
 
 bool isConst(const Expr& e) {
@@ -74,21 +82,51 @@ bool isConstValue(const Expr& e, double value) {
   return false;
 }
 
-Expr operator+(Expr a, Expr b) { return Add::make(std::move(a), std::move(b)); }
-Expr operator-(Expr a, Expr b) { return Sub::make(std::move(a), std::move(b)); }
-Expr operator*(Expr a, Expr b) { return Mul::make(std::move(a), std::move(b)); }
-Expr operator/(Expr a, Expr b) { return Div::make(std::move(a), std::move(b)); }
-Expr operator%(Expr a, Expr b) { return Mod::make(std::move(a), std::move(b)); }
-Expr operator<(Expr a, Expr b) { return LT::make(std::move(a), std::move(b)); }
-Expr operator<=(Expr a, Expr b) { return LE::make(std::move(a), std::move(b)); }
-Expr operator>(Expr a, Expr b) { return GT::make(std::move(a), std::move(b)); }
-Expr operator>=(Expr a, Expr b) { return GE::make(std::move(a), std::move(b)); }
-Expr min(Expr a, Expr b) { return Min::make(std::move(a), std::move(b)); }
-Expr max(Expr a, Expr b) { return Max::make(std::move(a), std::move(b)); }
-Expr floorDiv(Expr a, Expr b) { return FloorDiv::make(std::move(a), std::move(b)); }
-Expr floorMod(Expr a, Expr b) { return FloorMod::make(std::move(a), std::move(b)); }
-Expr eq(Expr a, Expr b) { return EQ::make(std::move(a), std::move(b)); }
-Expr ne(Expr a, Expr b) { return NE::make(std::move(a), std::move(b)); }
+Expr operator+(Expr a, Expr b) {
+  return Add::make(std::move(a), std::move(b));
+}
+Expr operator-(Expr a, Expr b) {
+  return Sub::make(std::move(a), std::move(b));
+}
+Expr operator*(Expr a, Expr b) {
+  return Mul::make(std::move(a), std::move(b));
+}
+Expr operator/(Expr a, Expr b) {
+  return Div::make(std::move(a), std::move(b));
+}
+Expr operator%(Expr a, Expr b) {
+  return Mod::make(std::move(a), std::move(b));
+}
+Expr operator<(Expr a, Expr b) {
+  return LT::make(std::move(a), std::move(b));
+}
+Expr operator<=(Expr a, Expr b) {
+  return LE::make(std::move(a), std::move(b));
+}
+Expr operator>(Expr a, Expr b) {
+  return GT::make(std::move(a), std::move(b));
+}
+Expr operator>=(Expr a, Expr b) {
+  return GE::make(std::move(a), std::move(b));
+}
+Expr min(Expr a, Expr b) {
+  return Min::make(std::move(a), std::move(b));
+}
+Expr max(Expr a, Expr b) {
+  return Max::make(std::move(a), std::move(b));
+}
+Expr floorDiv(Expr a, Expr b) {
+  return FloorDiv::make(std::move(a), std::move(b));
+}
+Expr floorMod(Expr a, Expr b) {
+  return FloorMod::make(std::move(a), std::move(b));
+}
+Expr eq(Expr a, Expr b) {
+  return EQ::make(std::move(a), std::move(b));
+}
+Expr ne(Expr a, Expr b) {
+  return NE::make(std::move(a), std::move(b));
+}
 
 Expr operator-(const Expr& a) {
   LATHE_CHECK(a.defined(), "negation of an undefined expression");
@@ -97,14 +135,22 @@ Expr operator-(const Expr& a) {
   return Sub::make(makeZero(a.type()), a);
 }
 
-Expr operator!(Expr a) { return Not::make(std::move(a)); }
-Expr operator&&(Expr a, Expr b) { return And::make(std::move(a), std::move(b)); }
-Expr operator||(Expr a, Expr b) { return Or::make(std::move(a), std::move(b)); }
+Expr operator!(Expr a) {
+  return Not::make(std::move(a));
+}
+Expr operator&&(Expr a, Expr b) {
+  return And::make(std::move(a), std::move(b));
+}
+Expr operator||(Expr a, Expr b) {
+  return Or::make(std::move(a), std::move(b));
+}
 
 Expr select(Expr condition, Expr trueValue, Expr falseValue) {
   return Select::make(std::move(condition), std::move(trueValue), std::move(falseValue));
 }
 
-Expr cast(Type type, Expr value) { return Cast::make(type, std::move(value)); }
+Expr cast(Type type, Expr value) {
+  return Cast::make(type, std::move(value));
+}
 
 } // namespace lathe::loop

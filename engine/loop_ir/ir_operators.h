@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <optional>
 #include <type_traits>
+#include <vector>
 
 namespace lathe::loop {
 
@@ -28,10 +29,19 @@ Expr makeConst(Type type, T value) {
     return makeFloatConst(type, static_cast<double>(value));
 }
 Expr makeBool(bool value, int lanes = 1);
-inline Expr makeZero(Type type) { return makeIntConst(type, 0); }
-inline Expr makeOne(Type type) { return makeIntConst(type, 1); }
+inline Expr makeZero(Type type) {
+  return makeIntConst(type, 0);
+}
+inline Expr makeOne(Type type) {
+  return makeIntConst(type, 1);
+}
 // An indexType() constant: loop bounds, shapes.
-inline Expr makeIndex(std::int64_t value) { return makeIntConst(indexType(), value); }
+inline Expr makeIndex(std::int64_t value) {
+  return makeIntConst(indexType(), value);
+}
+
+// A constant shape (or list of indices): {1, 3, 224, 224} as indexType() immediates.
+std::vector<Expr> makeShape(const std::vector<std::int64_t>& dims);
 
 // Constant queries: an immediate, or a Broadcast of one.
 bool isConst(const Expr& e);

@@ -51,6 +51,8 @@ std::string Type::toString() const {
   return out;
 }
 
-std::ostream& operator<<(std::ostream& os, const Type& type) { return os << type.toString(); }
+std::ostream& operator<<(std::ostream& os, const Type& type) {
+  return os << type.toString();
+}
 
 } // namespace lathe::loop

@@ -49,21 +49,47 @@ private:
 
 std::ostream& operator<<(std::ostream& os, const Type& type);
 
-inline Type f16(int lanes = 1) { return Type(TypeCode::Float, 16, lanes); }
-inline Type f32(int lanes = 1) { return Type(TypeCode::Float, 32, lanes); }
-inline Type f64(int lanes = 1) { return Type(TypeCode::Float, 64, lanes); }
-inline Type i8(int lanes = 1) { return Type(TypeCode::Int, 8, lanes); }
-inline Type i16(int lanes = 1) { return Type(TypeCode::Int, 16, lanes); }
-inline Type i32(int lanes = 1) { return Type(TypeCode::Int, 32, lanes); }
-inline Type i64(int lanes = 1) { return Type(TypeCode::Int, 64, lanes); }
-inline Type u8(int lanes = 1) { return Type(TypeCode::UInt, 8, lanes); }
-inline Type u16(int lanes = 1) { return Type(TypeCode::UInt, 16, lanes); }
-inline Type u32(int lanes = 1) { return Type(TypeCode::UInt, 32, lanes); }
-inline Type u64(int lanes = 1) { return Type(TypeCode::UInt, 64, lanes); }
-inline Type boolean(int lanes = 1) { return Type(TypeCode::Bool, 1, lanes); }
+inline Type f16(int lanes = 1) {
+  return Type(TypeCode::Float, 16, lanes);
+}
+inline Type f32(int lanes = 1) {
+  return Type(TypeCode::Float, 32, lanes);
+}
+inline Type f64(int lanes = 1) {
+  return Type(TypeCode::Float, 64, lanes);
+}
+inline Type i8(int lanes = 1) {
+  return Type(TypeCode::Int, 8, lanes);
+}
+inline Type i16(int lanes = 1) {
+  return Type(TypeCode::Int, 16, lanes);
+}
+inline Type i32(int lanes = 1) {
+  return Type(TypeCode::Int, 32, lanes);
+}
+inline Type i64(int lanes = 1) {
+  return Type(TypeCode::Int, 64, lanes);
+}
+inline Type u8(int lanes = 1) {
+  return Type(TypeCode::UInt, 8, lanes);
+}
+inline Type u16(int lanes = 1) {
+  return Type(TypeCode::UInt, 16, lanes);
+}
+inline Type u32(int lanes = 1) {
+  return Type(TypeCode::UInt, 32, lanes);
+}
+inline Type u64(int lanes = 1) {
+  return Type(TypeCode::UInt, 64, lanes);
+}
+inline Type boolean(int lanes = 1) {
+  return Type(TypeCode::Bool, 1, lanes);
+}
 
 // Loop variables, loop bounds, buffer shapes/strides and Load/Store indices are all of this
 // type (vectors of it for vector indices), so index arithmetic never mixes widths.
-inline Type indexType(int lanes = 1) { return i64(lanes); }
+inline Type indexType(int lanes = 1) {
+  return i64(lanes);
+}
 
 } // namespace lathe::loop

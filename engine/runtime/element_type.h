@@ -29,8 +29,8 @@ enum class ElementType : std::uint8_t {
 
 // Every element type, in declaration order (for tests and tables).
 inline constexpr ElementType kAllElementTypes[] = {
-    ElementType::F32, ElementType::F64, ElementType::F16, ElementType::BF16, ElementType::I8,
-    ElementType::I16, ElementType::I32, ElementType::I64, ElementType::U8,   ElementType::U16,
+    ElementType::F32, ElementType::F64, ElementType::F16,  ElementType::BF16, ElementType::I8,
+    ElementType::I16, ElementType::I32, ElementType::I64,  ElementType::U8,   ElementType::U16,
     ElementType::U32, ElementType::U64, ElementType::Bool,
 };
 

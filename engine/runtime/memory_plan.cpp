@@ -1,14 +1,14 @@
 #include "engine/runtime/memory_plan.h"
 
+#include "engine/runtime/tensor.h"
+#include "engine/support/diagnostics.h"
+
 #include <algorithm>
 #include <limits>
 #include <numeric>
 #include <optional>
 #include <unordered_set>
 #include <utility>
-
-#include "engine/runtime/tensor.h"
-#include "engine/support/diagnostics.h"
 
 namespace lathe::runtime {
 
@@ -65,6 +65,28 @@ std::uint64_t maxLiveBytes(std::span<const BufferRequest> buffers) {
   return static_cast<std::uint64_t>(peak);
 }
 
+// Every buffer in its own slot, stacked from the most to the least aligned (so padding is
+// minimal): the arena a planner without reuse would need.
+std::vector<BufferPlacement> layOutWithoutReuse(std::span<const BufferRequest> buffers,
+                                                std::uint64_t& arenaBytes) {
+  std::vector<std::size_t> order(buffers.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
+    return effectiveAlignment(buffers[a]) > effectiveAlignment(buffers[b]);
+  });
+  std::vector<BufferPlacement> placements(buffers.size());
+  std::uint64_t end = 0;
+  for (std::size_t index : order) {
+    placements[index].id = buffers[index].id;
+    if (buffers[index].bytes == 0)
+      continue;
+    placements[index].offset = alignUp(end, effectiveAlignment(buffers[index]));
+    end = placements[index].offset + buffers[index].bytes;
+  }
+  arenaBytes = alignUp(end, kTensorAlignment);
+  return placements;
+}
+
 } // namespace
 
 std::uint64_t MemoryPlan::offsetOf(std::int64_t id) const {
@@ -102,7 +124,6 @@ MemoryPlan planMemory(std::span<const BufferRequest> buffers) {
     const BufferRequest& buffer = buffers[index];
     const std::uint64_t alignment = effectiveAlignment(buffer);
     plan.alignment = std::max(plan.alignment, alignment);
-    plan.naiveBytes += alignUp(buffer.bytes, kTensorAlignment);
     plan.placements[index].id = buffer.id;
     if (buffer.bytes == 0)
       continue; // occupies nothing; offset 0
@@ -139,6 +160,13 @@ MemoryPlan planMemory(std::span<const BufferRequest> buffers) {
   // Whole lines, so reading to the end of the last buffer's last line stays in the arena.
   plan.peakBytes = alignUp(peak, kTensorAlignment);
   plan.lowerBoundBytes = maxLiveBytes(buffers);
+  // Alignment padding can, in contrived cases (a large buffer with a small alignment below
+  // a page-aligned one), make greedy placement worse than no reuse at all; never be worse.
+  std::vector<BufferPlacement> separate = layOutWithoutReuse(buffers, plan.naiveBytes);
+  if (plan.peakBytes > plan.naiveBytes) {
+    plan.placements = std::move(separate);
+    plan.peakBytes = plan.naiveBytes;
+  }
   return plan;
 }
 

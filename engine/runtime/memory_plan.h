@@ -14,6 +14,8 @@
 //      ordered by offset, and collect the gaps between them (and below the first);
 //   3. take the smallest gap that holds the buffer at its alignment; with none, place it
 //      just above the highest of those overlapping buffers.
+// If alignment padding makes that worse than giving every buffer its own slot (possible
+// only with mixed large alignments), the plan without reuse is returned instead.
 // Large buffers go first because they are the hard ones to fit; small ones then fill the
 // holes between them. O(n^2 log n) for n buffers, fine for the thousands a model has.
 //
@@ -28,10 +30,10 @@
 namespace lathe::runtime {
 
 struct BufferRequest {
-  std::int64_t id = 0;       // the caller's handle; ids must be unique
-  std::uint64_t bytes = 0;   // may be 0 (gets offset 0 and occupies nothing)
-  std::int64_t firstUse = 0; // first step that touches the buffer (it is written there)
-  std::int64_t lastUse = 0;  // last step that touches it; >= firstUse
+  std::int64_t id = 0;         // the caller's handle; ids must be unique
+  std::uint64_t bytes = 0;     // may be 0 (gets offset 0 and occupies nothing)
+  std::int64_t firstUse = 0;   // first step that touches the buffer (it is written there)
+  std::int64_t lastUse = 0;    // last step that touches it; >= firstUse
   std::uint64_t alignment = 0; // power of two or 0; values below 64 are raised to 64
 };
 
@@ -42,9 +44,9 @@ struct BufferPlacement {
 
 struct MemoryPlan {
   std::vector<BufferPlacement> placements; // one per request, in request order
-  std::uint64_t peakBytes = 0;  // arena size
-  std::uint64_t alignment = 64; // the arena base must be aligned to this
-  // For comparison: a separate (aligned) block per buffer ...
+  std::uint64_t peakBytes = 0;             // arena size
+  std::uint64_t alignment = 64;            // the arena base must be aligned to this
+  // For comparison: every buffer in its own slot, with alignment padding ...
   std::uint64_t naiveBytes = 0;
   // ... and the most bytes live at any one step, which no plan can beat.
   std::uint64_t lowerBoundBytes = 0;

@@ -1,12 +1,12 @@
 #include "engine/runtime/npy.h"
 
+#include "engine/runtime/npy_format.h"
+
 #include <algorithm>
 #include <bit>
 #include <cstring>
 #include <fstream>
 #include <limits>
-
-#include "engine/runtime/npy_format.h"
 
 namespace lathe::runtime {
 
@@ -363,9 +363,10 @@ Tensor readNpyStream(ByteSource& in, std::optional<std::uint64_t> totalBytes,
   if (!descr)
     failNpy(where, ErrorKind::Invalid, unsupportedDescr(*header.descr));
   if (descr->byteSwapped)
-    failNpy(where, ErrorKind::Invalid,
-            "big-endian dtype '" + *header.descr +
-                "' is not supported; save it little-endian, e.g. a.astype(a.dtype.newbyteorder('<'))");
+    failNpy(
+        where, ErrorKind::Invalid,
+        "big-endian dtype '" + *header.descr +
+            "' is not supported; save it little-endian, e.g. a.astype(a.dtype.newbyteorder('<'))");
   const std::vector<std::int64_t>& shape = *header.shape;
   if (*header.fortranOrder && shape.size() > 1)
     failNpy(where, ErrorKind::Invalid,
@@ -391,7 +392,8 @@ Tensor readNpyStream(ByteSource& in, std::optional<std::uint64_t> totalBytes,
   Tensor tensor = Tensor::allocate(descr->type, shape);
   const std::size_t got = in.read(tensor.rawData(), tensor.byteSize());
   if (got != tensor.byteSize())
-    failNpy(where, ErrorKind::Invalid, "truncated: " + need + ", the file has " + std::to_string(got));
+    failNpy(where, ErrorKind::Invalid,
+            "truncated: " + need + ", the file has " + std::to_string(got));
   char extra;
   if (in.read(&extra, 1) != 0)
     failNpy(where, ErrorKind::Invalid, "size mismatch: " + need + ", the file has more");
@@ -444,8 +446,8 @@ Tensor readNpy(const std::filesystem::path& path) {
   std::error_code ec;
   const std::uintmax_t size = std::filesystem::file_size(path, ec);
   detail::FileSource source(in);
-  Tensor tensor = detail::readNpyStream(
-      source, ec ? std::nullopt : std::optional<std::uint64_t>(size), where);
+  Tensor tensor =
+      detail::readNpyStream(source, ec ? std::nullopt : std::optional<std::uint64_t>(size), where);
   if (in.bad())
     detail::failNpy(where, ErrorKind::Io, "read error");
   return tensor;

@@ -14,14 +14,14 @@
 // the file and whose reason names the array ("array 'x': ..."); a file that cannot be
 // opened, read or written is kind Io.
 
+#include "engine/runtime/tensor.h"
+
 #include <cstddef>
 #include <filesystem>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "engine/runtime/tensor.h"
 
 namespace lathe::runtime {
 

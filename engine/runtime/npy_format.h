@@ -2,13 +2,13 @@
 // Internal to npy.cpp and npz.cpp: the .npy encoding over a byte stream, so that .npy
 // files and .npz members are decoded straight into tensor storage without a staging copy.
 
+#include "engine/runtime/tensor.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
-
-#include "engine/runtime/tensor.h"
 
 namespace lathe::runtime::detail {
 

@@ -2,15 +2,14 @@
 // writes it for members over 4 GiB), CRC checks, and writes through a temporary file that
 // replaces the target only on success.
 
-#include <zip.h>
+#include "engine/runtime/npy.h"
+#include "engine/runtime/npy_format.h"
 
 #include <cstring>
 #include <fstream>
 #include <memory>
 #include <set>
-
-#include "engine/runtime/npy.h"
-#include "engine/runtime/npy_format.h"
+#include <zip.h>
 
 namespace lathe::runtime {
 
@@ -56,7 +55,9 @@ std::string arrayNameOf(std::string_view member) {
   return std::string(member);
 }
 
-bool isDirectory(std::string_view member) { return member.ends_with('/'); }
+bool isDirectory(std::string_view member) {
+  return member.ends_with('/');
+}
 
 class MemberSource : public detail::ByteSource {
 public:
@@ -94,9 +95,8 @@ Tensor readMember(zip_t* archive, zip_uint64_t index, const std::filesystem::pat
             std::string("cannot open archive member: ") + zip_strerror(archive));
   MemberSource source(file.get(), where);
   const bool sizeKnown = (stat.valid & ZIP_STAT_SIZE) != 0;
-  return detail::readNpyStream(source, sizeKnown ? std::optional<std::uint64_t>(stat.size)
-                                                 : std::nullopt,
-                               where);
+  return detail::readNpyStream(
+      source, sizeKnown ? std::optional<std::uint64_t>(stat.size) : std::nullopt, where);
 }
 
 // Calls fn(index, memberName) for every file member (directories skipped).
@@ -147,16 +147,16 @@ Tensor readNpzArray(const std::filesystem::path& path, std::string_view name) {
   });
   if (!found)
     failNpy(NpyContext{path.string(), std::string(name)}, ErrorKind::Invalid,
-            "no such array in the archive (it has: " + (known.empty() ? "nothing" : known) +
-                ")");
+            "no such array in the archive (it has: " + (known.empty() ? "nothing" : known) + ")");
   return readMember(archive.get(), *found, path);
 }
 
 std::vector<std::string> listNpz(const std::filesystem::path& path) {
   ZipArchive archive = openForReading(path);
   std::vector<std::string> names;
-  forEachMember(archive.get(), path,
-                [&](zip_uint64_t, std::string_view member) { names.push_back(arrayNameOf(member)); });
+  forEachMember(archive.get(), path, [&](zip_uint64_t, std::string_view member) {
+    names.push_back(arrayNameOf(member));
+  });
   return names;
 }
 
@@ -207,8 +207,8 @@ void writeNpz(const std::filesystem::path& path, std::span<const NamedTensor> ar
         zip_file_add(archive.get(), memberName.c_str(), source, ZIP_FL_ENC_UTF_8);
     if (index < 0) {
       zip_source_free(source);
-      failNpy(member, ErrorKind::Io, std::string("cannot add to archive: ") +
-                                         zip_strerror(archive.get()));
+      failNpy(member, ErrorKind::Io,
+              std::string("cannot add to archive: ") + zip_strerror(archive.get()));
     }
     if (zip_set_file_compression(archive.get(), static_cast<zip_uint64_t>(index), ZIP_CM_STORE,
                                  0) != 0)

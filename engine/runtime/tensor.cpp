@@ -189,7 +189,9 @@ Tensor Tensor::clone() const {
   return copy;
 }
 
-Tensor Tensor::view() { return view(type_, shape_, data_); }
+Tensor Tensor::view() {
+  return view(type_, shape_, data_);
+}
 
 bool Tensor::isAligned(std::size_t alignment) const {
   return reinterpret_cast<std::uintptr_t>(data_) % alignment == 0;

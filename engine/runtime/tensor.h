@@ -10,6 +10,9 @@
 // Tensors are move-only: copying element data is explicit (clone) because activations can
 // be large. Moving an owning tensor keeps its data pointer, so views of it stay valid.
 
+#include "engine/runtime/element_type.h"
+#include "engine/support/diagnostics.h"
+
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -17,9 +20,6 @@
 #include <string>
 #include <utility>
 #include <vector>
-
-#include "engine/runtime/element_type.h"
-#include "engine/support/diagnostics.h"
 
 namespace lathe::runtime {
 
@@ -86,7 +86,9 @@ public:
   const std::vector<std::int64_t>& shape() const { return shape_; }
   int rank() const { return static_cast<int>(shape_.size()); }
   std::int64_t numElements() const { return numElements_; }
-  std::size_t byteSize() const { return static_cast<std::size_t>(numElements_) * elementSize(type_); }
+  std::size_t byteSize() const {
+    return static_cast<std::size_t>(numElements_) * elementSize(type_);
+  }
   bool ownsStorage() const { return owned_.data() != nullptr; }
   // True when the first element sits on an `alignment`-byte boundary.
   bool isAligned(std::size_t alignment = kTensorAlignment) const;

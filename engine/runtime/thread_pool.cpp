@@ -34,8 +34,7 @@ std::int64_t chunkBegin(std::int64_t n, int chunks, int i) {
 
 } // namespace
 
-ThreadPool::ThreadPool(int threads)
-    : threadCount_(threads > 0 ? threads : defaultThreadCount()) {
+ThreadPool::ThreadPool(int threads) : threadCount_(threads > 0 ? threads : defaultThreadCount()) {
   workers_.reserve(static_cast<std::size_t>(threadCount_ - 1));
   try {
     for (int i = 1; i < threadCount_; ++i) {
@@ -56,6 +55,9 @@ ThreadPool::ThreadPool(int threads)
 }
 
 ThreadPool::~ThreadPool() {
+  // A dangling current pool would crash the next kernel; no pool means serial loops.
+  ThreadPool* self = this;
+  gCurrentPool.compare_exchange_strong(self, nullptr, std::memory_order_acq_rel);
   stopping_ = true; // published to each worker by the release below
   for (auto& worker : workers_)
     worker->start.release();
@@ -133,15 +135,21 @@ void ThreadPool::parallelFor(std::int64_t n, RangeFn body, void* closure) {
   }
 }
 
-bool inParallelRegion() { return tlsRegionDepth > 0; }
+bool inParallelRegion() {
+  return tlsRegionDepth > 0;
+}
 
 ThreadPool* setCurrentThreadPool(ThreadPool* pool) {
   return gCurrentPool.exchange(pool, std::memory_order_acq_rel);
 }
 
-ThreadPool* currentThreadPool() { return gCurrentPool.load(std::memory_order_acquire); }
+ThreadPool* currentThreadPool() {
+  return gCurrentPool.load(std::memory_order_acquire);
+}
 
-std::exception_ptr takeParallelForError() { return std::exchange(tlsParallelForError, nullptr); }
+std::exception_ptr takeParallelForError() {
+  return std::exchange(tlsParallelForError, nullptr);
+}
 
 } // namespace lathe::runtime
 

@@ -9,9 +9,12 @@
 //  - A parallelFor issued while this thread is already running a chunk of any pool's loop
 //    (a worker, or the caller inside its own chunk) runs serially on that thread.
 //  - The pool must outlive every parallelFor on it; destroying it while a loop runs is a bug.
+//    Destroying the current pool resets the current pool to none (loops then run serially).
 //  - The current pool is an atomic pointer: setting it while kernels run is allowed, but
 //    loops that already loaded the old pool keep using it, so the old pool must outlive
 //    them. The executor sets it once (ScopedCurrentThreadPool) around running a module.
+
+#include "engine/runtime/runtime_abi.h"
 
 #include <atomic>
 #include <cstdint>
@@ -22,8 +25,6 @@
 #include <thread>
 #include <type_traits>
 #include <vector>
-
-#include "engine/runtime/runtime_abi.h"
 
 namespace lathe::runtime {
 

@@ -1,11 +1,11 @@
 #include "engine/runtime/timing_stats.h"
 
+#include "engine/support/diagnostics.h"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <vector>
-
-#include "engine/support/diagnostics.h"
 
 namespace lathe::runtime {
 

@@ -140,6 +140,96 @@ def check_ops_and_passes(lathe, models):
            "passes lists the pipeline in order", out)
 
 
+TESTDATA = "/usr/share/libonnx-testdata/data/node"
+
+
+def _expected_output(test, index=0):
+    import onnx
+    from onnx import numpy_helper
+    t = onnx.TensorProto()
+    with open(f"{TESTDATA}/{test}/test_data_set_0/output_{index}.pb", "rb") as f:
+        t.ParseFromString(f.read())
+    return numpy_helper.to_array(t)
+
+
+def _inputs_npz(test, path, names):
+    import numpy as np
+    import onnx
+    from onnx import numpy_helper
+    arrays = {}
+    for i, name in enumerate(names):
+        t = onnx.TensorProto()
+        with open(f"{TESTDATA}/{test}/test_data_set_0/input_{i}.pb", "rb") as f:
+            t.ParseFromString(f.read())
+        arrays[name] = numpy_helper.to_array(t)
+    np.savez(path, **arrays)
+
+
+def check_compile_and_run_bundle(lathe, models):
+    import os
+    import tempfile
+    import numpy as np
+    work = tempfile.mkdtemp(prefix="lathe_cli_")
+    model = f"{TESTDATA}/test_add_bcast/model.onnx"
+    bundle, dump = f"{work}/add.tar", f"{work}/dump"
+    rc, out, err = run(lathe, "compile", model, "--target", "llvm", "-o", bundle, "--dump", dump)
+    expect(rc == 0 and os.path.exists(bundle), "compile writes the bundle", out + err)
+    names = sorted(os.listdir(dump))
+    for ext in (".loop", ".ll", ".opt.ll", ".s"):
+        expect(any(n.endswith(ext) for n in names), f"--dump writes {ext} files", " ".join(names))
+    loop_ir = open(f"{dump}/{[n for n in names if n.endswith('.loop')][0]}").read()
+    expect("kernel " in loop_ir and "for (" in loop_ir, "the loop IR dump shows a kernel", loop_ir)
+    inputs, outputs = f"{work}/in.npz", f"{work}/out.npz"
+    _inputs_npz("test_add_bcast", inputs, ["x", "y"])
+    rc, out, err = run(lathe, "run", bundle, "--inputs", inputs, "--outputs", outputs, "--print-time",
+                       "--repeat", "3")
+    expect(rc == 0, "run the bundle", out + err)
+    expect("mean (ms)" in out and "median (ms)" in out, "--print-time table", out)
+    got = np.load(outputs)["sum"]
+    expect(np.allclose(got, _expected_output("test_add_bcast"), atol=1e-6), "bundle output matches")
+    rc, out, err = run(lathe, "run", bundle, "--json", "--repeat", "2")
+    j = json.loads(out)
+    for key in ("mean_ms", "median_ms", "min_ms", "max_ms", "std_ms"):
+        expect(key in j, f"--json has {key}", out)
+    expect(j["outputs"][0]["shape"] == [3, 4, 5], "--json output shape", out)
+    # The same model run in memory (no bundle) gives the same numbers.
+    rc, out, err = run(lathe, "run", model, "--inputs", inputs, "--outputs", f"{work}/mem.npz")
+    expect(rc == 0 and np.array_equal(np.load(f"{work}/mem.npz")["sum"], got), "in-memory run", err)
+    # A bundle for another machine is refused, not loaded.
+    rc, out, err = run(lathe, "compile", model, "--target", "llvm -mtriple=aarch64-linux-gnu",
+                       "-o", f"{work}/arm.tar")
+    expect(rc == 0, "cross compile", out + err)
+    rc, out, err = run(lathe, "run", f"{work}/arm.tar")
+    expect(rc == 1 and "aarch64" in err and "this machine" in err, "foreign bundle refused", err)
+
+
+def check_run_bad_input(lathe, models):
+    import tempfile
+    import numpy as np
+    work = tempfile.mkdtemp(prefix="lathe_cli_")
+    model = f"{TESTDATA}/test_add_bcast/model.onnx"
+    np.savez(f"{work}/missing.npz", x=np.zeros((3, 4, 5), np.float32))
+    rc, out, err = run(lathe, "run", model, "--inputs", f"{work}/missing.npz")
+    expect(rc == 1 and "input 'y'" in err and "missing.npz" in err, "a missing input is named", err)
+    np.savez(f"{work}/shape.npz", x=np.zeros((3, 4, 6), np.float32), y=np.zeros(5, np.float32))
+    rc, out, err = run(lathe, "run", model, "--inputs", f"{work}/shape.npz")
+    expect(rc == 1 and "input 'x' must be f32[3,4,5]" in err, "a wrong shape is named", err)
+    np.savez(f"{work}/dtype.npz", x=np.zeros((3, 4, 5), np.float64), y=np.zeros(5, np.float32))
+    rc, out, err = run(lathe, "run", model, "--inputs", f"{work}/dtype.npz")
+    expect(rc == 1 and "got f64" in err, "a wrong dtype is named", err)
+    rc, out, err = run(lathe, "compile", model, "-o", f"{work}/ok.tar")
+    data = open(f"{work}/ok.tar", "rb").read()
+    open(f"{work}/cut.tar", "wb").write(data[: len(data) // 2])
+    rc, out, err = run(lathe, "run", f"{work}/cut.tar")
+    expect(rc == 1 and "cut.tar" in err and ("truncated" in err or "past the end" in err),
+           "a truncated bundle", err)
+    open(f"{work}/junk.tar", "wb").write(b"not a tar" * 100)
+    rc, out, err = run(lathe, "run", f"{work}/junk.tar")
+    expect(rc == 1 and "junk.tar" in err, "a corrupt bundle", err)
+    rc, out, err = run(lathe, "run", model, "--input-shapes", "x:[3,4,zz]")
+    expect(rc == 2 and "'zz' is not a dimension" in err, "bad --input-shapes", err)
+
+
 CHECKS = {name[len("check_"):]: fn for name, fn in globals().items() if name.startswith("check_")}
 
 if __name__ == "__main__":

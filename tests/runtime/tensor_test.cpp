@@ -1,14 +1,12 @@
+#include "engine/runtime/element_type.h"
 #include "engine/runtime/tensor.h"
-
-#include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <gtest/gtest.h>
 #include <limits>
 #include <set>
-
-#include "engine/runtime/element_type.h"
 
 namespace lathe::runtime {
 namespace {
@@ -34,12 +32,12 @@ TEST(ElementType, NamesRoundTripAndSizes) {
 TEST(Float16, KnownValues) {
   EXPECT_EQ(Float16::fromFloat(1.0f).bits, 0x3C00);
   EXPECT_EQ(Float16::fromFloat(-2.0f).bits, 0xC000);
-  EXPECT_EQ(Float16::fromFloat(65504.0f).bits, 0x7BFF);  // largest finite
-  EXPECT_EQ(Float16::fromFloat(65520.0f).bits, 0x7C00);  // rounds to infinity
+  EXPECT_EQ(Float16::fromFloat(65504.0f).bits, 0x7BFF);   // largest finite
+  EXPECT_EQ(Float16::fromFloat(65520.0f).bits, 0x7C00);   // rounds to infinity
   EXPECT_EQ(Float16::fromFloat(0x1.0p-24f).bits, 0x0001); // smallest subnormal
   EXPECT_EQ(Float16::fromFloat(0x1.0p-26f).bits, 0x0000); // below half of it
   EXPECT_EQ(Float16::fromFloat(-0.0f).bits, 0x8000);
-  EXPECT_EQ(Float16::fromFloat(1.0f + 0x1.0p-11f).bits, 0x3C00); // tie to even (down)
+  EXPECT_EQ(Float16::fromFloat(1.0f + 0x1.0p-11f).bits, 0x3C00);     // tie to even (down)
   EXPECT_EQ(Float16::fromFloat(1.0f + 3 * 0x1.0p-11f).bits, 0x3C02); // tie to even (up)
   EXPECT_TRUE(std::isnan(Float16::fromFloat(std::nanf("")).toFloat()));
   EXPECT_EQ(Float16{0x7C00}.toFloat(), std::numeric_limits<float>::infinity());
@@ -179,8 +177,9 @@ TEST(Tensor, FillRandomRangesAndDeterminism) {
       EXPECT_EQ(distinct.size(), 16u) << elementTypeName(type);
     else
       EXPECT_GT(distinct.size(), 200u) << elementTypeName(type);
-    if (isFloatingPoint(type))
+    if (isFloatingPoint(type)) {
       EXPECT_LT(std::fabs(summarize(a).mean), 0.05) << elementTypeName(type);
+    }
   }
 }
 

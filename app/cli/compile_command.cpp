@@ -1,0 +1,70 @@
+// lathe compile MODEL.onnx --target "llvm [-mcpu=NAME]" -o OUT.tar [--dump DIR]
+//   [--input-shapes "name:[...]"]
+#include "app/cli/commands.h"
+#include "engine/api/session.h"
+
+#include <iomanip>
+#include <iostream>
+
+namespace lathe::cli {
+namespace {
+
+struct CompileCommandOptions {
+  std::string model, target = "llvm", output, dump, inputShapes;
+};
+
+int compileModel(const CompileCommandOptions& o) {
+  api::Session session;
+  api::OpenOptions open;
+  open.inputShapes = parseInputShapes(o.inputShapes);
+  const api::OpenResult opened = session.openModel(o.model, open);
+  if (!opened.ok()) {
+    std::cerr << "lathe: error: " << opened.failure->message << "\n";
+    return 1;
+  }
+  api::CompileOptions options;
+  options.target = o.target;
+  options.bundlePath = o.output;
+  options.dumpDir = o.dump;
+  const api::CompileResult r = session.compile(options);
+  if (!r.ok()) {
+    std::cerr << "lathe: error: " << r.failure->message << "\n";
+    return 1;
+  }
+  const api::CompileReport& c = *r.report;
+  std::cout << std::fixed << std::setprecision(1) << "compiled " << o.model << " for \"" << c.target
+            << "\": " << c.kernels.size() << " kernels, lowering " << c.lowerMilliseconds
+            << " ms, code generation " << c.codegenMilliseconds << " ms\n"
+            << "wrote " << o.output << " (" << c.bundleBytes / 1024 << " KiB)"
+            << (o.dump.empty() ? "" : "; per-kernel code in " + o.dump) << "\n";
+  return 0;
+}
+
+} // namespace
+
+void addCompileCommand(CLI::App& app, int& exitCode) {
+  auto o = std::make_shared<CompileCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "compile", "Compile a model to a bundle: kernels (shared object), manifest and weights");
+  cmd->add_option("model", o->model, "ONNX model (.onnx)")->required();
+  cmd->add_option("--target", o->target,
+                  "Target string: \"llvm\" (this machine), \"llvm -mcpu=znver4\", "
+                  "\"llvm -mtriple=aarch64-linux-gnu\", ... (see lathe targets)")
+      ->capture_default_str();
+  cmd->add_option("-o,--output", o->output, "The bundle to write (.tar)")->required();
+  cmd->add_option("--dump", o->dump,
+                  "Also write per kernel: loop IR (.loop), LLVM IR before/after optimisation "
+                  "(.ll, .opt.ll) and assembly (.s) into this folder");
+  cmd->add_option("--input-shapes", o->inputShapes,
+                  "Fix symbolic input dims: \"name:[d0,d1,...] other:[...]\"");
+  cmd->callback([o, &exitCode] {
+    try {
+      exitCode = compileModel(*o);
+    } catch (const CLI::ValidationError& e) {
+      std::cerr << "lathe: error: " << e.what() << "\n";
+      exitCode = 2;
+    }
+  });
+}
+
+} // namespace lathe::cli

@@ -1,0 +1,170 @@
+// lathe run MODEL.onnx [--inputs in.npz] [--fill random|zeros|ones] [--outputs out.npz]
+//   [--repeat N] [--threads T] [--print-time] [--print-top K] [--json] [--input-shapes ...]
+#include "app/cli/commands.h"
+#include "engine/api/session.h"
+
+#include <cstdio>
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace lathe::cli {
+
+// "name:[1,3,224,224] other:[2,5]" -> map. Throws CLI::ValidationError on bad text.
+std::map<std::string, std::vector<std::int64_t>> parseInputShapes(const std::string& text) {
+  std::map<std::string, std::vector<std::int64_t>> shapes;
+  std::istringstream in(text);
+  std::string item;
+  while (in >> item) {
+    const auto colon = item.rfind(":[");
+    if (colon == std::string::npos || item.back() != ']')
+      throw CLI::ValidationError("--input-shapes", "expected name:[d0,d1,...], got '" + item + "'");
+    std::vector<std::int64_t> dims;
+    std::istringstream ds(item.substr(colon + 2, item.size() - colon - 3));
+    std::string d;
+    while (std::getline(ds, d, ',')) {
+      try {
+        std::size_t used = 0;
+        const long long v = std::stoll(d, &used);
+        if (used != d.size() || v < 0)
+          throw std::invalid_argument(d);
+        dims.push_back(v);
+      } catch (const std::exception&) {
+        throw CLI::ValidationError("--input-shapes",
+                                   "'" + d + "' is not a dimension in '" + item + "'");
+      }
+    }
+    shapes[item.substr(0, colon)] = dims;
+  }
+  return shapes;
+}
+
+namespace {
+
+struct RunCommandOptions {
+  std::string model, inputs, outputs, fill, inputShapes, target = "llvm";
+  int repeat = 1, threads = 0, top = 0;
+  bool printTime = false, json = false;
+};
+
+std::string shapeText(const std::vector<std::int64_t>& shape) {
+  std::string s = "[";
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    s += (i ? "," : "") + std::to_string(shape[i]);
+  return s + "]";
+}
+
+int runModel(const RunCommandOptions& o) {
+  api::Session session;
+  const bool bundle = o.model.size() > 4 && o.model.substr(o.model.size() - 4) == ".tar";
+  if (bundle) {
+    if (!o.inputShapes.empty()) {
+      std::cerr
+          << "lathe: error: --input-shapes applies when compiling; a bundle's shapes are fixed\n";
+      return 2;
+    }
+    const api::OpenResult opened = session.openBundle(o.model, o.threads);
+    if (!opened.ok()) {
+      std::cerr << "lathe: error: " << opened.failure->message << "\n";
+      return 1;
+    }
+  } else {
+    api::OpenOptions open;
+    open.inputShapes = parseInputShapes(o.inputShapes);
+    const api::OpenResult opened = session.openModel(o.model, open);
+    if (!opened.ok()) {
+      std::cerr << "lathe: error: " << opened.failure->message << "\n";
+      return 1;
+    }
+    api::CompileOptions compile;
+    compile.target = o.target;
+    compile.threads = o.threads;
+    const api::CompileResult compiled = session.compile(compile);
+    if (!compiled.ok()) {
+      std::cerr << "lathe: error: " << compiled.failure->message << "\n";
+      return 1;
+    }
+  }
+  api::RunOptions run;
+  run.inputsNpz = o.inputs;
+  run.fill = o.fill;
+  run.outputsNpz = o.outputs;
+  run.repeat = o.repeat;
+  run.topK = o.top;
+  const api::RunResult result = session.run(run);
+  if (!result.ok()) {
+    std::cerr << "lathe: error: " << result.failure->message << "\n";
+    return 1;
+  }
+  const api::RunReport& r = *result.report;
+  if (o.json) {
+    nlohmann::json j{{"mean_ms", r.meanMs}, {"median_ms", r.medianMs},
+                     {"min_ms", r.minMs},   {"max_ms", r.maxMs},
+                     {"std_ms", r.stdMs},   {"repeat", r.latenciesMs.size()},
+                     {"threads", r.threads}};
+    for (const auto& out : r.outputs) {
+      nlohmann::json oj{{"name", out.name}, {"dtype", out.dtype}, {"shape", out.shape},
+                        {"min", out.min},   {"max", out.max},     {"mean", out.mean}};
+      for (const auto& [index, value] : out.top)
+        oj["top"].push_back({{"index", index}, {"value", value}});
+      j["outputs"].push_back(oj);
+    }
+    std::cout << j.dump(2) << "\n";
+    return 0;
+  }
+  for (const auto& out : r.outputs) {
+    std::cout << out.name << "  " << out.dtype << shapeText(out.shape) << "  min " << out.min
+              << "  max " << out.max << "  mean " << out.mean << "\n";
+    for (std::size_t k = 0; k < out.top.size(); ++k)
+      std::cout << "  top " << k + 1 << ": index " << out.top[k].first << "  value "
+                << out.top[k].second << "\n";
+  }
+  if (o.printTime) {
+    std::cout << std::fixed << std::setprecision(3) << "Execution time summary ("
+              << r.latenciesMs.size() << " runs, " << r.threads << " threads):\n"
+              << " mean (ms)   median (ms)    max (ms)     min (ms)     std (ms)\n"
+              << std::setw(10) << r.meanMs << std::setw(13) << r.medianMs << std::setw(12)
+              << r.maxMs << std::setw(13) << r.minMs << std::setw(13) << r.stdMs << "\n";
+  }
+  return 0;
+}
+
+} // namespace
+
+void addRunCommand(CLI::App& app, int& exitCode) {
+  auto o = std::make_shared<RunCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "run",
+      "Run a bundle from lathe compile (.tar), or compile an ONNX model in memory and run it");
+  cmd->add_option("model", o->model, "A bundle (.tar) or an ONNX model (.onnx)")->required();
+  cmd->add_option("--inputs", o->inputs, "Inputs by name from a .npz file (numpy.savez)");
+  cmd->add_option(
+         "--fill", o->fill,
+         "Fill inputs not in --inputs: random (uniform [-1,1) floats, 0/1 integers), zeros "
+         "or ones. Default: random without --inputs; with it a missing input is an error")
+      ->check(CLI::IsMember({"random", "zeros", "ones"}));
+  cmd->add_option("--outputs", o->outputs, "Write the outputs by name to this .npz file");
+  cmd->add_option("--repeat", o->repeat, "Timed runs (one warm-up run first when more than 1)")
+      ->check(CLI::PositiveNumber)
+      ->capture_default_str();
+  cmd->add_option("--threads", o->threads, "Threads (0 = one per core)")->capture_default_str();
+  cmd->add_flag("--print-time", o->printTime,
+                "Print mean, median, max, min and std of the runs in ms");
+  cmd->add_option("--print-top", o->top, "Print the K largest values of each output");
+  cmd->add_flag("--json", o->json, "Print the timing summary and output shapes as JSON");
+  cmd->add_option("--input-shapes", o->inputShapes,
+                  "Fix symbolic input dims: \"name:[d0,d1,...] other:[...]\"");
+  cmd->add_option("--target", o->target, "Target string (running needs the host)")
+      ->capture_default_str();
+  cmd->callback([o, &exitCode] {
+    try {
+      exitCode = runModel(*o);
+    } catch (const CLI::ValidationError& e) {
+      std::cerr << "lathe: error: " << e.what() << "\n";
+      exitCode = 2;
+    }
+  });
+}
+
+} // namespace lathe::cli

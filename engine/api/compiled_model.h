@@ -1,0 +1,28 @@
+#pragma once
+// Internal to engine/api: graph -> lowered kernels -> JIT -> executor.
+#include "engine/codegen/llvm/compiler.h"
+#include "engine/export/bundle.h"
+#include "engine/graph/graph.h"
+#include "engine/lowering/lowered_model.h"
+#include "engine/runtime/executor.h"
+#include "engine/target/target.h"
+
+#include <memory>
+
+namespace lathe::api {
+
+struct CompiledModel {
+  lowering::LoweredModel lowered;
+  std::unique_ptr<codegen::JitKernels> jit;
+  std::unique_ptr<runtime::Executor> executor;
+  std::unique_ptr<exporter::LoadedBundle> bundle; // when loaded from a bundle
+  double lowerMilliseconds = 0, codegenMilliseconds = 0;
+};
+
+runtime::ElementType elementTypeOf(graph::DType dtype);
+
+// Lowers, compiles for the host and prepares an executor with `threads` threads.
+std::unique_ptr<CompiledModel>
+compileForHost(const graph::Graph& graph, const target::Target& target, int threads, bool keepText);
+
+} // namespace lathe::api

@@ -1,0 +1,366 @@
+// Session::compile, Session::run and the ONNX backend-test runner.
+#include "engine/api/bundle_io.h"
+#include "engine/api/session_state.h"
+#include "engine/frontend/onnx/tensor_file.h"
+#include "engine/loop_ir/ir_printer.h"
+#include "engine/lowering/lower_graph.h"
+#include "engine/runtime/npy.h"
+#include "engine/runtime/timing_stats.h"
+#include "engine/support/timer.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <random>
+
+namespace lathe::api {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Random inputs: floats uniform in [-1, 1), integers in [0, 2), booleans 0/1.
+void fillTensor(runtime::Tensor& t, const std::string& mode, std::uint64_t seed) {
+  using runtime::ElementType;
+  std::mt19937_64 rng(seed);
+  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
+  auto value = [&]() -> double {
+    if (mode == "zeros")
+      return 0;
+    if (mode == "ones")
+      return 1;
+    return runtime::isFloatingPoint(t.elementType()) ? uniform(rng)
+                                                     : static_cast<double>(rng() % 2);
+  };
+  const std::int64_t n = t.numElements();
+  switch (t.elementType()) {
+  case ElementType::F32:
+    for (std::int64_t i = 0; i < n; ++i)
+      t.data<float>()[i] = static_cast<float>(value());
+    return;
+  case ElementType::F64:
+    for (std::int64_t i = 0; i < n; ++i)
+      t.data<double>()[i] = value();
+    return;
+  case ElementType::I64:
+    for (std::int64_t i = 0; i < n; ++i)
+      t.data<std::int64_t>()[i] = static_cast<std::int64_t>(value());
+    return;
+  case ElementType::I32:
+    for (std::int64_t i = 0; i < n; ++i)
+      t.data<std::int32_t>()[i] = static_cast<std::int32_t>(value());
+    return;
+  case ElementType::Bool:
+  case ElementType::U8:
+    for (std::int64_t i = 0; i < n; ++i)
+      static_cast<std::uint8_t*>(t.rawData())[i] = static_cast<std::uint8_t>(value() != 0);
+    return;
+  default:
+    throw Error(ErrorKind::Unsupported,
+                "filling inputs of type " + std::string(runtime::elementTypeName(t.elementType())));
+  }
+}
+
+double elementAsDouble(const runtime::Tensor& t, std::int64_t i) {
+  // Every element type is listed: the switch ends in a return.
+  using runtime::ElementType;
+  switch (t.elementType()) {
+  case ElementType::F32:
+    return t.data<float>()[i];
+  case ElementType::F64:
+    return t.data<double>()[i];
+  case ElementType::I64:
+    return static_cast<double>(t.data<std::int64_t>()[i]);
+  case ElementType::I32:
+    return t.data<std::int32_t>()[i];
+  case ElementType::I16:
+    return t.data<std::int16_t>()[i];
+  case ElementType::I8:
+    return t.data<std::int8_t>()[i];
+  case ElementType::U8:
+  case ElementType::Bool:
+    return static_cast<const std::uint8_t*>(t.rawData())[i];
+  case ElementType::U16:
+    return t.data<std::uint16_t>()[i];
+  case ElementType::U32:
+    return t.data<std::uint32_t>()[i];
+  case ElementType::U64:
+    return static_cast<double>(t.data<std::uint64_t>()[i]);
+  case ElementType::F16:
+    return t.data<runtime::Float16>()[i].toFloat();
+  case ElementType::BF16:
+    return t.data<runtime::BFloat16>()[i].toFloat();
+  }
+  return NAN;
+}
+
+OutputSummary summarize(const std::string& name, const runtime::Tensor& t, int topK) {
+  OutputSummary s;
+  s.name = name;
+  s.dtype = std::string(runtime::elementTypeName(t.elementType()));
+  s.shape = t.shape();
+  const std::int64_t n = t.numElements();
+  if (n == 0)
+    return s;
+  s.min = s.max = elementAsDouble(t, 0);
+  double sum = 0;
+  std::vector<std::pair<std::int64_t, double>> all;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const double v = elementAsDouble(t, i);
+    s.min = std::min(s.min, v);
+    s.max = std::max(s.max, v);
+    sum += v;
+    if (topK > 0)
+      all.emplace_back(i, v);
+  }
+  s.mean = sum / static_cast<double>(n);
+  if (topK > 0) {
+    const std::size_t k = std::min<std::size_t>(static_cast<std::size_t>(topK), all.size());
+    std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(k), all.end(),
+                      [](const auto& a, const auto& b) { return a.second > b.second; });
+    s.top.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(k));
+  }
+  return s;
+}
+
+runtime::Tensor toTensor(const graph::TensorData& data) {
+  runtime::Tensor t = runtime::Tensor::allocate(elementTypeOf(data.dtype()), data.dims());
+  if (data.byteSize() > 0)
+    std::memcpy(t.rawData(), data.data(), data.byteSize());
+  return t;
+}
+
+} // namespace
+
+CompileResult Session::compile(const CompileOptions& options) {
+  CompileResult result;
+  try {
+    if (!state_->graph)
+      throw Error(ErrorKind::Invalid, "no model is open");
+    const target::Target target = target::parseTarget(options.target);
+    auto report = std::make_shared<CompileReport>();
+    report->target = target.text();
+    lowering::LoweredModel crossLowered;
+    if (target.isHost()) {
+      state_->compiled = compileForHost(*state_->graph, target, options.threads, options.keepCode);
+      state_->compiledTarget = options.target;
+      state_->compiledThreads = options.threads;
+      report->lowerMilliseconds = state_->compiled->lowerMilliseconds;
+      report->codegenMilliseconds = state_->compiled->codegenMilliseconds;
+      report->arenaBytes = state_->compiled->executor->arenaBytes();
+      report->naiveArenaBytes = state_->compiled->executor->naiveArenaBytes();
+      report->constantBytes = state_->compiled->executor->constantBytes();
+    } else {
+      Stopwatch watch;
+      crossLowered = lowering::lowerGraph(*state_->graph);
+      report->lowerMilliseconds = watch.elapsedMs();
+    }
+    const lowering::LoweredModel& lowered =
+        target.isHost() ? state_->compiled->lowered : crossLowered;
+    if (!options.bundlePath.empty()) {
+      Stopwatch watch;
+      writeCompiledBundle(lowered, target, state_->path, options.bundlePath, options.dumpDir,
+                          *report);
+      report->codegenMilliseconds += watch.elapsedMs();
+    }
+    for (std::size_t k = 0; k < lowered.kernels.size(); ++k) {
+      KernelReport kr;
+      kr.name = lowered.kernels[k].name;
+      kr.nodes = lowered.kernels[k].sourceNodes;
+      kr.loopIr = loop::toString(lowered.kernels[k]);
+      if (options.keepCode && state_->compiled && k < state_->compiled->jit->code().size()) {
+        const auto& code = state_->compiled->jit->code()[k];
+        kr.llvmIr = code.llvmIr;
+        kr.llvmIrOptimized = code.llvmIrOptimized;
+        kr.assembly = code.assembly;
+      }
+      report->kernels.push_back(std::move(kr));
+    }
+    result.report = std::move(report);
+  } catch (const Error& e) {
+    Error located = e.within({state_->path, {}, {}});
+    result.failure = toFailure(located);
+  } catch (const std::exception& e) {
+    result.failure = Failure{
+        "internal", state_->path + ": internal error: " + e.what(), state_->path, {}, {}, e.what()};
+  }
+  return result;
+}
+
+OpenResult Session::openBundle(const std::string& path, int threads) {
+  OpenResult result;
+  try {
+    Stopwatch watch;
+    state_->compiled = loadCompiledBundle(path, threads);
+    state_->graph.reset();
+    state_->path = path;
+    state_->compiledThreads = threads;
+    auto report = std::make_shared<ModelReport>();
+    report->path = path;
+    report->importMilliseconds = watch.elapsedMs();
+    const runtime::ExecutionPlan& plan = state_->compiled->executor->plan();
+    auto summary = [&](int slot) {
+      const runtime::PlanSlot& s = plan.slots[slot];
+      TensorSummary t;
+      t.name = s.name;
+      t.dtype = std::string(runtime::elementTypeName(s.type));
+      std::string text = t.dtype + "[";
+      for (std::size_t i = 0; i < s.shape.size(); ++i) {
+        t.dims.push_back(std::to_string(s.shape[i]));
+        text += (i ? "," : "") + t.dims.back();
+      }
+      t.typeText = text + "]";
+      return t;
+    };
+    for (int s : plan.inputs)
+      report->imported.inputs.push_back(summary(s));
+    for (int s : plan.outputs)
+      report->imported.outputs.push_back(summary(s));
+    report->imported.name = std::filesystem::path(path).stem().string();
+    report->final = report->imported;
+    result.report = std::move(report);
+  } catch (const Error& e) {
+    result.failure = toFailure(e.within({path, {}, {}}));
+  } catch (const std::exception& e) {
+    result.failure =
+        Failure{"internal", path + ": internal error: " + e.what(), path, {}, {}, e.what()};
+  }
+  return result;
+}
+
+RunResult Session::run(const RunOptions& options) {
+  RunResult result;
+  try {
+    if (!state_->compiled) {
+      CompileResult c = compile({});
+      if (!c.ok()) {
+        result.failure = c.failure;
+        return result;
+      }
+    }
+    runtime::Executor& exec = *state_->compiled->executor;
+    const auto& plan = exec.plan();
+    std::vector<runtime::Tensor> inputs;
+    std::vector<runtime::NamedTensor> given;
+    if (!options.inputsNpz.empty())
+      given = runtime::readNpz(options.inputsNpz);
+    for (std::size_t i = 0; i < plan.inputs.size(); ++i) {
+      const runtime::PlanSlot& slot = plan.slots[plan.inputs[i]];
+      auto it = std::find_if(given.begin(), given.end(),
+                             [&](const runtime::NamedTensor& t) { return t.name == slot.name; });
+      if (it != given.end()) {
+        inputs.push_back(std::move(it->tensor));
+        continue;
+      }
+      if (!options.inputsNpz.empty() && options.fill.empty())
+        throw Error(ErrorKind::Invalid, "input '" + slot.name + "' is not in " + options.inputsNpz);
+      runtime::Tensor t = runtime::Tensor::allocate(slot.type, slot.shape);
+      fillTensor(t, options.fill.empty() ? "random" : options.fill, options.seed + i);
+      inputs.push_back(std::move(t));
+    }
+    auto report = std::make_shared<RunReport>();
+    report->threads = exec.threads();
+    std::vector<runtime::Tensor> outputs;
+    const int repeat = std::max(1, options.repeat);
+    if (repeat > 1)
+      outputs = exec.run(inputs); // warm-up
+    for (int r = 0; r < repeat; ++r) {
+      Stopwatch watch;
+      outputs = exec.run(inputs);
+      report->latenciesMs.push_back(watch.elapsedMs());
+    }
+    const runtime::TimingStats stats = runtime::computeTimingStats(report->latenciesMs);
+    report->meanMs = stats.mean;
+    report->medianMs = stats.median;
+    report->minMs = stats.min;
+    report->maxMs = stats.max;
+    report->stdMs = stats.stddev;
+    std::vector<runtime::NamedTensor> named;
+    for (std::size_t o = 0; o < outputs.size(); ++o) {
+      const std::string& name = plan.slots[plan.outputs[o]].name;
+      report->outputs.push_back(summarize(name, outputs[o], options.topK));
+      if (!options.outputsNpz.empty())
+        named.push_back({name, std::move(outputs[o])});
+    }
+    if (!options.outputsNpz.empty())
+      runtime::writeNpz(options.outputsNpz, named);
+    result.report = std::move(report);
+  } catch (const Error& e) {
+    result.failure = toFailure(e.within({state_->path, {}, {}}));
+  } catch (const std::exception& e) {
+    result.failure = Failure{
+        "internal", state_->path + ": internal error: " + e.what(), state_->path, {}, {}, e.what()};
+  }
+  return result;
+}
+
+BackendTestResult runBackendTest(const std::string& testDir, double rtol, double atol) {
+  BackendTestResult out;
+  Session session;
+  const std::string model = (fs::path(testDir) / "model.onnx").string();
+  const OpenResult opened = session.openModel(model);
+  auto fail = [&](const Failure& f) {
+    out.status = f.kind == "unsupported" ? "skip" : "fail";
+    out.message = f.message;
+    if (out.message.rfind(model + ": ", 0) == 0)
+      out.message = out.message.substr(model.size() + 2);
+    return out;
+  };
+  if (!opened.ok())
+    return fail(*opened.failure);
+  const CompileResult compiled = session.compile({});
+  if (!compiled.ok())
+    return fail(*compiled.failure);
+  try {
+    runtime::Executor& exec = *session.state_->compiled->executor;
+    std::vector<fs::path> sets;
+    for (const auto& entry : fs::directory_iterator(testDir))
+      if (entry.is_directory() && entry.path().filename().string().rfind("test_data_set_", 0) == 0)
+        sets.push_back(entry.path());
+    std::sort(sets.begin(), sets.end());
+    if (sets.empty())
+      throw Error(ErrorKind::Invalid, "no test_data_set_* folders");
+    for (const fs::path& set : sets) {
+      std::vector<runtime::Tensor> inputs;
+      for (std::size_t i = 0; i < exec.plan().inputs.size(); ++i)
+        inputs.push_back(toTensor(
+            frontend::readTensorProtoFile((set / ("input_" + std::to_string(i) + ".pb")).string())
+                .data));
+      std::vector<runtime::Tensor> outputs = exec.run(inputs);
+      for (std::size_t o = 0; o < outputs.size(); ++o) {
+        const fs::path expectedPath = set / ("output_" + std::to_string(o) + ".pb");
+        if (!fs::exists(expectedPath))
+          continue;
+        const graph::TensorData expected =
+            frontend::readTensorProtoFile(expectedPath.string()).data;
+        const runtime::Tensor& actual = outputs[o];
+        const std::string where = set.filename().string() + " output " + std::to_string(o);
+        if (elementTypeOf(expected.dtype()) != actual.elementType() ||
+            expected.dims() != actual.shape())
+          throw Error(
+              ErrorKind::Invalid,
+              where + ": expected " +
+                  graph::toString(graph::TensorType::of(expected.dtype(), expected.dims())) +
+                  ", got " + std::string(runtime::elementTypeName(actual.elementType())) +
+                  " of another shape");
+        for (std::int64_t i = 0; i < expected.numElements(); ++i) {
+          const double e = expected.elementAsDouble(i), a = elementAsDouble(actual, i);
+          if (std::isnan(e) && std::isnan(a))
+            continue;
+          const double diff = std::isinf(e) && e == a ? 0.0 : std::abs(a - e);
+          out.maxAbsDiff = std::max(out.maxAbsDiff, diff);
+          if (!(diff <= atol + rtol * std::abs(e)))
+            throw Error(ErrorKind::Invalid, where + " element " + std::to_string(i) +
+                                                ": expected " + std::to_string(e) + ", got " +
+                                                std::to_string(a));
+        }
+      }
+    }
+    out.status = "pass";
+  } catch (const Error& e) {
+    return fail(toFailure(e));
+  }
+  return out;
+}
+
+} // namespace lathe::api

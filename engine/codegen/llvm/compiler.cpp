@@ -1,0 +1,135 @@
+#include "engine/codegen/llvm/compiler.h"
+
+#include "engine/codegen/llvm/codegen.h"
+#include "engine/codegen/llvm/kernel_emitter.h"
+#include "engine/codegen/llvm/llvm_backend.h"
+#include "engine/runtime/runtime_abi.h"
+#include "engine/support/diagnostics.h"
+
+#include <cstdlib>
+#include <llvm/IR/Verifier.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Transforms/Utils/Cloning.h>
+#include <sstream>
+
+namespace lathe::codegen {
+namespace {
+
+struct BuiltModule {
+  std::unique_ptr<llvm::LLVMContext> context;
+  std::unique_ptr<llvm::Module> module;
+  std::vector<KernelCode> code;
+};
+
+// The text of the functions that belong to `kernel` (itself, its body, outlined loops).
+std::string kernelFunctionsText(const llvm::Module& module, const std::string& kernel) {
+  std::string text;
+  llvm::raw_string_ostream out(text);
+  for (const llvm::Function& f : module) {
+    const llvm::StringRef name = f.getName();
+    if (!f.isDeclaration() && (name == kernel || name.starts_with(kernel + "_body")))
+      f.print(out);
+  }
+  return text;
+}
+
+// The assembly of `kernel`'s functions: from each function's label to its end marker.
+std::string kernelAssembly(const std::string& assembly, const std::string& kernel) {
+  std::string out;
+  std::istringstream in(assembly);
+  std::string line;
+  bool inside = false;
+  while (std::getline(in, line)) {
+    if (!inside) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos && line[0] != '\t' && line[0] != '.' && line[0] != '#') {
+        const std::string label = line.substr(0, colon);
+        inside = label == kernel || label.rfind(kernel + "_body", 0) == 0;
+      }
+    }
+    if (inside) {
+      out += line + "\n";
+      if (line.rfind(".Lfunc_end", 0) == 0)
+        inside = false;
+    }
+  }
+  return out;
+}
+
+// Emits every kernel into one module, verifies and optimises it.
+BuiltModule build(const std::vector<loop::Kernel>& kernels, const CodegenOptions& options,
+                  llvm::TargetMachine& machine) {
+  BuiltModule built;
+  built.context = std::make_unique<llvm::LLVMContext>();
+  built.module = std::make_unique<llvm::Module>("lathe_kernels", *built.context);
+  built.module->setDataLayout(machine.createDataLayout());
+  built.module->setTargetTriple(machine.getTargetTriple().str());
+  for (const loop::Kernel& k : kernels)
+    emitKernel(k, *built.module);
+  std::string problems;
+  llvm::raw_string_ostream out(problems);
+  if (llvm::verifyModule(*built.module, &out))
+    throw Error(ErrorKind::Internal, "the generated LLVM IR is invalid: " + problems);
+  std::vector<std::string> before;
+  if (options.keepText)
+    for (const loop::Kernel& k : kernels)
+      before.push_back(kernelFunctionsText(*built.module, k.name));
+  optimizeModule(*built.module, machine, options.target.optLevel);
+  if (options.keepText) {
+    auto copy = llvm::CloneModule(*built.module);
+    const std::string assembly = emitAssembly(*copy, machine);
+    for (std::size_t i = 0; i < kernels.size(); ++i)
+      built.code.push_back({kernels[i].name, before[i],
+                            kernelFunctionsText(*built.module, kernels[i].name),
+                            kernelAssembly(assembly, kernels[i].name)});
+  }
+  return built;
+}
+
+class JitKernelsImpl : public JitKernels {
+public:
+  JitKernelsImpl(const std::vector<loop::Kernel>& kernels, const CodegenOptions& options)
+      : jit_(options.target) {
+    auto machine = createTargetMachine(options.target);
+    BuiltModule built = build(kernels, options, *machine);
+    code_ = std::move(built.code);
+    jit_.defineSymbol("lathe_parallel_for", reinterpret_cast<void*>(&lathe_parallel_for));
+    jit_.defineSymbol("lathe_alloc", reinterpret_cast<void*>(&lathe_alloc));
+    jit_.defineSymbol("lathe_free", reinterpret_cast<void*>(&lathe_free));
+    jit_.addModule(std::move(built.module), std::move(built.context));
+    for (const loop::Kernel& k : kernels)
+      functions_[k.name] = reinterpret_cast<KernelFunction>(jit_.lookup(k.name));
+  }
+
+  KernelFunction function(const std::string& name) const override {
+    auto it = functions_.find(name);
+    LATHE_CHECK(it != functions_.end(), "no compiled kernel named " + name);
+    return it->second;
+  }
+
+private:
+  LlvmJit jit_;
+  std::unordered_map<std::string, KernelFunction> functions_;
+};
+
+} // namespace
+
+std::unique_ptr<JitKernels> jitKernels(const std::vector<loop::Kernel>& kernels,
+                                       const CodegenOptions& options) {
+  if (!options.target.isHost())
+    throw Error(ErrorKind::Unsupported,
+                "kernels for \"" + options.target.text() + "\" cannot run on this machine");
+  return std::make_unique<JitKernelsImpl>(kernels, options);
+}
+
+ObjectCode compileToObject(const std::vector<loop::Kernel>& kernels,
+                           const CodegenOptions& options) {
+  auto machine = createTargetMachine(options.target);
+  BuiltModule built = build(kernels, options, *machine);
+  ObjectCode out;
+  out.object = emitObject(*built.module, *machine);
+  out.code = std::move(built.code);
+  return out;
+}
+
+} // namespace lathe::codegen

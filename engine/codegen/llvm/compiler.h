@@ -1,0 +1,53 @@
+#pragma once
+// Loop IR kernels -> native code through LLVM. No LLVM headers here.
+//
+// Kernel ABI: every kernel is `void <kernel.name>(void** args)`, where args[i] is the base
+// address of kernel.parameters()[i] (inputs, then outputs), laid out densely in the
+// buffer's strides. Bool buffers hold one byte per element. Parallel loops call
+// `lathe_parallel_for` (engine/runtime), which the host must provide.
+
+#include "engine/loop_ir/ir.h"
+#include "engine/target/target.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace lathe::codegen {
+
+struct CodegenOptions {
+  target::Target target; // "llvm" = the host
+  bool keepText = false; // keep LLVM IR before/after optimisation and assembly per kernel
+};
+
+struct KernelCode {
+  std::string name;
+  std::string llvmIr;          // before optimisation
+  std::string llvmIrOptimized; // after
+  std::string assembly;
+};
+
+using KernelFunction = void (*)(void** args);
+
+// Kernels compiled in memory for this machine.
+class JitKernels {
+public:
+  virtual ~JitKernels() = default;
+  virtual KernelFunction function(const std::string& name) const = 0;
+  const std::vector<KernelCode>& code() const { return code_; }
+
+protected:
+  std::vector<KernelCode> code_;
+};
+
+// Throws lathe::Error on an unusable target or a kernel the emitter cannot handle.
+std::unique_ptr<JitKernels> jitKernels(const std::vector<loop::Kernel>& kernels,
+                                       const CodegenOptions& options);
+
+struct ObjectCode {
+  std::string object; // an ELF/Wasm object file for options.target
+  std::vector<KernelCode> code;
+};
+ObjectCode compileToObject(const std::vector<loop::Kernel>& kernels, const CodegenOptions& options);
+
+} // namespace lathe::codegen

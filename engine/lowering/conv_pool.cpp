@@ -1,0 +1,570 @@
+// Convolution and pooling as kernel rules: Conv, ConvTranspose (N-d, groups, dilations,
+// padding), MaxPool (with Indices), AveragePool, LpPool and the global pools.
+//
+// Default schedule, shared by all of them: one parallel task per (batch, channel) output
+// plane (a few channels per task for Conv). A task clears its plane, then for each input
+// channel and kernel tap accumulates into the plane over the output positions that tap reads
+// inside the input (the range is computed, so padding costs no per-element test and the
+// innermost loop runs over contiguous output x), and finishes with one pass that adds the
+// bias, divides (averages) and applies the fused epilogue.
+#include "engine/lowering/op_rules.h"
+#include "engine/lowering/window_helpers.h"
+
+#include <algorithm>
+#include <limits>
+#include <optional>
+
+namespace lathe::lowering {
+namespace {
+
+using graph::Node;
+using loop::ForKind;
+
+// Output 0 of a node in a fused group is stored through a real epilogue.
+bool hasEpilogue(const Node& node) {
+  return node.group >= 0;
+}
+
+std::vector<Expr> concat(std::vector<Expr> a, const std::vector<Expr>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+std::vector<std::int64_t> concat1(std::int64_t first, std::vector<std::int64_t> rest) {
+  rest.insert(rest.begin(), first);
+  return rest;
+}
+
+std::vector<std::int64_t> outExtents(const std::vector<WindowAxis>& axes) {
+  std::vector<std::int64_t> e;
+  for (const WindowAxis& a : axes)
+    e.push_back(a.out);
+  return e;
+}
+
+std::vector<std::int64_t> kernelExtents(const std::vector<WindowAxis>& axes) {
+  std::vector<std::int64_t> e;
+  for (const WindowAxis& a : axes)
+    e.push_back(a.kernel);
+  return e;
+}
+
+// Loops over every kernel tap and, inside, over the positions that tap connects:
+//  - sliding (Conv, pools): output positions o with input o*stride + k*dilation - pad inside
+//    the input;
+//  - transposed (ConvTranspose): input positions i with output i*stride + k*dilation - pad
+//    inside the output.
+// `wrap` may bind per-tap values around the position loops; body(tap, out, in).
+using TapWrap = std::function<Stmt(const std::vector<Expr>& tap, Stmt positions)>;
+using TapBody = std::function<Stmt(const std::vector<Expr>& tap, const std::vector<Expr>& out,
+                                   const std::vector<Expr>& in)>;
+
+Stmt overTaps(KernelBuilder& kb, const std::vector<WindowAxis>& axes, bool transposed,
+              const TapWrap& wrap, const TapBody& body) {
+  return nestedLoops(
+      kb, kernelExtents(axes),
+      [&](const std::vector<Expr>& tap) {
+        std::vector<IndexRange> ranges;
+        std::vector<Expr> offsets;
+        for (std::size_t a = 0; a < axes.size(); ++a) {
+          const WindowAxis& w = axes[a];
+          offsets.push_back(tap[a] * w.dilation - w.padBegin);
+          ranges.push_back(transposed ? validRange(w.in, w.stride, offsets[a], w.out)
+                                      : validRange(w.out, w.stride, offsets[a], w.in));
+        }
+        Stmt positions = nestedLoops(
+            kb, ranges,
+            [&](const std::vector<Expr>& pos) {
+              std::vector<Expr> moved;
+              for (std::size_t a = 0; a < axes.size(); ++a)
+                moved.push_back(pos[a] * axes[a].stride + offsets[a]);
+              return transposed ? body(tap, moved, pos) : body(tap, pos, moved);
+            },
+            "p");
+        return wrap ? wrap(tap, positions) : positions;
+      },
+      "k");
+}
+
+std::vector<std::int64_t> weightKernel(const Node& node, const TensorRef& w) {
+  std::vector<std::int64_t> kernel = dropFront(w.shape, 2);
+  if (node.hasAttribute("kernel_shape") && node.attrInts("kernel_shape") != kernel)
+    unsupportedNode(node, "kernel_shape differs from the weight's spatial dims");
+  return kernel;
+}
+
+struct ConvOperands {
+  TensorRef x, w, y;
+  std::optional<TensorRef> bias;
+  std::int64_t group = 1;
+};
+
+ConvOperands convOperands(const Node& node, KernelBuilder& kb) {
+  ConvOperands ops{kb.input(*node.input(0), node), kb.input(*node.input(1), node), {}, {}, 1};
+  if (node.input(2))
+    ops.bias = kb.input(*node.input(2), node);
+  ops.y = kb.output(*node.output(0), node);
+  requireFloat(node, ops.x);
+  if (ops.x.rank() < 3 || ops.w.rank() != ops.x.rank() || ops.y.rank() != ops.x.rank())
+    unsupportedNode(node, "needs input, weight and output of one rank >= 3");
+  ops.group = node.attrInt("group", 1);
+  if (ops.group < 1)
+    unsupportedNode(node, "group must be positive");
+  return ops;
+}
+
+// The last pass over an output plane: bias (added after the sum, as ONNX Runtime does) and
+// the fused epilogue. Nothing when there is neither.
+Stmt finishPlane(KernelBuilder& kb, const Node& node, const ConvOperands& ops, const Expr& n,
+                 const Expr& m, const Epilogue& epilogue) {
+  if (!ops.bias && !hasEpilogue(node))
+    return loop::noOp();
+  return nestedLoops(
+      kb, dropFront(ops.y.shape, 2),
+      [&](const std::vector<Expr>& o) {
+        const std::vector<Expr> idx = concat({n, m}, o);
+        Expr v = ops.y.load(idx);
+        if (ops.bias)
+          v = v + ops.bias->load({m});
+        return ops.y.store(idx, epilogue(v, idx));
+      },
+      "e");
+}
+
+Stmt clearPlane(KernelBuilder& kb, const TensorRef& y, const Expr& n, const Expr& m) {
+  return nestedLoops(
+      kb, dropFront(y.shape, 2),
+      [&](const std::vector<Expr>& o) {
+        return y.store(concat({n, m}, o), constantOf(y.dtype, 0));
+      },
+      "z");
+}
+
+// What both Conv schedules share: a task computes R output channels of one group (so that
+// every input element loaded feeds R multiply-adds), with the weights of the current input
+// channel and tap bound outside the loops over positions.
+struct ConvTask {
+  std::int64_t N, C, M, Cg, Mg, R, blocks;
+  Expr task, n, m0, inChannel0, c;
+  std::vector<Expr> weights;
+  Expr xs; // the input element of the innermost iteration
+
+  ConvTask(KernelBuilder& kb, const ConvOperands& ops) {
+    N = ops.x.shape[0], C = ops.x.shape[1], M = ops.w.shape[0], Cg = ops.w.shape[1];
+    Mg = M / ops.group;
+    R = Mg % 4 == 0 ? 4 : (Mg % 2 == 0 ? 2 : 1);
+    blocks = M / R;
+    task = kb.freshVar("nm");
+    n = task / blocks;
+    m0 = (task % blocks) * R;
+    inChannel0 = (m0 / Mg) * Cg;
+    c = kb.freshVar("c");
+    const loop::Type t = loopType(ops.y.dtype);
+    for (std::int64_t r = 0; r < R; ++r)
+      weights.push_back(freshScalar(kb, "w", t));
+    xs = freshScalar(kb, "x", t);
+  }
+
+  Stmt bindWeights(const TensorRef& w, const std::vector<Expr>& tap, Stmt inner) const {
+    for (std::int64_t r = R; r-- > 0;)
+      inner = loop::LetStmt::make(weights[r], w.load(concat({m0 + r, c}, tap)), inner);
+    return inner;
+  }
+
+  // let x = input in acc(r) += w_r * x for each r.
+  Stmt accumulate(
+      const Expr& input,
+      const std::function<std::pair<TensorRef, std::vector<Expr>>(std::int64_t r)>& acc) const {
+    std::vector<Stmt> stores;
+    for (std::int64_t r = 0; r < R; ++r) {
+      const auto [buffer, idx] = acc(r);
+      stores.push_back(buffer.store(idx, buffer.load(idx) + weights[r] * xs));
+    }
+    return loop::LetStmt::make(xs, input, loop::Block::make(stores));
+  }
+
+  std::int64_t work(const std::vector<WindowAxis>& axes) const {
+    return N * M * Cg * product(kernelExtents(axes)) * product(outExtents(axes));
+  }
+};
+
+// Conv over the valid output range of each tap (any strides; the innermost loop runs over
+// output x, strided in the input when the stride is).
+Stmt rangeConv(const Node& node, KernelBuilder& kb, const Epilogue& epilogue,
+               const ConvOperands& ops, const std::vector<WindowAxis>& axes) {
+  const ConvTask ct(kb, ops);
+  const TapWrap bind = [&](const std::vector<Expr>& tap, Stmt inner) {
+    return ct.bindWeights(ops.w, tap, inner);
+  };
+  const TapBody accumulate = [&](const std::vector<Expr>&, const std::vector<Expr>& o,
+                                 const std::vector<Expr>& i) {
+    return ct.accumulate(ops.x.load(concat({ct.n, ct.inChannel0 + ct.c}, i)), [&](std::int64_t r) {
+      return std::pair{ops.y, concat({ct.n, ct.m0 + r}, o)};
+    });
+  };
+  std::vector<Stmt> body;
+  for (std::int64_t r = 0; r < ct.R; ++r)
+    body.push_back(clearPlane(kb, ops.y, ct.n, ct.m0 + r));
+  body.push_back(forCount(ct.c, ct.Cg, overTaps(kb, axes, false, bind, accumulate)));
+  for (std::int64_t r = 0; r < ct.R; ++r)
+    body.push_back(finishPlane(kb, node, ops, ct.n, ct.m0 + r, epilogue));
+  return forCount(ct.task, ct.N * ct.blocks, loop::Block::make(body), parallelFor(ct.work(axes)));
+}
+
+// Unit-stride Conv on a "wide" grid: with the input zero-padded into a scratch copy (when
+// there is padding), output position o of every tap reads input o + tap offset in the
+// flattened padded plane, so one contiguous loop covers the whole plane per tap. Each
+// output row is computed across the full padded width (the extra columns are discarded at
+// the end), which keeps that loop free of edge tests and long even for 7x7 planes.
+Stmt wideConv(const Node& node, KernelBuilder& kb, const Epilogue& epilogue,
+              const ConvOperands& ops, const std::vector<WindowAxis>& axes) {
+  const ConvTask ct(kb, ops);
+  const TensorRef &x = ops.x, &y = ops.y;
+  const std::size_t S = axes.size();
+  std::vector<std::int64_t> padded(S), wide(S, 1);
+  bool anyPad = false;
+  for (std::size_t a = 0; a < S; ++a) {
+    padded[a] = axes[a].in + axes[a].padBegin + axes[a].padEnd;
+    anyPad = anyPad || padded[a] != axes[a].in;
+  }
+  for (std::size_t a = S - 1; a-- > 0;)
+    wide[a] = wide[a + 1] * padded[a + 1];
+  std::int64_t F = 1; // positions of the wide grid, up to the last real output
+  for (std::size_t a = 0; a < S; ++a)
+    F += (axes[a].out - 1) * wide[a];
+  auto wideIndex = [&](const std::vector<Expr>& pos, const std::vector<std::int64_t>& shift) {
+    Expr flat = loop::makeIndex(0);
+    for (std::size_t a = 0; a < S; ++a)
+      flat = flat + (pos[a] + shift[a]) * wide[a];
+    return flat;
+  };
+  const std::int64_t NC = ct.N * ct.C, planeIn = product(padded);
+  // Accumulate straight into Y when the wide grid is the output plane (1x1 kernels).
+  const bool dense = F == product(outExtents(axes));
+  const TensorRef src = anyPad ? kb.scratch("xpad", x.dtype, {NC, planeIn})
+                               : TensorRef{x.buffer, {NC, planeIn}, x.dtype};
+  const TensorRef acc = dense ? TensorRef{y.buffer, {ct.N * ct.M, F}, y.dtype}
+                              : kb.scratch("acc", y.dtype, {ct.R, F});
+  auto accRow = [&](std::int64_t r) {
+    return dense ? ct.n * ct.M + ct.m0 + r : loop::makeIndex(r);
+  };
+
+  std::vector<Stmt> body;
+  for (std::int64_t r = 0; r < ct.R; ++r) {
+    const Expr f = kb.freshVar("z");
+    body.push_back(forCount(f, F, acc.store({accRow(r), f}, constantOf(y.dtype, 0))));
+  }
+  const Stmt taps = nestedLoops(
+      kb, kernelExtents(axes),
+      [&](const std::vector<Expr>& tap) {
+        Expr offset = loop::makeIndex(0);
+        for (std::size_t a = 0; a < S; ++a)
+          offset = offset + tap[a] * (axes[a].dilation * wide[a]);
+        const Expr f = kb.freshVar("f");
+        const Stmt inner = ct.accumulate(
+            src.load({ct.n * ct.C + ct.inChannel0 + ct.c, f + offset}),
+            [&](std::int64_t r) { return std::pair{acc, std::vector<Expr>{accRow(r), f}}; });
+        return ct.bindWeights(ops.w, tap, forCount(f, F, inner));
+      },
+      "k");
+  body.push_back(forCount(ct.c, ct.Cg, taps));
+  if (!dense || ops.bias || hasEpilogue(node))
+    for (std::int64_t r = 0; r < ct.R; ++r)
+      body.push_back(nestedLoops(
+          kb, outExtents(axes),
+          [&](const std::vector<Expr>& o) {
+            const std::vector<Expr> idx = concat({ct.n, ct.m0 + r}, o);
+            Expr v = acc.load({accRow(r), wideIndex(o, std::vector<std::int64_t>(S, 0))});
+            if (ops.bias)
+              v = v + ops.bias->load({ct.m0 + r});
+            return y.store(idx, epilogue(v, idx));
+          },
+          "e"));
+  Stmt task = loop::Block::make(body);
+  if (!dense) // per task, so that threads do not share it
+    task = kb.allocate(acc, task, ct.R * F * loopType(y.dtype).bytes() > (256 << 10));
+  Stmt main = forCount(ct.task, ct.N * ct.blocks, task, parallelFor(ct.work(axes)));
+  if (!anyPad)
+    return main;
+
+  // The zero-padded copy of the input, made once before the convolution.
+  const Expr t = kb.freshVar("nc"), q = kb.freshVar("q");
+  std::vector<std::int64_t> inExtents, padBegin;
+  for (const WindowAxis& a : axes) {
+    inExtents.push_back(a.in);
+    padBegin.push_back(a.padBegin);
+  }
+  const TensorRef xPlanes{x.buffer, concat1(NC, inExtents), x.dtype};
+  const Stmt fill =
+      forCount(t, NC,
+               loop::Block::make(forCount(q, planeIn, src.store({t, q}, constantOf(x.dtype, 0))),
+                                 nestedLoops(
+                                     kb, inExtents,
+                                     [&](const std::vector<Expr>& i) {
+                                       return src.store({t, wideIndex(i, padBegin)},
+                                                        xPlanes.load(concat({t}, i)));
+                                     },
+                                     "i")),
+               parallelFor(NC * planeIn));
+  return kb.allocate(src, loop::Block::make(fill, main), true);
+}
+
+Stmt lowerConv(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
+  const ConvOperands ops = convOperands(node, kb);
+  const TensorRef &x = ops.x, &w = ops.w, &y = ops.y;
+  const std::int64_t C = x.shape[1], M = w.shape[0], Cg = w.shape[1];
+  if (C != Cg * ops.group || M % ops.group != 0 || y.shape[1] != M)
+    unsupportedNode(node, "channel counts do not match the weight and group");
+  const std::vector<WindowAxis> axes =
+      slidingWindow(node, dropFront(x.shape, 2), dropFront(y.shape, 2), weightKernel(node, w));
+  const bool unitStrides =
+      std::all_of(axes.begin(), axes.end(), [](const WindowAxis& a) { return a.stride == 1; });
+  const bool padded = std::any_of(axes.begin(), axes.end(), [](const WindowAxis& a) {
+    return a.padBegin != 0 || a.padEnd != 0;
+  });
+  // 1-D rows are long already; padding them into a copy would not pay.
+  if (unitStrides && (axes.size() > 1 || !padded))
+    return wideConv(node, kb, epilogue, ops, axes);
+  return rangeConv(node, kb, epilogue, ops, axes);
+}
+
+Stmt lowerConvTranspose(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
+  const ConvOperands ops = convOperands(node, kb);
+  const TensorRef &x = ops.x, &w = ops.w, &y = ops.y;
+  const std::int64_t N = x.shape[0], C = x.shape[1], Mg = w.shape[1], M = y.shape[1];
+  if (w.shape[0] != C || C % ops.group != 0 || M != Mg * ops.group)
+    unsupportedNode(node, "channel counts do not match the weight and group");
+  const std::int64_t Cg = C / ops.group;
+  const std::vector<WindowAxis> axes =
+      transposedWindow(node, dropFront(x.shape, 2), dropFront(y.shape, 2), weightKernel(node, w));
+
+  // Scatter form: each input position adds its contribution to the outputs it reaches. A
+  // task owns one output plane, so the scattered updates never race.
+  const Expr task = kb.freshVar("nm");
+  const Expr n = task / M, m = task % M;
+  const Expr c = kb.freshVar("c");
+  const Expr inChannel = (m / Mg) * Cg + c;
+  const Expr ws = freshScalar(kb, "w", loopType(y.dtype));
+  const TapWrap bindWeight = [&](const std::vector<Expr>& tap, Stmt inner) {
+    return loop::LetStmt::make(ws, w.load(concat({inChannel, m % Mg}, tap)), inner);
+  };
+  const TapBody accumulate = [&](const std::vector<Expr>&, const std::vector<Expr>& o,
+                                 const std::vector<Expr>& i) {
+    const std::vector<Expr> idx = concat({n, m}, o);
+    return y.store(idx, y.load(idx) + ws * x.load(concat({n, inChannel}, i)));
+  };
+  const Stmt body = loop::Block::make(
+      {clearPlane(kb, y, n, m), forCount(c, Cg, overTaps(kb, axes, true, bindWeight, accumulate)),
+       finishPlane(kb, node, ops, n, m, epilogue)});
+  const std::int64_t work =
+      N * C * Mg * product(kernelExtents(axes)) * product(dropFront(x.shape, 2));
+  return forCount(task, N * M, body, parallelFor(work));
+}
+
+// --- pooling ------------------------------------------------------------------------------
+
+enum class PoolKind { Max, Average, Lp };
+
+Expr lowestOf(graph::DType dtype) {
+  const loop::Type t = loopType(dtype);
+  if (t.isFloat())
+    return loop::makeFloatConst(
+        t, t.bits() == 16 ? -65504.0
+                          : (t.bits() == 32 ? double(std::numeric_limits<float>::lowest())
+                                            : std::numeric_limits<double>::lowest()));
+  if (t.isUInt())
+    return loop::makeIntConst(t, 0);
+  return loop::makeIntConst(t, t.bits() == 64 ? std::numeric_limits<std::int64_t>::min()
+                                              : -(std::int64_t{1} << (t.bits() - 1)));
+}
+
+// |x|^p for the Lp pools (ONNX Runtime uses pow for every p; 1 and 2 are exact shortcuts).
+Expr lpPower(const Expr& v, std::int64_t p) {
+  if (p == 1)
+    return loop::Call::make(loop::Intrinsic::Abs, {v});
+  if (p == 2)
+    return v * v;
+  return loop::Call::make(loop::Intrinsic::Pow, {loop::Call::make(loop::Intrinsic::Abs, {v}),
+                                                 loop::makeFloatConst(v.type(), double(p))});
+}
+
+Expr lpRoot(const Expr& sum, std::int64_t p) {
+  if (p == 1)
+    return sum;
+  if (p == 2)
+    return loop::Call::make(loop::Intrinsic::Sqrt, {sum});
+  return loop::Call::make(loop::Intrinsic::Pow, {sum, loop::makeFloatConst(sum.type(), 1.0 / p)});
+}
+
+// The number of taps of output position `o` that AveragePool divides by along one axis: those
+// inside the input, or inside the padded input with count_include_pad.
+Expr tapCount(const WindowAxis& a, const Expr& o, bool includePad) {
+  const Expr base = o * a.stride - a.padBegin;
+  const std::int64_t lo = includePad ? -a.padBegin : 0, hi = includePad ? a.in + a.padEnd : a.in;
+  const Expr first = loop::max(loop::makeIndex(0), ceilDiv(lo - base, a.dilation));
+  const Expr end = loop::min(loop::makeIndex(a.kernel), ceilDiv(hi - base, a.dilation));
+  return loop::max(end - first, loop::makeIndex(1));
+}
+
+Stmt lowerPool(const Node& node, KernelBuilder& kb, const Epilogue& epilogue, PoolKind kind) {
+  const TensorRef x = kb.input(*node.input(0), node);
+  const TensorRef y = kb.output(*node.output(0), node);
+  std::optional<TensorRef> indices;
+  if (node.outputs().size() > 1 && node.output(1))
+    indices = kb.output(*node.output(1), node);
+  if (kind != PoolKind::Max)
+    requireFloat(node, x);
+  if (x.rank() < 3 || y.rank() != x.rank())
+    unsupportedNode(node, "needs an input of rank >= 3");
+  if (!node.hasAttribute("kernel_shape"))
+    unsupportedNode(node, "needs the kernel_shape attribute");
+  const std::int64_t storageOrder = node.attrInt("storage_order", 0);
+  const std::int64_t p = node.attrInt("p", 2);
+  if (kind == PoolKind::Lp && p < 1)
+    unsupportedNode(node, "p must be positive");
+  const std::vector<WindowAxis> axes = slidingWindow(
+      node, dropFront(x.shape, 2), dropFront(y.shape, 2), node.attrInts("kernel_shape"));
+  const std::int64_t N = x.shape[0], C = x.shape[1];
+  const Expr task = kb.freshVar("nc");
+  const Expr n = task / C, c = task % C;
+  const loop::Type t = loopType(y.dtype);
+
+  // The flat index in X that Indices reports: row-major, or column-major over the spatial
+  // axes with storage_order=1.
+  auto flatInput = [&](const std::vector<Expr>& pos) {
+    Expr flat = task;
+    if (storageOrder == 0) {
+      for (std::size_t a = 0; a < axes.size(); ++a)
+        flat = flat * axes[a].in + pos[a];
+      return flat;
+    }
+    Expr inner = loop::makeIndex(0);
+    for (std::size_t a = axes.size(); a-- > 0;)
+      inner = inner * axes[a].in + pos[a];
+    return flat * product(dropFront(x.shape, 2)) + inner;
+  };
+
+  const Expr init = kind == PoolKind::Max ? lowestOf(y.dtype) : constantOf(y.dtype, 0);
+  Stmt clear = nestedLoops(
+      kb, outExtents(axes),
+      [&](const std::vector<Expr>& o) {
+        const std::vector<Expr> idx = concat({n, c}, o);
+        Stmt s = y.store(idx, init);
+        return indices ? loop::Block::make(s, indices->store(idx, loop::makeIndex(0))) : s;
+      },
+      "z");
+  const Expr xs = freshScalar(kb, "x", t);
+  const TapBody accumulate = [&](const std::vector<Expr>&, const std::vector<Expr>& o,
+                                 const std::vector<Expr>& i) {
+    const std::vector<Expr> idx = concat({n, c}, o);
+    const Expr acc = y.load(idx);
+    Stmt s;
+    if (kind == PoolKind::Max) {
+      // Strictly greater: the first maximum in tap order wins, as in ONNX Runtime. The
+      // comparison is bound once: the Indices update must not see the new maximum.
+      const Expr greater = freshScalar(kb, "gt", loop::boolean());
+      s = y.store(idx, loop::select(greater, xs, acc));
+      if (indices)
+        s = loop::Block::make(
+            s, indices->store(idx, loop::select(greater, flatInput(i), indices->load(idx))));
+      s = loop::LetStmt::make(greater, xs > acc, s);
+    } else {
+      s = y.store(idx, acc + (kind == PoolKind::Lp ? lpPower(xs, p) : xs));
+    }
+    return loop::LetStmt::make(xs, x.load(concat({n, c}, i)), s);
+  };
+  const Stmt taps = overTaps(kb, axes, false, nullptr, accumulate);
+
+  Stmt finish = loop::noOp();
+  const bool includePad = node.attrInt("count_include_pad", 0) != 0;
+  if (kind != PoolKind::Max || hasEpilogue(node))
+    finish = nestedLoops(
+        kb, outExtents(axes),
+        [&](const std::vector<Expr>& o) {
+          const std::vector<Expr> idx = concat({n, c}, o);
+          Expr v = y.load(idx);
+          if (kind == PoolKind::Average) {
+            Expr count = loop::makeIndex(1);
+            for (std::size_t a = 0; a < axes.size(); ++a)
+              count = count * tapCount(axes[a], o[a], includePad);
+            v = v / loop::cast(t, count);
+          } else if (kind == PoolKind::Lp) {
+            v = lpRoot(v, p);
+          }
+          return y.store(idx, epilogue(v, idx));
+        },
+        "e");
+  const std::int64_t work = N * C * product(kernelExtents(axes)) * product(outExtents(axes));
+  return forCount(task, N * C, loop::Block::make({clear, taps, finish}), parallelFor(work));
+}
+
+Stmt lowerMaxPool(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
+  return lowerPool(node, kb, epilogue, PoolKind::Max);
+}
+Stmt lowerAveragePool(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
+  return lowerPool(node, kb, epilogue, PoolKind::Average);
+}
+Stmt lowerLpPool(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
+  return lowerPool(node, kb, epilogue, PoolKind::Lp);
+}
+
+// Global pools: one reduction over each (batch, channel) plane, accumulated in the output
+// element in plane order.
+Stmt lowerGlobalPool(const Node& node, KernelBuilder& kb, const Epilogue& epilogue, PoolKind kind) {
+  const TensorRef x = kb.input(*node.input(0), node);
+  const TensorRef y = kb.output(*node.output(0), node);
+  if (kind != PoolKind::Max)
+    requireFloat(node, x);
+  if (x.rank() < 3 || y.rank() != x.rank())
+    unsupportedNode(node, "needs an input of rank >= 3");
+  const std::int64_t p = node.attrInt("p", 2);
+  if (kind == PoolKind::Lp && p < 1)
+    unsupportedNode(node, "p must be positive");
+  const std::int64_t N = x.shape[0], C = x.shape[1], plane = product(dropFront(x.shape, 2));
+  const TensorRef yFlat{y.buffer, {N * C}, y.dtype};
+  const Expr task = kb.freshVar("nc"), q = kb.freshVar("q");
+  const Expr acc = yFlat.load({task});
+  const Expr v = x.loadFlat(task * plane + q);
+  Expr next = kind == PoolKind::Max  ? loop::select(v > acc, v, acc)
+              : kind == PoolKind::Lp ? acc + lpPower(v, p)
+                                     : acc + v;
+  const Expr init = kind == PoolKind::Max ? lowestOf(y.dtype) : constantOf(y.dtype, 0);
+  Expr result = acc;
+  if (kind == PoolKind::Average)
+    result = acc / loop::makeFloatConst(acc.type(), double(plane));
+  else if (kind == PoolKind::Lp)
+    result = lpRoot(acc, p);
+  std::vector<Expr> idx{task / C, task % C};
+  while (idx.size() < y.rank())
+    idx.push_back(loop::makeIndex(0));
+  const Stmt body =
+      loop::Block::make({yFlat.store({task}, init), forCount(q, plane, yFlat.store({task}, next)),
+                         yFlat.store({task}, epilogue(result, idx))});
+  return forCount(task, N * C, body, parallelFor(N * C * plane));
+}
+
+Stmt lowerGlobalAveragePool(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
+  return lowerGlobalPool(node, kb, epilogue, PoolKind::Average);
+}
+Stmt lowerGlobalMaxPool(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
+  return lowerGlobalPool(node, kb, epilogue, PoolKind::Max);
+}
+Stmt lowerGlobalLpPool(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
+  return lowerGlobalPool(node, kb, epilogue, PoolKind::Lp);
+}
+
+} // namespace
+
+void registerConvPoolRules(RuleTable& table) {
+  auto& k = table.kernels;
+  k["Conv"] = lowerConv;
+  k["ConvTranspose"] = lowerConvTranspose;
+  k["MaxPool"] = lowerMaxPool;
+  k["AveragePool"] = lowerAveragePool;
+  k["LpPool"] = lowerLpPool;
+  k["GlobalAveragePool"] = lowerGlobalAveragePool;
+  k["GlobalMaxPool"] = lowerGlobalMaxPool;
+  k["GlobalLpPool"] = lowerGlobalLpPool;
+}
+
+} // namespace lathe::lowering

@@ -1,0 +1,213 @@
+#include "engine/lowering/kernel_builder.h"
+
+#include "engine/support/diagnostics.h"
+
+#include <cctype>
+
+namespace lathe::lowering {
+
+loop::Type loopType(graph::DType dtype) {
+  using graph::DType;
+  switch (dtype) {
+  case DType::F32:
+    return loop::f32();
+  case DType::F64:
+    return loop::f64();
+  case DType::F16:
+    return loop::f16();
+  case DType::I8:
+    return loop::i8();
+  case DType::I16:
+    return loop::i16();
+  case DType::I32:
+    return loop::i32();
+  case DType::I64:
+    return loop::i64();
+  case DType::U8:
+    return loop::u8();
+  case DType::U16:
+    return loop::u16();
+  case DType::U32:
+    return loop::u32();
+  case DType::U64:
+    return loop::u64();
+  case DType::Bool:
+    return loop::boolean();
+  case DType::BF16:
+  case DType::Undefined:
+    break;
+  }
+  throw Error(ErrorKind::Unsupported,
+              "element type " + std::string(graph::dtypeName(dtype)) + " in generated code");
+}
+
+Expr TensorRef::load(const std::vector<Expr>& index) const {
+  return loop::Load::make(buffer, flatIndex(shape, index));
+}
+
+Stmt TensorRef::store(const std::vector<Expr>& index, Expr value) const {
+  return loop::Store::make(buffer, flatIndex(shape, index), std::move(value));
+}
+
+Expr TensorRef::loadFlat(Expr flat) const {
+  return loop::Load::make(buffer, std::move(flat));
+}
+
+Stmt TensorRef::storeFlat(Expr flat, Expr value) const {
+  return loop::Store::make(buffer, std::move(flat), std::move(value));
+}
+
+std::int64_t TensorRef::numElements() const {
+  std::int64_t n = 1;
+  for (std::int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+Expr flatIndex(const std::vector<std::int64_t>& shape, const std::vector<Expr>& index) {
+  LATHE_CHECK(shape.size() == index.size(), "index rank does not match the shape");
+  Expr flat = loop::makeIndex(0);
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    flat = i == 0 ? index[0] : flat * shape[i] + index[i];
+  return shape.empty() ? loop::makeIndex(0) : flat;
+}
+
+std::vector<Expr> broadcastIndex(const std::vector<std::int64_t>& operand,
+                                 const std::vector<Expr>& outIndex) {
+  LATHE_CHECK(operand.size() <= outIndex.size(), "operand has a higher rank than the output");
+  const std::size_t offset = outIndex.size() - operand.size();
+  std::vector<Expr> index;
+  for (std::size_t i = 0; i < operand.size(); ++i)
+    index.push_back(operand[i] == 1 ? loop::makeIndex(0) : outIndex[offset + i]);
+  return index;
+}
+
+std::vector<std::int64_t> staticShape(const graph::Value& value, const graph::Node& node) {
+  if (!value.type.isStatic())
+    throw Error(ErrorKind::Unsupported,
+                "value '" + value.name() + "' has shape " + graph::toString(value.type) +
+                    "; code generation needs static shapes (fix them with --input-shapes)",
+                {{}, node.name, node.opType()});
+  return value.type.staticDims();
+}
+
+Expr constantOf(graph::DType dtype, double value) {
+  const loop::Type t = loopType(dtype);
+  if (t.isFloat())
+    return loop::makeFloatConst(t, value);
+  if (t.isBool())
+    return loop::makeBool(value != 0);
+  return loop::makeIntConst(t, static_cast<std::int64_t>(value));
+}
+
+KernelBuilder::KernelBuilder(std::string kernelName, std::vector<std::string> sourceNodes)
+    : name_(std::move(kernelName)), sourceNodes_(std::move(sourceNodes)) {}
+
+TensorRef KernelBuilder::makeRef(const std::string& valueName, graph::DType dtype,
+                                 std::vector<std::int64_t> shape) {
+  // Buffer names are identifiers in printed loop IR; keep them readable and unique.
+  std::string clean;
+  for (char c : valueName)
+    clean += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+  while (!clean.empty() && clean.front() == '_')
+    clean.erase(clean.begin());
+  if (clean.empty() || std::isdigit(static_cast<unsigned char>(clean[0])))
+    clean = "t" + clean;
+  const int n = varCounts_[clean]++;
+  if (n > 0)
+    clean += "_" + std::to_string(n);
+  std::vector<Expr> dims;
+  for (std::int64_t d : shape)
+    dims.push_back(loop::makeIndex(d));
+  return {loop::Buffer::make(clean, loopType(dtype), dims), std::move(shape), dtype};
+}
+
+TensorRef KernelBuilder::input(const graph::Value& value, const graph::Node& node) {
+  if (auto it = byValue_.find(value.name()); it != byValue_.end())
+    return it->second;
+  TensorRef ref = makeRef(value.name(), value.type.dtype, staticShape(value, node));
+  byValue_[value.name()] = ref;
+  inputs_.push_back(ref);
+  inputValues_.push_back(const_cast<graph::Value*>(&value));
+  return ref;
+}
+
+void KernelBuilder::redirectOutput(const graph::Value& from, const graph::Value& to,
+                                   const graph::Node& node) {
+  if (from.type.dtype != to.type.dtype || from.type.shape != to.type.shape)
+    throw Error(ErrorKind::Internal,
+                "fused group result " + graph::toString(to.type) + " differs from its anchor's " +
+                    graph::toString(from.type),
+                {{}, node.name, node.opType()});
+  redirects_[from.name()] = &to;
+}
+
+TensorRef KernelBuilder::output(const graph::Value& value0, const graph::Node& node) {
+  auto redirect = redirects_.find(value0.name());
+  const graph::Value& value = redirect == redirects_.end() ? value0 : *redirect->second;
+  if (auto it = byValue_.find(value.name()); it != byValue_.end())
+    return it->second;
+  TensorRef ref = makeRef(value.name(), value.type.dtype, staticShape(value, node));
+  byValue_[value.name()] = ref;
+  outputs_.push_back(ref);
+  outputValues_.push_back(const_cast<graph::Value*>(&value));
+  return ref;
+}
+
+TensorRef KernelBuilder::scratch(const std::string& hint, graph::DType dtype,
+                                 std::vector<std::int64_t> shape) {
+  return makeRef(hint, dtype, std::move(shape));
+}
+
+Stmt KernelBuilder::allocate(const TensorRef& scratch, Stmt body, bool onHeap) const {
+  return loop::Allocate::make(
+      scratch.buffer, onHeap ? loop::MemoryScope::Heap : loop::MemoryScope::Stack, std::move(body));
+}
+
+Expr KernelBuilder::freshVar(const std::string& hint) {
+  const int n = varCounts_["var." + hint]++;
+  return loop::Var::make(loop::indexType(), n == 0 ? hint : hint + std::to_string(n));
+}
+
+Stmt KernelBuilder::serialLoop(const Expr& var, std::int64_t extent, Stmt body) const {
+  return loop::For::make(var, loop::makeIndex(0), loop::makeIndex(extent), loop::ForKind::Serial,
+                         std::move(body));
+}
+
+Stmt KernelBuilder::loopNest(const std::vector<std::int64_t>& shape,
+                             const std::function<Stmt(const std::vector<Expr>&)>& body,
+                             const std::string& hint, std::int64_t parallelThreshold) {
+  std::vector<Expr> vars;
+  for (std::size_t i = 0; i < shape.size(); ++i)
+    vars.push_back(freshVar(hint + std::to_string(i)));
+  Stmt s = body(vars);
+  std::int64_t total = 1;
+  for (std::int64_t d : shape)
+    total *= d;
+  // The outermost dim with more than one iteration carries the parallelism.
+  std::size_t parallelDim = shape.size();
+  if (total >= parallelThreshold)
+    for (std::size_t i = 0; i < shape.size(); ++i)
+      if (shape[i] > 1) {
+        parallelDim = i;
+        break;
+      }
+  for (std::size_t k = shape.size(); k-- > 0;)
+    s = loop::For::make(vars[k], loop::makeIndex(0), loop::makeIndex(shape[k]),
+                        k == parallelDim ? loop::ForKind::Parallel : loop::ForKind::Serial, s);
+  return s;
+}
+
+loop::Kernel KernelBuilder::finish(Stmt body) {
+  loop::Kernel k;
+  k.name = name_;
+  for (const TensorRef& r : inputs_)
+    k.inputs.push_back(r.buffer);
+  for (const TensorRef& r : outputs_)
+    k.outputs.push_back(r.buffer);
+  k.body = std::move(body);
+  k.sourceNodes = sourceNodes_;
+  return k;
+}
+
+} // namespace lathe::lowering

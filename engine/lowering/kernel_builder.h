@@ -1,0 +1,90 @@
+#pragma once
+// Helpers every op lowering uses: typed buffers for node operands, index arithmetic,
+// numpy broadcasting and default loop nests.
+
+#include "engine/graph/graph.h"
+#include "engine/loop_ir/ir.h"
+#include "engine/loop_ir/ir_operators.h"
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace lathe::lowering {
+
+using loop::Expr;
+using loop::Stmt;
+
+loop::Type loopType(graph::DType dtype);
+
+// A tensor as a kernel sees it: its buffer and static shape.
+struct TensorRef {
+  loop::Buffer buffer;
+  std::vector<std::int64_t> shape;
+  graph::DType dtype = graph::DType::F32;
+
+  std::size_t rank() const { return shape.size(); }
+  Expr load(const std::vector<Expr>& index) const;              // element at a full index
+  Stmt store(const std::vector<Expr>& index, Expr value) const; // write one element
+  Expr loadFlat(Expr flatIndex) const;
+  Stmt storeFlat(Expr flatIndex, Expr value) const;
+  std::int64_t numElements() const;
+};
+
+// Row-major flat index of `index` in `shape`.
+Expr flatIndex(const std::vector<std::int64_t>& shape, const std::vector<Expr>& index);
+// The index into an operand of shape `operand` that numpy broadcasting reads for output
+// index `outIndex` (operand dims are aligned right; size-1 dims read index 0).
+std::vector<Expr> broadcastIndex(const std::vector<std::int64_t>& operand,
+                                 const std::vector<Expr>& outIndex);
+
+// Static dims of a value; throws Unsupported naming the node when they are not known.
+std::vector<std::int64_t> staticShape(const graph::Value& value, const graph::Node& node);
+
+// Integer or float constant of a value's element type.
+Expr constantOf(graph::DType dtype, double value);
+
+// Builds one kernel: parameter buffers, fresh loop variables, loop nests.
+class KernelBuilder {
+public:
+  KernelBuilder(std::string kernelName, std::vector<std::string> sourceNodes);
+
+  // The buffer for a graph value read or written by the kernel (created on first use;
+  // parameters keep the order of first use: all reads first, then writes, is up to the
+  // caller through the order it asks for them).
+  TensorRef input(const graph::Value& value, const graph::Node& node);
+  TensorRef output(const graph::Value& value, const graph::Node& node);
+  // In a fused group the anchor's own result is never stored: output(from) then yields
+  // the buffer of `to`, the group's result (same shape and element type).
+  void redirectOutput(const graph::Value& from, const graph::Value& to, const graph::Node& node);
+  // A scratch buffer allocated inside the kernel (wrap the using statement with allocate()).
+  TensorRef scratch(const std::string& name, graph::DType dtype, std::vector<std::int64_t> shape);
+  Stmt allocate(const TensorRef& scratch, Stmt body, bool onHeap = false) const;
+
+  Expr freshVar(const std::string& hint); // an i64 loop variable with a unique name
+
+  // for i0 in [0,shape0) ... body(indices). The outermost loop with more than one
+  // iteration is parallel when the nest has at least `parallelThreshold` iterations.
+  Stmt loopNest(const std::vector<std::int64_t>& shape,
+                const std::function<Stmt(const std::vector<Expr>&)>& body,
+                const std::string& hint = "i", std::int64_t parallelThreshold = 32768);
+  Stmt serialLoop(const Expr& var, std::int64_t extent, Stmt body) const;
+
+  const std::vector<graph::Value*>& inputValues() const { return inputValues_; }
+  const std::vector<graph::Value*>& outputValues() const { return outputValues_; }
+  loop::Kernel finish(Stmt body);
+
+private:
+  TensorRef makeRef(const std::string& name, graph::DType dtype, std::vector<std::int64_t> shape);
+
+  std::string name_;
+  std::vector<std::string> sourceNodes_;
+  std::vector<graph::Value*> inputValues_, outputValues_;
+  std::vector<TensorRef> inputs_, outputs_;
+  std::map<std::string, TensorRef> byValue_;
+  std::map<std::string, const graph::Value*> redirects_;
+  std::map<std::string, int> varCounts_;
+};
+
+} // namespace lathe::lowering

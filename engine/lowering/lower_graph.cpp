@@ -1,0 +1,205 @@
+#include "engine/lowering/lower_graph.h"
+
+#include "engine/loop_ir/simplify.h"
+#include "engine/lowering/op_rules.h"
+#include "engine/support/diagnostics.h"
+
+#include <cctype>
+#include <unordered_map>
+
+namespace lathe::lowering {
+
+std::int64_t TensorSlot::byteSize() const {
+  std::int64_t n = static_cast<std::int64_t>(graph::dtypeSize(dtype));
+  for (std::int64_t d : shape)
+    n *= d;
+  return n;
+}
+
+namespace {
+
+using graph::Node;
+using graph::Value;
+
+// Operands of the first node of a kernel come from the kernel's input buffers.
+class BufferReader : public OperandReader {
+public:
+  BufferReader(const Node& node, KernelBuilder& kb) : node_(node), kb_(kb) {}
+  Expr read(std::size_t input, const std::vector<Expr>& index) override {
+    return buffer(input).load(index);
+  }
+  Expr readFlat(std::size_t input, const Expr& flat) override {
+    return buffer(input).loadFlat(flat);
+  }
+
+private:
+  TensorRef buffer(std::size_t input) {
+    const Value* v = node_.input(input);
+    LATHE_CHECK(v, "read of an absent operand of " + node_.describe());
+    return kb_.input(*v, node_);
+  }
+  const Node& node_;
+  KernelBuilder& kb_;
+};
+
+// Inside a fused chain, the previous op's result is an expression, not a buffer: fusion
+// guarantees it has the output's shape, so it is read at the output index itself.
+class ChainReader : public OperandReader {
+public:
+  ChainReader(const Node& node, KernelBuilder& kb, const Value* chained, Expr value)
+      : buffers_(node, kb), node_(node), chained_(chained), value_(std::move(value)) {}
+  Expr read(std::size_t input, const std::vector<Expr>& index) override {
+    return node_.input(input) == chained_ ? value_ : buffers_.read(input, index);
+  }
+  Expr readFlat(std::size_t input, const Expr& flat) override {
+    return node_.input(input) == chained_ ? value_ : buffers_.readFlat(input, flat);
+  }
+
+private:
+  BufferReader buffers_;
+  const Node& node_;
+  const Value* chained_;
+  Expr value_;
+};
+
+PointwiseRule pointwiseRule(const Node& node) {
+  const auto& table = rules().pointwise;
+  auto it = node.domain().empty() ? table.find(node.opType()) : table.end();
+  return it == table.end() ? nullptr : it->second;
+}
+
+KernelRule kernelRule(const Node& node) {
+  const auto& table = rules().kernels;
+  auto it = node.domain().empty() ? table.find(node.opType()) : table.end();
+  return it == table.end() ? nullptr : it->second;
+}
+
+std::string kernelName(const Node& node, std::size_t index) {
+  std::string name = "k" + std::to_string(index) + "_";
+  for (char c : node.opType())
+    name += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return name;
+}
+
+class Lowerer {
+public:
+  explicit Lowerer(const graph::Graph& g) : g_(g) {}
+
+  LoweredModel run() {
+    for (const Value* v : g_.inputs)
+      slotOf(*v, SlotKind::Input);
+    // Nodes are consecutive within a group; each unit becomes one kernel.
+    std::vector<const Node*> unit;
+    auto flush = [&] {
+      if (!unit.empty())
+        lowerUnit(unit);
+      unit.clear();
+    };
+    for (const auto& n : g_.nodes()) {
+      if (!unit.empty() && (n->group < 0 || n->group != unit.front()->group))
+        flush();
+      unit.push_back(n.get());
+      if (n->group < 0)
+        flush();
+    }
+    flush();
+    for (const Value* v : g_.outputs) {
+      const int slot = slotOf(*v, SlotKind::Intermediate);
+      if (model_.slots[slot].kind == SlotKind::Intermediate)
+        model_.slots[slot].kind = SlotKind::Output;
+      model_.outputs.push_back(slot);
+    }
+    for (const Value* v : g_.inputs)
+      model_.inputs.push_back(slots_.at(v));
+    return std::move(model_);
+  }
+
+private:
+  int slotOf(const Value& v, SlotKind kind) {
+    if (auto it = slots_.find(&v); it != slots_.end())
+      return it->second;
+    TensorSlot s;
+    s.name = v.name();
+    s.kind = v.isConstant() ? SlotKind::Constant : kind;
+    s.dtype = v.type.dtype;
+    if (!v.type.isStatic())
+      throw Error(ErrorKind::Unsupported,
+                  "value '" + v.name() + "' has shape " + graph::toString(v.type) +
+                      "; code generation needs static shapes (fix them with --input-shapes)");
+    s.shape = v.type.staticDims();
+    if (v.isConstant())
+      s.constant = v.constant();
+    model_.slots.push_back(std::move(s));
+    return slots_[&v] = static_cast<int>(model_.slots.size()) - 1;
+  }
+
+  void lowerUnit(const std::vector<const Node*>& nodes) {
+    const Node& head = *nodes.front();
+    const Node& last = *nodes.back();
+    std::vector<std::string> names;
+    for (const Node* n : nodes)
+      names.push_back(n->name);
+    const std::string name =
+        head.group >= 0 ? g_.groups()[head.group].name : kernelName(head, model_.calls.size());
+    KernelBuilder kb(name, names);
+    Stmt body;
+    try {
+      // The epilogue: the nodes after the head, applied in order to the head's value.
+      Epilogue epilogue = [&](Expr value, const std::vector<Expr>& outIndex) {
+        const Value* chained = head.output(0);
+        for (std::size_t k = 1; k < nodes.size(); ++k) {
+          ChainReader reader(*nodes[k], kb, chained, value);
+          value = requirePointwise(*nodes[k])(*nodes[k], outIndex, reader);
+          chained = nodes[k]->output(0);
+        }
+        return value;
+      };
+      if (KernelRule rule = kernelRule(head)) {
+        if (nodes.size() > 1) // the anchor writes straight into the group's result
+          kb.redirectOutput(*head.output(0), *last.output(0), head);
+        body = rule(head, kb, epilogue);
+      } else if (PointwiseRule rule = pointwiseRule(head)) {
+        if (head.outputs().size() != 1)
+          unsupportedNode(head, "pointwise op with several outputs");
+        const TensorRef out = kb.output(*last.output(0), last);
+        body = kb.loopNest(out.shape, [&](const std::vector<Expr>& idx) {
+          BufferReader reader(head, kb);
+          return out.store(idx, epilogue(rule(head, idx, reader), idx));
+        });
+      } else {
+        unsupportedNode(head, "no code generation for op '" + head.opType() + "' yet");
+      }
+    } catch (const Error& e) {
+      throw e.within({{}, head.name, head.opType()});
+    }
+    loop::Kernel kernel = loop::simplify(kb.finish(body));
+    KernelCall call;
+    call.kernel = kernel.name;
+    for (const Value* v : kb.inputValues())
+      call.args.push_back(slotOf(*v, SlotKind::Intermediate));
+    for (const Value* v : kb.outputValues())
+      call.args.push_back(slotOf(*v, SlotKind::Intermediate));
+    call.nodes = std::move(names);
+    model_.kernels.push_back(std::move(kernel));
+    model_.calls.push_back(std::move(call));
+  }
+
+  static PointwiseRule requirePointwise(const Node& node) {
+    PointwiseRule rule = pointwiseRule(node);
+    if (!rule)
+      unsupportedNode(node, "fused into an epilogue but has no pointwise lowering");
+    return rule;
+  }
+
+  const graph::Graph& g_;
+  LoweredModel model_;
+  std::unordered_map<const Value*, int> slots_;
+};
+
+} // namespace
+
+LoweredModel lowerGraph(const graph::Graph& graph) {
+  return Lowerer(graph).run();
+}
+
+} // namespace lathe::lowering

@@ -1,0 +1,41 @@
+#pragma once
+// The result of lowering a graph: kernels (loop IR) and the calls that run them over
+// tensor slots. The executor (engine/runtime) and the module exporter read it.
+
+#include "engine/graph/tensor_data.h"
+#include "engine/loop_ir/ir.h"
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lathe::lowering {
+
+enum class SlotKind { Input, Output, Constant, Intermediate };
+
+// One tensor the model reads or writes: a graph input or output, a weight, or a temporary.
+struct TensorSlot {
+  std::string name; // the graph value's name
+  SlotKind kind = SlotKind::Intermediate;
+  graph::DType dtype = graph::DType::F32;
+  std::vector<std::int64_t> shape;
+  std::optional<graph::TensorData> constant; // for kind == Constant
+  std::int64_t byteSize() const;
+};
+
+struct KernelCall {
+  std::string kernel;             // index into LoweredModel::kernels by name
+  std::vector<int> args;          // slot per kernel parameter (inputs, then outputs)
+  std::vector<std::string> nodes; // the ONNX nodes it computes (provenance)
+};
+
+struct LoweredModel {
+  std::vector<TensorSlot> slots;
+  std::vector<loop::Kernel> kernels;
+  std::vector<KernelCall> calls; // in execution order
+  std::vector<int> inputs;       // slots of the graph inputs, in graph order
+  std::vector<int> outputs;      // slots of the graph outputs, in graph order
+};
+
+} // namespace lathe::lowering

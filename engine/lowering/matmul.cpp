@@ -1,0 +1,317 @@
+// Matrix products as kernel rules: Gemm, MatMul (1-D operands, numpy batch broadcasting,
+// integer types) and Einsum.
+//
+// Default schedule: one parallel task per output row (or block of a row, when there are too
+// few rows to keep the threads busy). A task clears its row, accumulates
+// Y[i, j] += A[i, k] * B[k, j] with k outside and j innermost (contiguous in B and Y unless
+// B is transposed; in that case the column block is small so that its rows of B stay in
+// L1), then finishes the row with alpha, beta*C and the fused epilogue. Every output element
+// sums its k terms in order, so the rounding matches a plain dot product.
+#include "engine/lowering/op_rules.h"
+#include "engine/lowering/window_helpers.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdint>
+#include <map>
+#include <optional>
+
+namespace lathe::lowering {
+namespace {
+
+using graph::Node;
+
+bool hasEpilogue(const Node& node) {
+  return node.group >= 0;
+}
+
+// Y[b, i, j] = finish(sum_k A(b, i, k) * B(b, k, j)) for batch b of `batch`, with the
+// operands and the result addressed through callbacks.
+struct MatrixProduct {
+  std::int64_t batch = 1, M = 1, N = 1, K = 1;
+  bool bContiguous = true; // B(b, k, j) is unit-stride in j
+  std::function<Expr(const Expr& b, const Expr& i, const Expr& k)> a;
+  std::function<Expr(const Expr& b, const Expr& k, const Expr& j)> b;
+  // The output index of (b, i, j), and the value stored there given the sum (nullptr: the
+  // sum itself, no final pass).
+  std::function<std::vector<Expr>(const Expr& b, const Expr& i, const Expr& j)> yIndex;
+  std::function<Expr(const Expr& sum, const std::vector<Expr>& yIndex)> finish;
+};
+
+Stmt productLoops(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p) {
+  const std::int64_t rows = p.batch * p.M;
+  // Column blocks: small for a transposed B (its rows are then read in parallel streams),
+  // and enough of them to give the threads work when there are few rows.
+  std::int64_t block = p.N;
+  if (!p.bContiguous)
+    block = std::min<std::int64_t>(p.N, 16);
+  else if (rows < 16 && p.N >= 512)
+    block = std::max<std::int64_t>(128, (p.N * rows / 16 + 15) / 16 * 16);
+  const std::int64_t blocks = (p.N + block - 1) / block;
+
+  const Expr task = kb.freshVar("row");
+  const Expr row = blocks == 1 ? task : task / blocks;
+  const Expr bi = row / p.M, i = row % p.M;
+  const Expr j0 = blocks == 1 ? loop::makeIndex(0) : (task % blocks) * block;
+  const Expr width = blocks == 1 ? loop::makeIndex(p.N) : loop::min(p.N - j0, block);
+  auto overRow = [&](const std::string& hint, const std::function<Stmt(const Expr& j)>& body) {
+    const Expr j = kb.freshVar(hint);
+    return forRange(j, j0, width, body(j));
+  };
+  const loop::Type t = loopType(y.dtype);
+
+  const Stmt clear =
+      overRow("z", [&](const Expr& j) { return y.store(p.yIndex(bi, i, j), loop::makeZero(t)); });
+  const Expr k = kb.freshVar("k");
+  const Expr as = freshScalar(kb, "a", t);
+  const Stmt accumulate =
+      forCount(k, p.K, loop::LetStmt::make(as, p.a(bi, i, k), overRow("j", [&](const Expr& j) {
+                                             const std::vector<Expr> idx = p.yIndex(bi, i, j);
+                                             return y.store(idx, y.load(idx) + as * p.b(bi, k, j));
+                                           })));
+  Stmt finish = loop::noOp();
+  if (p.finish)
+    finish = overRow("e", [&](const Expr& j) {
+      const std::vector<Expr> idx = p.yIndex(bi, i, j);
+      return y.store(idx, p.finish(y.load(idx), idx));
+    });
+  return forCount(task, rows * blocks, loop::Block::make({clear, accumulate, finish}),
+                  parallelFor(rows * p.N * p.K));
+}
+
+Stmt lowerGemm(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
+  const TensorRef a = kb.input(*node.input(0), node);
+  const TensorRef b = kb.input(*node.input(1), node);
+  const float alpha = node.attrFloat("alpha", 1.0f), beta = node.attrFloat("beta", 1.0f);
+  std::optional<TensorRef> c;
+  if (node.input(2) && beta != 0.0f)
+    c = kb.input(*node.input(2), node);
+  const TensorRef y = kb.output(*node.output(0), node);
+  if (!loopType(y.dtype).isFloat() && (alpha != 1.0f || (c && beta != 1.0f)))
+    unsupportedNode(node, "integer Gemm with alpha or beta other than 1");
+  if (a.rank() != 2 || b.rank() != 2 || y.rank() != 2)
+    unsupportedNode(node, "needs 2-D A and B");
+  const bool transA = node.attrInt("transA", 0) != 0, transB = node.attrInt("transB", 0) != 0;
+  MatrixProduct p;
+  p.M = y.shape[0];
+  p.N = y.shape[1];
+  p.K = transA ? a.shape[0] : a.shape[1];
+  if ((transB ? b.shape[1] : b.shape[0]) != p.K)
+    unsupportedNode(node, "inner dimensions of A and B differ");
+  if (c) { // unidirectional broadcasting to (M, N)
+    bool ok = c->rank() <= 2;
+    for (std::size_t d = 0; ok && d < c->rank(); ++d) {
+      const std::int64_t want = y.shape[2 - c->rank() + d];
+      ok = c->shape[d] == 1 || c->shape[d] == want;
+    }
+    if (!ok)
+      unsupportedNode(node, "C does not broadcast to the output");
+  }
+  p.bContiguous = !transB;
+  p.a = [&](const Expr&, const Expr& i, const Expr& k) {
+    return transA ? a.load({k, i}) : a.load({i, k});
+  };
+  p.b = [&](const Expr&, const Expr& k, const Expr& j) {
+    return transB ? b.load({j, k}) : b.load({k, j});
+  };
+  p.yIndex = [](const Expr&, const Expr& i, const Expr& j) { return std::vector<Expr>{i, j}; };
+  // alpha * (A*B) + beta * C, in ONNX Runtime's order.
+  if (alpha != 1.0f || c || hasEpilogue(node))
+    p.finish = [&](const Expr& sum, const std::vector<Expr>& idx) {
+      Expr v = alpha == 1.0f ? sum : sum * loop::makeFloatConst(sum.type(), double(alpha));
+      if (c) {
+        const Expr cv = c->load(broadcastIndex(c->shape, idx));
+        v = v + (beta == 1.0f ? cv : cv * loop::makeFloatConst(sum.type(), double(beta)));
+      }
+      return epilogue(v, idx);
+    };
+  return productLoops(kb, y, p);
+}
+
+Stmt lowerMatMul(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
+  const TensorRef a = kb.input(*node.input(0), node);
+  const TensorRef b = kb.input(*node.input(1), node);
+  const TensorRef y = kb.output(*node.output(0), node);
+  if (a.rank() < 1 || b.rank() < 1)
+    unsupportedNode(node, "needs operands of rank >= 1");
+  const bool vectorA = a.rank() == 1, vectorB = b.rank() == 1;
+  const std::size_t matrixDims = (vectorA ? 0 : 1) + (vectorB ? 0 : 1);
+  if (y.rank() < matrixDims)
+    unsupportedNode(node, "output rank does not match the operands");
+  const std::vector<std::int64_t> batchShape(y.shape.begin(), y.shape.end() - matrixDims);
+  const std::vector<std::int64_t> aBatch(a.shape.begin(), a.shape.end() - (vectorA ? 1 : 2));
+  const std::vector<std::int64_t> bBatch(b.shape.begin(), b.shape.end() - (vectorB ? 1 : 2));
+  if (aBatch.size() > batchShape.size() || bBatch.size() > batchShape.size())
+    unsupportedNode(node, "output rank does not match the operands");
+  MatrixProduct p;
+  p.batch = product(batchShape);
+  p.M = vectorA ? 1 : a.shape[a.rank() - 2];
+  p.K = a.shape.back();
+  p.N = vectorB ? 1 : b.shape.back();
+  if ((vectorB ? b.shape[0] : b.shape[b.rank() - 2]) != p.K)
+    unsupportedNode(node, "inner dimensions of A and B differ");
+  // Batch b (flat over the output's batch dims) reads each operand's own batch index under
+  // broadcasting.
+  auto operandIndex = [&](const std::vector<std::int64_t>& opBatch, const Expr& bFlat,
+                          std::vector<Expr> tail) {
+    std::vector<Expr> idx = broadcastIndex(opBatch, unflatten(bFlat, batchShape));
+    idx.insert(idx.end(), tail.begin(), tail.end());
+    return idx;
+  };
+  p.a = [&](const Expr& bf, const Expr& i, const Expr& k) {
+    return a.load(
+        operandIndex(aBatch, bf, vectorA ? std::vector<Expr>{k} : std::vector<Expr>{i, k}));
+  };
+  p.b = [&](const Expr& bf, const Expr& k, const Expr& j) {
+    return b.load(
+        operandIndex(bBatch, bf, vectorB ? std::vector<Expr>{k} : std::vector<Expr>{k, j}));
+  };
+  p.yIndex = [&](const Expr& bf, const Expr& i, const Expr& j) {
+    std::vector<Expr> idx = unflatten(bf, batchShape);
+    if (!vectorA)
+      idx.push_back(i);
+    if (!vectorB)
+      idx.push_back(j);
+    return idx;
+  };
+  if (hasEpilogue(node))
+    p.finish = [&](const Expr& sum, const std::vector<Expr>& idx) { return epilogue(sum, idx); };
+  return productLoops(kb, y, p);
+}
+
+// --- Einsum ---------------------------------------------------------------------------
+
+// A subscript: a letter, or one dimension of the ellipsis counted from its right end.
+using Label = int;
+constexpr Label kEllipsis = 1000;
+
+struct EinsumSpec {
+  std::vector<std::vector<Label>> inputs;
+  std::vector<Label> output;
+};
+
+std::vector<Label> parseTerm(const Node& node, const std::string& term, std::size_t rank,
+                             std::size_t& ellipsisRank) {
+  std::vector<Label> labels;
+  std::size_t letters = 0;
+  for (char ch : term)
+    letters += std::isalpha(static_cast<unsigned char>(ch)) ? 1 : 0;
+  for (std::size_t pos = 0; pos < term.size(); ++pos) {
+    const char ch = term[pos];
+    if (term.compare(pos, 3, "...") == 0) {
+      if (rank < letters)
+        unsupportedNode(node, "einsum term '" + term + "' has more subscripts than dims");
+      const std::size_t dims = rank == SIZE_MAX ? ellipsisRank : rank - letters;
+      ellipsisRank = std::max(ellipsisRank, dims);
+      for (std::size_t d = dims; d-- > 0;)
+        labels.push_back(kEllipsis + static_cast<Label>(d));
+      pos += 2;
+    } else if (std::isalpha(static_cast<unsigned char>(ch))) {
+      labels.push_back(ch);
+    } else if (ch != ' ') {
+      unsupportedNode(node, std::string("einsum equation character '") + ch + "'");
+    }
+  }
+  if (rank != SIZE_MAX && labels.size() != rank)
+    unsupportedNode(node, "einsum term '" + term + "' does not match its operand's rank");
+  return labels;
+}
+
+EinsumSpec parseEinsum(const Node& node, const std::vector<TensorRef>& operands) {
+  const std::string eq = node.attrString("equation", "");
+  const std::size_t arrow = eq.find("->");
+  const std::string lhs = eq.substr(0, arrow);
+  std::vector<std::string> terms{""};
+  for (char ch : lhs)
+    if (ch == ',')
+      terms.push_back("");
+    else
+      terms.back() += ch;
+  if (terms.size() != operands.size())
+    unsupportedNode(node, "einsum equation has " + std::to_string(terms.size()) + " terms for " +
+                              std::to_string(operands.size()) + " inputs");
+  EinsumSpec spec;
+  std::size_t ellipsisRank = 0;
+  std::map<Label, int> counts;
+  for (std::size_t i = 0; i < terms.size(); ++i) {
+    spec.inputs.push_back(parseTerm(node, terms[i], operands[i].rank(), ellipsisRank));
+    for (Label l : spec.inputs.back())
+      ++counts[l];
+  }
+  if (arrow != std::string::npos) {
+    spec.output = parseTerm(node, eq.substr(arrow + 2), SIZE_MAX, ellipsisRank);
+  } else {
+    // Implicit output: the ellipsis dims, then the letters used once, alphabetically.
+    for (std::size_t d = ellipsisRank; d-- > 0;)
+      spec.output.push_back(kEllipsis + static_cast<Label>(d));
+    for (const auto& [label, count] : counts)
+      if (label < kEllipsis && count == 1)
+        spec.output.push_back(label);
+  }
+  return spec;
+}
+
+// Einsum as a direct sum: a loop over the output, a nest over the summed subscripts
+// inside, accumulating the product of the operands in the output element.
+Stmt lowerEinsum(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
+  std::vector<TensorRef> operands;
+  for (std::size_t i = 0; i < node.inputs.size(); ++i)
+    operands.push_back(kb.input(*node.input(i), node));
+  const TensorRef y = kb.output(*node.output(0), node);
+  const EinsumSpec spec = parseEinsum(node, operands);
+  if (spec.output.size() != y.rank())
+    unsupportedNode(node, "einsum output does not match the output rank");
+  std::map<Label, std::int64_t> extent; // size-1 dims broadcast
+  for (std::size_t i = 0; i < operands.size(); ++i)
+    for (std::size_t d = 0; d < spec.inputs[i].size(); ++d)
+      extent[spec.inputs[i][d]] = std::max(extent[spec.inputs[i][d]], operands[i].shape[d]);
+  std::vector<Label> summed;
+  std::vector<std::int64_t> sumExtents;
+  for (const auto& [label, size] : extent)
+    if (std::find(spec.output.begin(), spec.output.end(), label) == spec.output.end()) {
+      summed.push_back(label);
+      sumExtents.push_back(size);
+    }
+  const std::int64_t sumSize = product(sumExtents);
+  return kb.loopNest(
+      y.shape,
+      [&](const std::vector<Expr>& out) {
+        std::map<Label, Expr> at;
+        for (std::size_t d = 0; d < out.size(); ++d)
+          at[spec.output[d]] = out[d];
+        const Stmt clear = y.store(out, constantOf(y.dtype, 0));
+        const Stmt sum = nestedLoops(
+            kb, sumExtents,
+            [&](const std::vector<Expr>& s) {
+              for (std::size_t d = 0; d < s.size(); ++d)
+                at[summed[d]] = s[d];
+              Expr term;
+              for (std::size_t i = 0; i < operands.size(); ++i) {
+                std::vector<Expr> idx;
+                for (std::size_t d = 0; d < spec.inputs[i].size(); ++d)
+                  idx.push_back(operands[i].shape[d] == 1 ? loop::makeIndex(0)
+                                                          : at.at(spec.inputs[i][d]));
+                const Expr v = operands[i].load(idx);
+                term = term.defined() ? term * v : v;
+              }
+              return y.store(out, y.load(out) + term);
+            },
+            "s");
+        Stmt finish = loop::noOp();
+        if (hasEpilogue(node))
+          finish = y.store(out, epilogue(y.load(out), out));
+        return loop::Block::make({clear, sum, finish});
+      },
+      "o", std::max<std::int64_t>(1, 65536 / std::max<std::int64_t>(sumSize, 1)));
+}
+
+} // namespace
+
+void registerMatMulRules(RuleTable& table) {
+  auto& k = table.kernels;
+  k["Gemm"] = lowerGemm;
+  k["MatMul"] = lowerMatMul;
+  k["Einsum"] = lowerEinsum;
+}
+
+} // namespace lathe::lowering

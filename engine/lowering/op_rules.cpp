@@ -1,0 +1,57 @@
+#include "engine/lowering/op_rules.h"
+
+#include "engine/support/diagnostics.h"
+
+namespace lathe::lowering {
+
+const RuleTable& rules() {
+  static const RuleTable table = [] {
+    RuleTable t;
+    registerElementwiseRules(t);
+    registerDataMovementRules(t);
+    registerConvPoolRules(t);
+    registerMatMulRules(t);
+    registerNormalizationRules(t);
+    registerReductionRules(t);
+    return t;
+  }();
+  return table;
+}
+
+Expr readBroadcast(OperandReader& in, const graph::Node& node, std::size_t input,
+                   const std::vector<Expr>& outIndex) {
+  const graph::Value* v = node.input(input);
+  LATHE_CHECK(v, "absent operand read");
+  return in.read(input, broadcastIndex(staticShape(*v, node), outIndex));
+}
+
+std::int64_t normalizeAxis(std::int64_t axis, std::size_t rank, const graph::Node& node) {
+  const auto r = static_cast<std::int64_t>(rank);
+  if (axis < -r || axis >= std::max<std::int64_t>(r, 1))
+    throw Error(ErrorKind::Invalid,
+                "axis " + std::to_string(axis) + " is out of range for rank " +
+                    std::to_string(rank),
+                {{}, node.name, node.opType()});
+  return axis < 0 ? axis + r : axis;
+}
+
+void unsupportedNode(const graph::Node& node, const std::string& reason) {
+  throw Error(ErrorKind::Unsupported, reason, {{}, node.name, node.opType()});
+}
+
+const graph::TensorData& constantInput(const graph::Node& node, std::size_t i, const char* what) {
+  const graph::Value* v = node.input(i);
+  if (!v || !v->isConstant() || v->constant().isElided())
+    unsupportedNode(node, std::string(what) + " must be a compile-time constant");
+  return v->constant();
+}
+
+std::vector<std::int64_t> constantInts(const graph::Node& node, std::size_t i, const char* what) {
+  const graph::TensorData& t = constantInput(node, i, what);
+  std::vector<std::int64_t> out;
+  for (std::int64_t k = 0; k < t.numElements(); ++k)
+    out.push_back(t.elementAsInt(k));
+  return out;
+}
+
+} // namespace lathe::lowering

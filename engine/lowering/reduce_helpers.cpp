@@ -1,0 +1,227 @@
+#include "engine/lowering/reduce_helpers.h"
+
+#include "engine/support/diagnostics.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace lathe::lowering {
+namespace {
+
+// Below this many element operations a kernel runs serially: the fork/join of a parallel
+// loop costs more than the work.
+constexpr std::int64_t kParallelWork = 1 << 15;
+// With parallelism, blocks of columns shrink (down to kMinBlock) until there are this many
+// tasks, so that reductions over leading axes still spread over the threads.
+constexpr std::int64_t kMinTasks = 64;
+constexpr std::int64_t kMinBlock = 64;
+
+std::int64_t product(const std::vector<std::int64_t>& dims) {
+  std::int64_t n = 1;
+  for (std::int64_t d : dims)
+    n *= d;
+  return n;
+}
+
+std::int64_t ceilDiv(std::int64_t a, std::int64_t b) {
+  return (a + b - 1) / b;
+}
+
+} // namespace
+
+ReduceLayout::ReduceLayout(std::vector<std::int64_t> shape,
+                           const std::vector<std::int64_t>& reducedAxes)
+    : shape_(std::move(shape)), reduced_(shape_.size(), false) {
+  for (std::int64_t a : reducedAxes) {
+    LATHE_CHECK(a >= 0 && static_cast<std::size_t>(a) < shape_.size(), "reduced axis out of range");
+    reduced_[static_cast<std::size_t>(a)] = true;
+  }
+  for (std::size_t d = 0; d < shape_.size(); ++d)
+    if (reduced_[d])
+      prefixRank_ = d + 1;
+}
+
+std::vector<std::int64_t> ReduceLayout::outerShape() const {
+  std::vector<std::int64_t> dims;
+  for (std::size_t d = 0; d < prefixRank_; ++d)
+    if (!reduced_[d])
+      dims.push_back(shape_[d]);
+  return dims;
+}
+
+std::vector<std::int64_t> ReduceLayout::reducedShape() const {
+  std::vector<std::int64_t> dims;
+  for (std::size_t d = 0; d < prefixRank_; ++d)
+    if (reduced_[d])
+      dims.push_back(shape_[d]);
+  return dims;
+}
+
+std::int64_t ReduceLayout::reducedCount() const {
+  return product(reducedShape());
+}
+
+std::int64_t ReduceLayout::columns() const {
+  return product(std::vector<std::int64_t>(
+      shape_.begin() + static_cast<std::ptrdiff_t>(prefixRank_), shape_.end()));
+}
+
+std::int64_t ReduceLayout::numElements() const {
+  return product(shape_);
+}
+
+ReduceTask::ReduceTask(KernelBuilder& kb, const ReduceLayout& layout, std::vector<Expr> outer,
+                       Expr blockStart, Expr width, std::int64_t maxWidth)
+    : kb_(kb), layout_(layout), outer_(std::move(outer)), blockStart_(std::move(blockStart)),
+      width_(std::move(width)), maxWidth_(maxWidth) {}
+
+Stmt ReduceTask::overColumns(const ColumnBody& body) const {
+  Expr local = kb_.freshVar("c");
+  return loop::For::make(local, loop::makeIndex(0), width_, loop::ForKind::Serial,
+                         body(local, blockStart_ + local));
+}
+
+Stmt ReduceTask::overReduced(const ReducedBody& body, bool reverse) const {
+  const std::vector<std::int64_t> dims = layout_.reducedShape();
+  std::vector<Expr> vars, index;
+  for (std::size_t k = 0; k < dims.size(); ++k) {
+    vars.push_back(kb_.freshVar("r"));
+    const bool backwards = reverse && k + 1 == dims.size();
+    index.push_back(backwards ? loop::makeIndex(dims[k] - 1) - vars.back() : vars.back());
+  }
+  Stmt s = overColumns(
+      [&](const Expr& local, const Expr& column) { return body(index, local, column); });
+  for (std::size_t k = dims.size(); k-- > 0;)
+    s = kb_.serialLoop(vars[k], dims[k], s);
+  return s;
+}
+
+std::vector<Expr> ReduceTask::prefixIndex(const std::vector<Expr>& reduced) const {
+  std::vector<Expr> index;
+  std::size_t o = 0, r = 0;
+  for (std::size_t d = 0; d < layout_.prefixRank(); ++d)
+    index.push_back(layout_.isReduced(d) ? reduced.at(r++) : outer_.at(o++));
+  return index;
+}
+
+// The trailing kept dims' indices from a flat column (only epilogues use them).
+std::vector<Expr> ReduceTask::columnIndex(const Expr& column) const {
+  const auto& shape = layout_.shape();
+  std::vector<Expr> index(shape.size() - layout_.prefixRank());
+  Expr rest = column;
+  for (std::size_t k = index.size(); k-- > 0;) {
+    const std::int64_t d = shape[layout_.prefixRank() + k];
+    index[k] = k == 0 ? rest : loop::floorMod(rest, loop::makeIndex(d));
+    rest = loop::floorDiv(rest, loop::makeIndex(d));
+  }
+  return index;
+}
+
+Expr ReduceTask::inputFlat(const std::vector<Expr>& reduced, const Expr& column) const {
+  const auto& shape = layout_.shape();
+  const std::vector<std::int64_t> prefix(
+      shape.begin(), shape.begin() + static_cast<std::ptrdiff_t>(layout_.prefixRank()));
+  if (prefix.empty())
+    return column;
+  return flatIndex(prefix, prefixIndex(reduced)) * layout_.columns() + column;
+}
+
+Expr ReduceTask::keptFlat(const Expr& column) const {
+  if (outer_.empty())
+    return column;
+  return flatIndex(layout_.outerShape(), outer_) * layout_.columns() + column;
+}
+
+std::vector<Expr> ReduceTask::fullIndex(const std::vector<Expr>& reduced,
+                                        const Expr& column) const {
+  std::vector<Expr> index = prefixIndex(reduced);
+  for (Expr& e : columnIndex(column))
+    index.push_back(std::move(e));
+  return index;
+}
+
+std::vector<Expr> ReduceTask::keptIndex(const Expr& column, bool keepDims) const {
+  std::vector<Expr> index;
+  std::size_t o = 0;
+  for (std::size_t d = 0; d < layout_.prefixRank(); ++d) {
+    if (!layout_.isReduced(d))
+      index.push_back(outer_.at(o++));
+    else if (keepDims)
+      index.push_back(loop::makeIndex(0));
+  }
+  for (Expr& e : columnIndex(column))
+    index.push_back(std::move(e));
+  return index;
+}
+
+TensorRef ReduceTask::row(const std::string& hint, graph::DType dtype) {
+  rows_.push_back(kb_.scratch(hint, dtype, {maxWidth_}));
+  return rows_.back();
+}
+
+bool worthParallel(std::int64_t work) {
+  return work >= kParallelWork;
+}
+
+Stmt forEachTask(KernelBuilder& kb, const ReduceLayout& layout, std::int64_t passes,
+                 const std::function<Stmt(ReduceTask&)>& body, std::int64_t maxBlock) {
+  const std::vector<std::int64_t> outerShape = layout.outerShape();
+  const std::int64_t outerCount = product(outerShape);
+  const std::int64_t columns = layout.columns();
+  const bool parallel = worthParallel(layout.numElements() * passes);
+  std::int64_t block = std::max<std::int64_t>(1, std::min(columns, maxBlock));
+  if (parallel)
+    while (outerCount * ceilDiv(columns, block) < kMinTasks && block > kMinBlock)
+      block = ceilDiv(block, 2);
+  const std::int64_t blocks = ceilDiv(columns, block);
+
+  std::vector<std::int64_t> taskShape = outerShape;
+  taskShape.push_back(blocks);
+  // Rows live inside the task loop: a parallel loop's body is outlined, so each worker
+  // gets its own copy (stack allocations go to the entry block of the outlined function).
+  return kb.loopNest(
+      taskShape,
+      [&](const std::vector<Expr>& vars) {
+        const Expr start = vars.back() * block;
+        const Expr width = columns % block == 0 ? loop::makeIndex(block)
+                                                : loop::min(loop::makeIndex(block),
+                                                            loop::makeIndex(columns) - start);
+        ReduceTask task(kb, layout, std::vector<Expr>(vars.begin(), vars.end() - 1), start, width,
+                        block);
+        Stmt s = body(task);
+        for (const TensorRef& r : task.rows())
+          s = kb.allocate(r, s);
+        return s;
+      },
+      "o", parallel ? 1 : std::numeric_limits<std::int64_t>::max());
+}
+
+Expr lowestOf(loop::Type type) {
+  if (type.isFloat())
+    return loop::makeFloatConst(type, -std::numeric_limits<double>::infinity());
+  if (type.isUInt() || type.isBool())
+    return loop::makeIntConst(type, 0);
+  return loop::makeIntConst(type, type.bits() == 64 ? std::numeric_limits<std::int64_t>::min()
+                                                    : -(std::int64_t(1) << (type.bits() - 1)));
+}
+
+Expr highestOf(loop::Type type) {
+  if (type.isFloat())
+    return loop::makeFloatConst(type, std::numeric_limits<double>::infinity());
+  if (type.isBool())
+    return loop::makeIntConst(type, 1);
+  if (type.bits() == 64) // u64's all-ones is -1 as a bit pattern
+    return loop::makeIntConst(type, type.isUInt() ? -1 : std::numeric_limits<std::int64_t>::max());
+  return loop::makeIntConst(type, (std::int64_t(1) << (type.bits() - (type.isUInt() ? 0 : 1))) - 1);
+}
+
+Expr constLike(const Expr& like, double value) {
+  return like.type().isFloat() ? loop::makeFloatConst(like.type(), value)
+                               : loop::makeIntConst(like.type(), static_cast<std::int64_t>(value));
+}
+
+Expr callIntrinsic(loop::Intrinsic op, Expr x) {
+  return loop::Call::make(op, {std::move(x)});
+}
+
+} // namespace lathe::lowering

@@ -1,0 +1,103 @@
+#pragma once
+// Loop structure shared by reductions and normalizations (Reduce*, ArgMax, CumSum, TopK,
+// Softmax, LayerNormalization, ...): ops that combine the elements of a tensor along some
+// axes, independently for every index of the other ("kept") axes.
+//
+// A ReduceLayout sees the input as [prefix dims..., columns]: the kept dims after the last
+// reduced one are flattened into one contiguous "column" dimension; the dims before it keep
+// their own loops. A kernel is a loop nest over tasks, each an index of the leading kept
+// dims plus a block of columns; the passes of a task loop over the reduced dims with the
+// block's columns innermost, so that the innermost loop is contiguous whether the reduced
+// axes are trailing (columns = 1) or not (rows of a block accumulate side by side).
+
+#include "engine/lowering/kernel_builder.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace lathe::lowering {
+
+class ReduceLayout {
+public:
+  // `reducedAxes` are normalized (in [0, rank)), in any order, without repeats.
+  ReduceLayout(std::vector<std::int64_t> shape, const std::vector<std::int64_t>& reducedAxes);
+
+  const std::vector<std::int64_t>& shape() const { return shape_; }
+  bool isReduced(std::size_t dim) const { return reduced_[dim]; }
+  std::size_t prefixRank() const { return prefixRank_; } // dims before the column group
+  std::vector<std::int64_t> outerShape() const;          // kept dims of the prefix
+  std::vector<std::int64_t> reducedShape() const;
+  std::int64_t reducedCount() const; // elements combined into each result
+  std::int64_t columns() const;      // product of the trailing kept dims
+  std::int64_t numElements() const;
+
+private:
+  std::vector<std::int64_t> shape_;
+  std::vector<bool> reduced_;
+  std::size_t prefixRank_ = 0;
+};
+
+// One unit of (possibly parallel) work: fixed leading kept indices and a block of columns.
+class ReduceTask {
+public:
+  using ColumnBody = std::function<Stmt(const Expr& local, const Expr& column)>;
+  using ReducedBody =
+      std::function<Stmt(const std::vector<Expr>& reduced, const Expr& local, const Expr& column)>;
+
+  ReduceTask(KernelBuilder& kb, const ReduceLayout& layout, std::vector<Expr> outer,
+             Expr blockStart, Expr width, std::int64_t maxWidth);
+
+  const ReduceLayout& layout() const { return layout_; }
+  std::int64_t maxWidth() const { return maxWidth_; }
+  const std::vector<Expr>& outer() const { return outer_; }
+
+  // for each column of the block: body(local index in the block, column).
+  Stmt overColumns(const ColumnBody& body) const;
+  // for each reduced index (row-major; the last reduced axis runs backwards when `reverse`)
+  // and, innermost, each column of the block.
+  Stmt overReduced(const ReducedBody& body, bool reverse = false) const;
+
+  // Flat index into the input (full shape) of a reduced index and a column.
+  Expr inputFlat(const std::vector<Expr>& reduced, const Expr& column) const;
+  // Flat index into the reduced result (kept dims only; keepdims does not change it).
+  Expr keptFlat(const Expr& column) const;
+  // Index vectors, for epilogues: in the input's shape, and in the reduced result's shape
+  // (reduced dims present as 0 with keepDims, absent otherwise).
+  std::vector<Expr> fullIndex(const std::vector<Expr>& reduced, const Expr& column) const;
+  std::vector<Expr> keptIndex(const Expr& column, bool keepDims) const;
+
+  // A row of per-column values for this task (maxWidth elements, allocated around the task).
+  TensorRef row(const std::string& hint, graph::DType dtype);
+  const std::vector<TensorRef>& rows() const { return rows_; }
+
+private:
+  std::vector<Expr> prefixIndex(const std::vector<Expr>& reduced) const;
+  std::vector<Expr> columnIndex(const Expr& column) const;
+
+  KernelBuilder& kb_;
+  const ReduceLayout& layout_;
+  std::vector<Expr> outer_;
+  Expr blockStart_, width_;
+  std::int64_t maxWidth_;
+  std::vector<TensorRef> rows_;
+};
+
+// The task loop nest. `passes` (reads of the input per element, roughly) decides whether the
+// work is worth running in parallel; `maxBlock` caps the columns per task (1: one column each).
+Stmt forEachTask(KernelBuilder& kb, const ReduceLayout& layout, std::int64_t passes,
+                 const std::function<Stmt(ReduceTask&)>& body, std::int64_t maxBlock = 1024);
+
+// Whether `work` element operations are worth a parallel loop.
+bool worthParallel(std::int64_t work);
+
+// The identity of max (lowest) and min (highest) for a type: +-inf for floats, the integer
+// limits otherwise.
+Expr lowestOf(loop::Type type);
+Expr highestOf(loop::Type type);
+
+// Shorthands for typed constants and unary intrinsics.
+Expr constLike(const Expr& like, double value);
+Expr callIntrinsic(loop::Intrinsic op, Expr x);
+
+} // namespace lathe::lowering

@@ -1,0 +1,362 @@
+// Reductions as kernel rules: Reduce* over a set of axes, ArgMax/ArgMin, CumSum and TopK.
+// The loop structure (tasks over the kept axes, contiguous column rows) is in
+// reduce_helpers.h.
+#include "engine/loop_ir/ir_operators.h"
+#include "engine/lowering/op_rules.h"
+#include "engine/lowering/reduce_helpers.h"
+#include "engine/support/diagnostics.h"
+
+#include <algorithm>
+
+namespace lathe::lowering {
+namespace {
+
+using graph::DType;
+using graph::Node;
+using loop::Intrinsic;
+
+enum class Reduce { Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp, SumSquare };
+
+// The axes a Reduce* node reduces, as the shape rules compute them: the axes input (ReduceSum
+// from opset 13) or attribute, all axes when empty, none with noop_with_empty_axes.
+std::vector<std::int64_t> reduceAxes(const Node& node, std::size_t rank) {
+  std::vector<std::int64_t> axes;
+  if (node.input(1))
+    axes = constantInts(node, 1, "the axes input");
+  else
+    axes = node.attrInts("axes");
+  if (axes.empty()) {
+    if (node.attrInt("noop_with_empty_axes", 0) != 0)
+      return axes;
+    for (std::size_t a = 0; a < rank; ++a)
+      axes.push_back(static_cast<std::int64_t>(a));
+    return axes;
+  }
+  for (std::int64_t& a : axes)
+    a = normalizeAxis(a, rank, node);
+  std::sort(axes.begin(), axes.end());
+  if (std::adjacent_find(axes.begin(), axes.end()) != axes.end())
+    unsupportedNode(node, "an axis is reduced twice");
+  return axes;
+}
+
+bool needsFloat(Reduce kind) {
+  return kind == Reduce::L2 || kind == Reduce::LogSum || kind == Reduce::LogSumExp;
+}
+
+// The value each element contributes, before combining.
+Expr mapElement(Reduce kind, const Expr& x) {
+  switch (kind) {
+  case Reduce::L1:
+    return x.type().isUInt() ? x : callIntrinsic(Intrinsic::Abs, x);
+  case Reduce::L2:
+  case Reduce::SumSquare:
+    return x * x;
+  default:
+    return x;
+  }
+}
+
+Expr identityOf(Reduce kind, loop::Type t) {
+  switch (kind) {
+  case Reduce::Max:
+    return lowestOf(t);
+  case Reduce::Min:
+    return highestOf(t);
+  case Reduce::Prod:
+    return loop::makeOne(t);
+  default:
+    return loop::makeZero(t);
+  }
+}
+
+Expr combine(Reduce kind, const Expr& acc, const Expr& v) {
+  switch (kind) {
+  case Reduce::Max:
+    return loop::max(acc, v);
+  case Reduce::Min:
+    return loop::min(acc, v);
+  case Reduce::Prod:
+    return acc * v;
+  default:
+    return acc + v;
+  }
+}
+
+Expr finish(Reduce kind, const Expr& acc, std::int64_t count) {
+  switch (kind) {
+  case Reduce::Mean:
+    return acc / constLike(acc, static_cast<double>(count));
+  case Reduce::L2:
+    return callIntrinsic(Intrinsic::Sqrt, acc);
+  case Reduce::LogSum:
+    return callIntrinsic(Intrinsic::Log, acc);
+  default:
+    return acc;
+  }
+}
+
+// Where a task keeps its per-column accumulator: in a scratch row when each task has one
+// column (a register after promotion), else in the output row itself, which keeps the
+// inner loop contiguous without another buffer.
+struct Accumulator {
+  TensorRef buffer;
+  bool inOutput = false;
+  Expr at(const ReduceTask& t, const Expr& local, const Expr& column) const {
+    return inOutput ? t.keptFlat(column) : local;
+  }
+  Expr load(const ReduceTask& t, const Expr& local, const Expr& column) const {
+    return buffer.loadFlat(at(t, local, column));
+  }
+  Stmt store(const ReduceTask& t, const Expr& local, const Expr& column, Expr v) const {
+    return buffer.storeFlat(at(t, local, column), std::move(v));
+  }
+};
+
+Accumulator accumulator(ReduceTask& t, const TensorRef& out, const std::string& hint) {
+  if (t.maxWidth() > 1)
+    return {out, true};
+  return {t.row(hint, out.dtype), false};
+}
+
+template <Reduce kind>
+Stmt lowerReduce(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
+  const TensorRef x = kb.input(*node.input(0), node);
+  const TensorRef out = kb.output(*node.output(0), node);
+  const loop::Type t = loopType(x.dtype);
+  if (x.dtype != out.dtype)
+    unsupportedNode(node, "the result type differs from the input type");
+  if (t.isBool() || (needsFloat(kind) && !t.isFloat()))
+    unsupportedNode(node, "element type " + t.toString());
+  const std::vector<std::int64_t> axes = reduceAxes(node, x.rank());
+  const bool keepDims = node.attrInt("keepdims", 1) != 0;
+  if (out.rank() != (keepDims ? x.rank() : x.rank() - axes.size()))
+    unsupportedNode(node, "the result rank does not match the reduced axes");
+  const ReduceLayout layout(x.shape, axes);
+  const std::int64_t count = layout.reducedCount();
+  if (kind == Reduce::Mean && count == 0 && !t.isFloat())
+    unsupportedNode(node, "integer mean of no elements");
+
+  return forEachTask(kb, layout, kind == Reduce::LogSumExp ? 2 : 1, [&](ReduceTask& task) {
+    auto read = [&](const std::vector<Expr>& r, const Expr& column) {
+      return x.loadFlat(task.inputFlat(r, column));
+    };
+    auto write = [&](const Expr& column, const Expr& v) {
+      return out.storeFlat(task.keptFlat(column), epilogue(v, task.keptIndex(column, keepDims)));
+    };
+    const Accumulator acc = accumulator(task, out, "acc");
+    std::vector<Stmt> passes;
+    passes.push_back(task.overColumns([&](const Expr& l, const Expr& c) {
+      return acc.store(task, l, c, identityOf(kind == Reduce::LogSumExp ? Reduce::Max : kind, t));
+    }));
+    if constexpr (kind == Reduce::LogSumExp) {
+      // log(sum(exp(x - m))) + m with m the maximum, so that exp cannot overflow. An
+      // infinite m is replaced by 0: x - m would be NaN where x is the same infinity.
+      passes.push_back(
+          task.overReduced([&](const std::vector<Expr>& r, const Expr& l, const Expr& c) {
+            return acc.store(task, l, c, loop::max(acc.load(task, l, c), read(r, c)));
+          }));
+      const TensorRef sum = task.row("sum", x.dtype);
+      auto shift = [&](const Expr& l, const Expr& c) {
+        Expr m = acc.load(task, l, c);
+        return loop::select(loop::eq(callIntrinsic(Intrinsic::Abs, m), highestOf(t)),
+                            constLike(m, 0), m);
+      };
+      passes.push_back(task.overColumns(
+          [&](const Expr& l, const Expr&) { return sum.storeFlat(l, loop::makeZero(t)); }));
+      passes.push_back(
+          task.overReduced([&](const std::vector<Expr>& r, const Expr& l, const Expr& c) {
+            return sum.storeFlat(l, sum.loadFlat(l) +
+                                        callIntrinsic(Intrinsic::Exp, read(r, c) - shift(l, c)));
+          }));
+      passes.push_back(task.overColumns([&](const Expr& l, const Expr& c) {
+        return write(c, shift(l, c) + callIntrinsic(Intrinsic::Log, sum.loadFlat(l)));
+      }));
+    } else {
+      passes.push_back(
+          task.overReduced([&](const std::vector<Expr>& r, const Expr& l, const Expr& c) {
+            return acc.store(task, l, c,
+                             combine(kind, acc.load(task, l, c), mapElement(kind, read(r, c))));
+          }));
+      passes.push_back(task.overColumns([&](const Expr& l, const Expr& c) {
+        return write(c, finish(kind, acc.load(task, l, c), count));
+      }));
+    }
+    return loop::Block::make(passes);
+  });
+}
+
+// ArgMax / ArgMin: the first (or, with select_last_index, last) position of the extreme.
+template <bool isMax>
+Stmt lowerArgReduce(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
+  const TensorRef x = kb.input(*node.input(0), node);
+  const TensorRef out = kb.output(*node.output(0), node);
+  const loop::Type t = loopType(x.dtype);
+  if (t.isBool() || out.dtype != DType::I64)
+    unsupportedNode(node, "element types " + t.toString() + " -> " +
+                              std::string(graph::dtypeName(out.dtype)));
+  const std::int64_t axis = normalizeAxis(node.attrInt("axis", 0), x.rank(), node);
+  const bool keepDims = node.attrInt("keepdims", 1) != 0;
+  const bool last = node.attrInt("select_last_index", 0) != 0;
+  if (x.rank() == 0 || out.rank() != (keepDims ? x.rank() : x.rank() - 1))
+    unsupportedNode(node, "the result rank does not match the reduced axis");
+  const ReduceLayout layout(x.shape, {axis});
+
+  return forEachTask(kb, layout, 1, [&](ReduceTask& task) {
+    const TensorRef best = task.row("best", x.dtype);
+    const Accumulator index = accumulator(task, out, "index");
+    std::vector<Stmt> passes;
+    passes.push_back(task.overColumns([&](const Expr& l, const Expr& c) {
+      return loop::Block::make(best.storeFlat(l, isMax ? lowestOf(t) : highestOf(t)),
+                               index.store(task, l, c, loop::makeIndex(0)));
+    }));
+    passes.push_back(
+        task.overReduced([&](const std::vector<Expr>& r, const Expr& l, const Expr& c) {
+          const Expr v = x.loadFlat(task.inputFlat(r, c));
+          const Expr b = best.loadFlat(l);
+          // Strict comparisons keep the first extreme; non-strict ones move to the last. The
+          // position is stored first: `better` reads the extreme before it is updated.
+          const Expr better = isMax ? (last ? v >= b : v > b) : (last ? v <= b : v < b);
+          return loop::Block::make(
+              index.store(task, l, c, loop::select(better, r[0], index.load(task, l, c))),
+              best.storeFlat(l, loop::select(better, v, b)));
+        }));
+    passes.push_back(task.overColumns([&](const Expr& l, const Expr& c) {
+      return out.storeFlat(task.keptFlat(c),
+                           epilogue(index.load(task, l, c), task.keptIndex(c, keepDims)));
+    }));
+    return loop::Block::make(passes);
+  });
+}
+
+// CumSum: running sums along the axis (input 1), optionally exclusive and/or reversed.
+Stmt lowerCumSum(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
+  const TensorRef x = kb.input(*node.input(0), node);
+  const TensorRef out = kb.output(*node.output(0), node);
+  const loop::Type t = loopType(x.dtype);
+  if (t.isBool() || x.dtype != out.dtype)
+    unsupportedNode(node, "element type " + t.toString());
+  const std::vector<std::int64_t> axisInput = constantInts(node, 1, "the axis input");
+  if (axisInput.size() != 1 || x.rank() == 0)
+    unsupportedNode(node, "axis must be a single value on a tensor of rank >= 1");
+  const std::int64_t axis = normalizeAxis(axisInput[0], x.rank(), node);
+  const bool exclusive = node.attrInt("exclusive", 0) != 0;
+  const bool reverse = node.attrInt("reverse", 0) != 0;
+  const ReduceLayout layout(x.shape, {axis});
+
+  return forEachTask(kb, layout, 1, [&](ReduceTask& task) {
+    const TensorRef sum = task.row("sum", x.dtype);
+    Stmt init = task.overColumns(
+        [&](const Expr& l, const Expr&) { return sum.storeFlat(l, loop::makeZero(t)); });
+    Stmt scan = task.overReduced(
+        [&](const std::vector<Expr>& r, const Expr& l, const Expr& c) {
+          const Expr flat = task.inputFlat(r, c);
+          Stmt add = sum.storeFlat(l, sum.loadFlat(l) + x.loadFlat(flat));
+          Stmt write = out.storeFlat(flat, epilogue(sum.loadFlat(l), task.fullIndex(r, c)));
+          return exclusive ? loop::Block::make(write, add) : loop::Block::make(add, write);
+        },
+        reverse);
+    return loop::Block::make(init, scan);
+  });
+}
+
+// TopK: the k largest (or smallest) along the axis with their indices, sorted, ties in
+// index order. Each column keeps a sorted list of its best k so far; an element that beats
+// the list's last one is inserted by shifting the worse ones down one slot.
+Stmt lowerTopK(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
+  const TensorRef x = kb.input(*node.input(0), node);
+  const std::vector<std::int64_t> kInput = constantInts(node, 1, "K");
+  if (kInput.size() != 1 || x.rank() == 0)
+    unsupportedNode(node, "K must be a single value on a tensor of rank >= 1");
+  const std::int64_t k = kInput[0];
+  const std::int64_t axis = normalizeAxis(node.attrInt("axis", -1), x.rank(), node);
+  const bool largest = node.attrInt("largest", 1) != 0;
+  const loop::Type t = loopType(x.dtype);
+  if (t.isBool())
+    unsupportedNode(node, "element type bool");
+  if (k < 0 || k > x.shape[static_cast<std::size_t>(axis)])
+    unsupportedNode(node, "K is outside [0, axis extent]");
+  const TensorRef values = node.output(0) ? kb.output(*node.output(0), node) : TensorRef{};
+  const TensorRef indices = node.output(1) ? kb.output(*node.output(1), node) : TensorRef{};
+  if (k == 0)
+    return loop::noOp();
+  const ReduceLayout layout(x.shape, {axis});
+  const bool onHeap = k * 8 > (64 << 10);
+
+  auto better = [&](const Expr& a, const Expr& b) { return largest ? a > b : a < b; };
+  // One column per task: the lists are per column and the insertion is sequential.
+  return forEachTask(
+      kb, layout, std::max<std::int64_t>(1, std::min<std::int64_t>(k, 16)),
+      [&](ReduceTask& task) {
+        const TensorRef best = kb.scratch("best", x.dtype, {k});
+        const TensorRef where = kb.scratch("where", DType::I64, {k});
+        const TensorRef filled = task.row("filled", DType::I64);
+        const Expr zero = loop::makeIndex(0);
+        // Empty slots are compared too (the conditions below are not short-circuits), so
+        // they hold a defined value.
+        const Expr init = kb.freshVar("j");
+        Stmt clear = loop::Block::make(
+            filled.storeFlat(zero, zero),
+            kb.serialLoop(init, k, best.storeFlat(init, largest ? lowestOf(t) : highestOf(t))));
+        Stmt scan = task.overReduced([&](const std::vector<Expr>& r, const Expr&, const Expr& c) {
+          const Expr v = x.loadFlat(task.inputFlat(r, c));
+          const Expr count = kb.freshVar("n");
+          // Slots [0, count) hold the list; v goes before every entry it beats (strictly:
+          // on a tie the earlier index stays first) and the entries from there move down.
+          const Expr slots = loop::min(count + 1, loop::makeIndex(k));
+          const Expr step = kb.freshVar("j");
+          const Expr j = slots - 1 - step;
+          const Expr prev = loop::max(j - 1, zero);
+          const Expr beatsHere = j >= count || better(v, best.loadFlat(j));
+          const Expr beatsPrev = j > 0 && (prev >= count || better(v, best.loadFlat(prev)));
+          // The index first: both conditions read best[j] before it is overwritten.
+          Stmt shift = loop::For::make(
+              step, zero, slots, loop::ForKind::Serial,
+              loop::Block::make(
+                  where.storeFlat(j,
+                                  loop::select(beatsPrev, where.loadFlat(prev),
+                                               loop::select(beatsHere, r[0], where.loadFlat(j)))),
+                  best.storeFlat(j, loop::select(beatsPrev, best.loadFlat(prev),
+                                                 loop::select(beatsHere, v, best.loadFlat(j))))));
+          Stmt insert = loop::Block::make(shift, filled.storeFlat(zero, slots));
+          const Expr worst = best.loadFlat(loop::makeIndex(k - 1));
+          return loop::LetStmt::make(count, filled.loadFlat(zero),
+                                     loop::IfThenElse::make(count < k || better(v, worst), insert));
+        });
+        Stmt emit = task.overColumns([&](const Expr&, const Expr& c) {
+          const Expr j = kb.freshVar("j");
+          const std::vector<Expr> idx = task.fullIndex({j}, c);
+          std::vector<Stmt> stores;
+          if (values.buffer.defined())
+            stores.push_back(values.store(idx, epilogue(best.loadFlat(j), idx)));
+          if (indices.buffer.defined())
+            stores.push_back(indices.store(idx, where.loadFlat(j)));
+          return kb.serialLoop(j, k, loop::Block::make(stores));
+        });
+        Stmt body = loop::Block::make({clear, scan, emit});
+        return kb.allocate(best, kb.allocate(where, body, onHeap), onHeap);
+      },
+      1);
+}
+
+} // namespace
+
+void registerReductionRules(RuleTable& table) {
+  auto& k = table.kernels;
+  k["ReduceSum"] = lowerReduce<Reduce::Sum>;
+  k["ReduceMean"] = lowerReduce<Reduce::Mean>;
+  k["ReduceMax"] = lowerReduce<Reduce::Max>;
+  k["ReduceMin"] = lowerReduce<Reduce::Min>;
+  k["ReduceProd"] = lowerReduce<Reduce::Prod>;
+  k["ReduceL1"] = lowerReduce<Reduce::L1>;
+  k["ReduceL2"] = lowerReduce<Reduce::L2>;
+  k["ReduceLogSum"] = lowerReduce<Reduce::LogSum>;
+  k["ReduceLogSumExp"] = lowerReduce<Reduce::LogSumExp>;
+  k["ReduceSumSquare"] = lowerReduce<Reduce::SumSquare>;
+  k["ArgMax"] = lowerArgReduce<true>;
+  k["ArgMin"] = lowerArgReduce<false>;
+  k["CumSum"] = lowerCumSum;
+  k["TopK"] = lowerTopK;
+}
+
+} // namespace lathe::lowering

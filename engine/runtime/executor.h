@@ -1,0 +1,74 @@
+#pragma once
+// Runs compiled kernels in order over a static memory plan. Knows nothing of graphs:
+// it gets plain slots (tensors) and calls (kernel function + slot arguments).
+
+#include "engine/runtime/tensor.h"
+#include "engine/runtime/thread_pool.h"
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace lathe::runtime {
+
+// Every kernel takes the base addresses of its parameters (inputs, then outputs).
+using KernelFunction = void (*)(void** args);
+
+enum class SlotRole { Input, Output, Constant, Intermediate };
+
+struct PlanSlot {
+  std::string name;
+  SlotRole role = SlotRole::Intermediate;
+  ElementType type = ElementType::F32;
+  std::vector<std::int64_t> shape;
+  const void* constantData = nullptr; // Constant slots: the bytes (copied by the executor)
+  std::uint64_t byteSize() const;
+};
+
+struct PlanCall {
+  std::string kernel;
+  KernelFunction function = nullptr;
+  std::vector<int> args; // slot per kernel parameter
+};
+
+struct ExecutionPlan {
+  std::vector<PlanSlot> slots;
+  std::vector<PlanCall> calls;
+  std::vector<int> inputs;  // slot per model input
+  std::vector<int> outputs; // slot per model output
+};
+
+// Called after each kernel with its index and start/end times (steady clock, ns).
+struct CallObserver {
+  virtual ~CallObserver() = default;
+  virtual void onCall(std::size_t call, std::int64_t startNs, std::int64_t endNs) = 0;
+};
+
+class Executor {
+public:
+  // threads <= 0: one per core.
+  Executor(ExecutionPlan plan, int threads = 0);
+  ~Executor();
+
+  // Checks the inputs (count, element type, shape: lathe::Error naming the input) and
+  // returns the outputs in plan order.
+  std::vector<Tensor> run(std::span<const Tensor> inputs, CallObserver* observer = nullptr);
+
+  const ExecutionPlan& plan() const { return plan_; }
+  std::uint64_t arenaBytes() const { return arenaBytes_; }      // planned intermediates
+  std::uint64_t naiveArenaBytes() const { return naiveBytes_; } // without reuse
+  std::uint64_t constantBytes() const { return constants_.size(); }
+  int threads() const { return pool_->threadCount(); }
+
+private:
+  ExecutionPlan plan_;
+  std::unique_ptr<ThreadPool> pool_;
+  AlignedBuffer arena_;
+  AlignedBuffer constants_;
+  std::vector<std::uint64_t> offsets_; // per slot: offset in arena_ or constants_
+  std::uint64_t arenaBytes_ = 0, naiveBytes_ = 0;
+};
+
+} // namespace lathe::runtime

@@ -1,0 +1,95 @@
+#!/usr/bin/python3
+"""Runs one model with Lathe and with ONNX Runtime on the same seeded inputs and compares
+every output (the project's correctness oracle).
+
+Usage: compare_with_ort.py LATHE MODEL.onnx NODE_MODULES WORKDIR [--atol A] [--rtol R] [--threads T]
+Exit 0 when every output matches within atol + rtol*|ort|; prints the max abs difference.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+
+NP_TYPES = {1: np.float32, 11: np.float64, 7: np.int64, 6: np.int32, 9: np.bool_, 2: np.uint8, 3: np.int8}
+ORT_TYPES = {"float32": np.float32, "float64": np.float64, "int64": np.int64, "int32": np.int32,
+             "bool": np.bool_, "uint8": np.uint8, "int8": np.int8}
+
+
+def make_inputs(model_path, seed):
+    model = onnx.load(model_path, load_external_data=False)
+    inits = {i.name for i in model.graph.initializer}
+    rng = np.random.RandomState(seed)
+    feeds = {}
+    for vi in model.graph.input:
+        if vi.name in inits:
+            continue
+        tt = vi.type.tensor_type
+        shape = [d.dim_value if d.HasField("dim_value") else 1 for d in tt.shape.dim]
+        dtype = NP_TYPES[tt.elem_type]
+        if np.issubdtype(dtype, np.floating):
+            feeds[vi.name] = rng.uniform(-1, 1, size=shape).astype(dtype)
+        elif dtype == np.bool_:
+            feeds[vi.name] = rng.randint(0, 2, size=shape).astype(np.bool_)
+        else:
+            feeds[vi.name] = rng.randint(0, 2, size=shape).astype(dtype)
+    return feeds
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("lathe")
+    ap.add_argument("model")
+    ap.add_argument("node_modules")
+    ap.add_argument("workdir")
+    ap.add_argument("--atol", type=float, default=1e-4)
+    ap.add_argument("--rtol", type=float, default=1e-3)
+    ap.add_argument("--threads", type=int, default=2)
+    ap.add_argument("--seed", type=int, default=0)
+    a = ap.parse_args()
+
+    os.makedirs(a.workdir, exist_ok=True)
+    inputs = os.path.join(a.workdir, "inputs.npz")
+    np.savez(inputs, **make_inputs(a.model, a.seed))
+    lathe_out = os.path.join(a.workdir, "lathe.npz")
+    r = subprocess.run([a.lathe, "run", a.model, "--inputs", inputs, "--outputs", lathe_out,
+                        "--threads", str(a.threads)], capture_output=True, text=True)
+    if r.returncode != 0:
+        print("lathe run failed:", r.stderr)
+        return 1
+    ort_dir = os.path.join(a.workdir, "ort")
+    env = dict(os.environ, NODE_PATH=a.node_modules)
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ort_run.js")
+    r = subprocess.run(["node", script, a.model, inputs, ort_dir, "--threads", str(a.threads)],
+                       capture_output=True, text=True, env=env)
+    if r.returncode != 0:
+        print("ONNX Runtime failed:", r.stderr)
+        return 1
+    ours = np.load(lathe_out)
+    meta = json.load(open(os.path.join(ort_dir, "outputs.json")))
+    ok = True
+    for i, m in enumerate(meta):
+        ref = np.fromfile(os.path.join(ort_dir, f"{i}.bin"), dtype=ORT_TYPES[m["type"]]).reshape(m["dims"])
+        if m["name"] not in ours:
+            print(f"output {m['name']}: missing from Lathe's outputs")
+            ok = False
+            continue
+        got = ours[m["name"]]
+        if got.shape != ref.shape:
+            print(f"output {m['name']}: shape {got.shape} vs ONNX Runtime {ref.shape}")
+            ok = False
+            continue
+        diff = np.abs(got.astype(np.float64) - ref.astype(np.float64))
+        bound = a.atol + a.rtol * np.abs(ref.astype(np.float64))
+        worst = float(diff.max()) if diff.size else 0.0
+        bad = int((diff > bound).sum())
+        print(f"output {m['name']} {list(ref.shape)}: max abs diff {worst:.3g}, {bad} elements out of tolerance")
+        ok = ok and bad == 0
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
