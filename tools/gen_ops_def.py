@@ -74,6 +74,7 @@ OPS = {
     "Softplus": ("elementwise", "ew", "log(1 + exp(x))"),
     "Softsign": ("elementwise", "ew", "x / (1 + |x|)"),
     "Clip": ("elementwise", "ew", "clamp between optional min and max"),
+    "Shrink": ("elementwise", "ew", "x+bias below -lambd, x-bias above lambd, else 0"),
     "Identity": ("data movement", "ew", "returns its input unchanged"),
     "Dropout": ("elementwise", "ew", "identity at inference (optional mask output)"),
     # comparison and logic
@@ -111,6 +112,8 @@ OPS = {
     "ArgMin": ("reduction", "opaque", "index of the minimum along an axis"),
     "CumSum": ("reduction", "opaque", "running sum along an axis"),
     "TopK": ("reduction", "opaque", "k largest or smallest values and their indices"),
+    "NegativeLogLikelihoodLoss": ("reduction", "opaque", "-input[n, target, ...] * weight, reduced"),
+    "SoftmaxCrossEntropyLoss": ("reduction", "opaque", "NLL loss of LogSoftmax over axis 1"),
     "MaxPool": ("reduction", "opaque", "maximum over sliding windows"),
     "AveragePool": ("reduction", "opaque", "average over sliding windows"),
     "LpPool": ("reduction", "opaque", "Lp norm over sliding windows"),

@@ -130,6 +130,25 @@ runtime::Tensor toTensor(const graph::TensorData& data) {
   return t;
 }
 
+// Code generation needs static shapes: name every input that is not, with an example fix.
+void requireStaticInputs(const graph::Graph& g) {
+  std::string listed, example;
+  for (const graph::Value* in : g.inputs) {
+    if (in->type.isStatic())
+      continue;
+    listed += (listed.empty() ? "" : ", ") + in->name() + " " + graph::toString(in->type);
+    std::string dims;
+    if (in->type.hasRank())
+      for (const graph::Dim& d : *in->type.shape)
+        dims +=
+            (dims.empty() ? "" : ",") + (d.isKnown() ? std::to_string(d.value) : std::string("1"));
+    example += (example.empty() ? "" : " ") + in->name() + ":[" + dims + "]";
+  }
+  if (!listed.empty())
+    throw Error(ErrorKind::Invalid, "inputs with symbolic or unknown dims: " + listed +
+                                        "; fix them with --input-shapes \"" + example + "\"");
+}
+
 } // namespace
 
 CompileResult Session::compile(const CompileOptions& options) {
@@ -137,6 +156,7 @@ CompileResult Session::compile(const CompileOptions& options) {
   try {
     if (!state_->graph)
       throw Error(ErrorKind::Invalid, "no model is open");
+    requireStaticInputs(*state_->graph);
     const target::Target target = target::parseTarget(options.target);
     auto report = std::make_shared<CompileReport>();
     report->target = target.text();

@@ -1,12 +1,14 @@
 // Convolution and pooling as kernel rules: Conv, ConvTranspose (N-d, groups, dilations,
 // padding), MaxPool (with Indices), AveragePool, LpPool and the global pools.
 //
-// Default schedule, shared by all of them: one parallel task per (batch, channel) output
-// plane (a few channels per task for Conv). A task clears its plane, then for each input
-// channel and kernel tap accumulates into the plane over the output positions that tap reads
-// inside the input (the range is computed, so padding costs no per-element test and the
-// innermost loop runs over contiguous output x), and finishes with one pass that adds the
-// bias, divides (averages) and applies the fused epilogue.
+// Default schedules: one parallel task per (batch, channel) output plane (four or two
+// output channels per task for Conv, so that each input element loaded feeds several
+// multiply-adds). A task clears its plane, then for each input channel and kernel tap
+// accumulates into it with the innermost loop over contiguous output positions, and
+// finishes with one pass that adds the bias, divides (averages) and applies the fused
+// epilogue. Padding costs no per-element test: unit-stride Conv runs on a zero-padded copy
+// of the input (see wideConv); everything else loops over the output range each tap reads
+// inside the input, computed per tap.
 #include "engine/lowering/op_rules.h"
 #include "engine/lowering/window_helpers.h"
 
@@ -18,7 +20,6 @@ namespace lathe::lowering {
 namespace {
 
 using graph::Node;
-using loop::ForKind;
 
 // Output 0 of a node in a fused group is stored through a real epilogue.
 bool hasEpilogue(const Node& node) {
@@ -202,13 +203,13 @@ Stmt rangeConv(const Node& node, KernelBuilder& kb, const Epilogue& epilogue,
       return std::pair{ops.y, concat({ct.n, ct.m0 + r}, o)};
     });
   };
-  std::vector<Stmt> body;
-  for (std::int64_t r = 0; r < ct.R; ++r)
-    body.push_back(clearPlane(kb, ops.y, ct.n, ct.m0 + r));
-  body.push_back(forCount(ct.c, ct.Cg, overTaps(kb, axes, false, bind, accumulate)));
-  for (std::int64_t r = 0; r < ct.R; ++r)
-    body.push_back(finishPlane(kb, node, ops, ct.n, ct.m0 + r, epilogue));
-  return forCount(ct.task, ct.N * ct.blocks, loop::Block::make(body), parallelFor(ct.work(axes)));
+  // Clearing and finishing loop over the R channels: only the accumulation is unrolled.
+  const Expr r0 = kb.freshVar("r"), r1 = kb.freshVar("r");
+  const Stmt body = loop::Block::make(
+      {forCount(r0, ct.R, clearPlane(kb, ops.y, ct.n, ct.m0 + r0)),
+       forCount(ct.c, ct.Cg, overTaps(kb, axes, false, bind, accumulate)),
+       forCount(r1, ct.R, finishPlane(kb, node, ops, ct.n, ct.m0 + r1, epilogue))});
+  return forCount(ct.task, ct.N * ct.blocks, body, parallelFor(ct.work(axes)));
 }
 
 // Unit-stride Conv on a "wide" grid: with the input zero-padded into a scratch copy (when
@@ -216,8 +217,12 @@ Stmt rangeConv(const Node& node, KernelBuilder& kb, const Epilogue& epilogue,
 // flattened padded plane, so one contiguous loop covers the whole plane per tap. Each
 // output row is computed across the full padded width (the extra columns are discarded at
 // the end), which keeps that loop free of edge tests and long even for 7x7 planes.
+//
+// A strided 1x1 convolution (no padding) first gathers the input positions it reads into a
+// dense copy, `subsample` holding the strides, and then runs as an unstrided one.
 Stmt wideConv(const Node& node, KernelBuilder& kb, const Epilogue& epilogue,
-              const ConvOperands& ops, const std::vector<WindowAxis>& axes) {
+              const ConvOperands& ops, const std::vector<WindowAxis>& axes,
+              const std::vector<std::int64_t>& subsample = {}) {
   const ConvTask ct(kb, ops);
   const TensorRef &x = ops.x, &y = ops.y;
   const std::size_t S = axes.size();
@@ -241,19 +246,18 @@ Stmt wideConv(const Node& node, KernelBuilder& kb, const Epilogue& epilogue,
   const std::int64_t NC = ct.N * ct.C, planeIn = product(padded);
   // Accumulate straight into Y when the wide grid is the output plane (1x1 kernels).
   const bool dense = F == product(outExtents(axes));
-  const TensorRef src = anyPad ? kb.scratch("xpad", x.dtype, {NC, planeIn})
-                               : TensorRef{x.buffer, {NC, planeIn}, x.dtype};
+  const bool copy = anyPad || !subsample.empty();
+  const TensorRef src = copy ? kb.scratch("xpad", x.dtype, {NC, planeIn})
+                             : TensorRef{x.buffer, {NC, planeIn}, x.dtype};
   const TensorRef acc = dense ? TensorRef{y.buffer, {ct.N * ct.M, F}, y.dtype}
                               : kb.scratch("acc", y.dtype, {ct.R, F});
-  auto accRow = [&](std::int64_t r) {
-    return dense ? ct.n * ct.M + ct.m0 + r : loop::makeIndex(r);
-  };
+  auto accRow = [&](const Expr& r) { return dense ? ct.n * ct.M + ct.m0 + r : r; };
 
+  // The R rows of the accumulator are consecutive: one loop clears them.
   std::vector<Stmt> body;
-  for (std::int64_t r = 0; r < ct.R; ++r) {
-    const Expr f = kb.freshVar("z");
-    body.push_back(forCount(f, F, acc.store({accRow(r), f}, constantOf(y.dtype, 0))));
-  }
+  const Expr z = kb.freshVar("z");
+  body.push_back(forCount(
+      z, ct.R * F, acc.storeFlat(accRow(loop::makeIndex(0)) * F + z, constantOf(y.dtype, 0))));
   const Stmt taps = nestedLoops(
       kb, kernelExtents(axes),
       [&](const std::vector<Expr>& tap) {
@@ -262,50 +266,55 @@ Stmt wideConv(const Node& node, KernelBuilder& kb, const Epilogue& epilogue,
           offset = offset + tap[a] * (axes[a].dilation * wide[a]);
         const Expr f = kb.freshVar("f");
         const Stmt inner = ct.accumulate(
-            src.load({ct.n * ct.C + ct.inChannel0 + ct.c, f + offset}),
-            [&](std::int64_t r) { return std::pair{acc, std::vector<Expr>{accRow(r), f}}; });
+            src.load({ct.n * ct.C + ct.inChannel0 + ct.c, f + offset}), [&](std::int64_t r) {
+              return std::pair{acc, std::vector<Expr>{accRow(loop::makeIndex(r)), f}};
+            });
         return ct.bindWeights(ops.w, tap, forCount(f, F, inner));
       },
       "k");
   body.push_back(forCount(ct.c, ct.Cg, taps));
-  if (!dense || ops.bias || hasEpilogue(node))
-    for (std::int64_t r = 0; r < ct.R; ++r)
-      body.push_back(nestedLoops(
-          kb, outExtents(axes),
-          [&](const std::vector<Expr>& o) {
-            const std::vector<Expr> idx = concat({ct.n, ct.m0 + r}, o);
-            Expr v = acc.load({accRow(r), wideIndex(o, std::vector<std::int64_t>(S, 0))});
-            if (ops.bias)
-              v = v + ops.bias->load({ct.m0 + r});
-            return y.store(idx, epilogue(v, idx));
-          },
-          "e"));
+  if (!dense || ops.bias || hasEpilogue(node)) {
+    const Expr r = kb.freshVar("r");
+    body.push_back(forCount(r, ct.R,
+                            nestedLoops(
+                                kb, outExtents(axes),
+                                [&](const std::vector<Expr>& o) {
+                                  const std::vector<Expr> idx = concat({ct.n, ct.m0 + r}, o);
+                                  Expr v = acc.load(
+                                      {accRow(r), wideIndex(o, std::vector<std::int64_t>(S, 0))});
+                                  if (ops.bias)
+                                    v = v + ops.bias->load({ct.m0 + r});
+                                  return y.store(idx, epilogue(v, idx));
+                                },
+                                "e")));
+  }
   Stmt task = loop::Block::make(body);
   if (!dense) // per task, so that threads do not share it
     task = kb.allocate(acc, task, ct.R * F * loopType(y.dtype).bytes() > (256 << 10));
   Stmt main = forCount(ct.task, ct.N * ct.blocks, task, parallelFor(ct.work(axes)));
-  if (!anyPad)
+  if (!copy)
     return main;
 
-  // The zero-padded copy of the input, made once before the convolution.
+  // The zero-padded (or subsampled) copy of the input, made once before the convolution.
   const Expr t = kb.freshVar("nc"), q = kb.freshVar("q");
   std::vector<std::int64_t> inExtents, padBegin;
   for (const WindowAxis& a : axes) {
     inExtents.push_back(a.in);
     padBegin.push_back(a.padBegin);
   }
-  const TensorRef xPlanes{x.buffer, concat1(NC, inExtents), x.dtype};
-  const Stmt fill =
-      forCount(t, NC,
-               loop::Block::make(forCount(q, planeIn, src.store({t, q}, constantOf(x.dtype, 0))),
-                                 nestedLoops(
-                                     kb, inExtents,
-                                     [&](const std::vector<Expr>& i) {
-                                       return src.store({t, wideIndex(i, padBegin)},
-                                                        xPlanes.load(concat({t}, i)));
-                                     },
-                                     "i")),
-               parallelFor(NC * planeIn));
+  const TensorRef xPlanes{x.buffer, concat1(NC, dropFront(x.shape, 2)), x.dtype};
+  const Stmt copyIn = nestedLoops(
+      kb, inExtents,
+      [&](const std::vector<Expr>& i) {
+        std::vector<Expr> read{t};
+        for (std::size_t a = 0; a < S; ++a)
+          read.push_back(subsample.empty() ? i[a] : i[a] * subsample[a]);
+        return src.store({t, wideIndex(i, padBegin)}, xPlanes.load(read));
+      },
+      "i");
+  const Stmt clear =
+      anyPad ? forCount(q, planeIn, src.store({t, q}, constantOf(x.dtype, 0))) : loop::noOp();
+  const Stmt fill = forCount(t, NC, loop::Block::make(clear, copyIn), parallelFor(NC * planeIn));
   return kb.allocate(src, loop::Block::make(fill, main), true);
 }
 
@@ -325,6 +334,18 @@ Stmt lowerConv(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
   // 1-D rows are long already; padding them into a copy would not pay.
   if (unitStrides && (axes.size() > 1 || !padded))
     return wideConv(node, kb, epilogue, ops, axes);
+  const bool pointwise =
+      std::all_of(axes.begin(), axes.end(), [](const WindowAxis& a) { return a.kernel == 1; });
+  if (pointwise && !padded) {
+    std::vector<WindowAxis> dense = axes;
+    std::vector<std::int64_t> strides;
+    for (WindowAxis& a : dense) {
+      strides.push_back(a.stride);
+      a.in = a.out;
+      a.stride = 1;
+    }
+    return wideConv(node, kb, epilogue, ops, dense, strides);
+  }
   return rangeConv(node, kb, epilogue, ops, axes);
 }
 

@@ -88,8 +88,9 @@ Expr axisIndex(const Expr& value, std::int64_t dim) {
 
 // --- Slice -------------------------------------------------------------------------------
 
+// For a > 0 and b > 0, without the overflow of (a + b - 1) / b when b is huge.
 std::int64_t ceilDiv(std::int64_t a, std::int64_t b) {
-  return (a + b - 1) / b;
+  return (a - 1) / b + 1;
 }
 
 // One axis after ONNX's clamping (as the Slice shape rule does): `count` elements at
@@ -150,12 +151,9 @@ Expr lowerSlice(const Node& n, const std::vector<Expr>& idx, OperandReader& in) 
 
 // --- Pad ---------------------------------------------------------------------------------
 
-Expr lowerPad(const Node& n, const std::vector<Expr>& idx, OperandReader& in) {
-  const Shape inShape = inputShape(n, 0), outShape = outputShape(n);
-  const std::size_t rank = idx.size();
-  const auto pads = intsFrom(n, 1, "pads", "pads");
-  if (!pads)
-    invalidNode(n, "pads is required");
+// The leading pads of every axis: immediates when the pads are constant; loads otherwise
+// (the output shape, which the pads decide, must still be static).
+std::vector<Expr> leadingPads(const Node& n, std::size_t rank, OperandReader& in) {
   Shape axes;
   if (n.input(3)) // opset 18
     for (std::int64_t a : constantInts(n, 3, "axes"))
@@ -163,12 +161,32 @@ Expr lowerPad(const Node& n, const std::vector<Expr>& idx, OperandReader& in) {
   else
     for (std::size_t a = 0; a < rank; ++a)
       axes.push_back(static_cast<std::int64_t>(a));
-  if (pads->size() != 2 * axes.size())
-    invalidNode(n, "pads has " + std::to_string(pads->size()) + " entries for " +
+  std::vector<Expr> begin(rank, loop::makeIndex(0));
+  const graph::Value* pads = n.input(1);
+  if (pads && !(pads->isConstant() && !pads->constant().isElided())) {
+    const Shape shape = inputShape(n, 1);
+    if (shape.size() != 1 || shape[0] != static_cast<std::int64_t>(2 * axes.size()))
+      invalidNode(n, "pads must have 2 entries per padded axis");
+    for (std::size_t i = 0; i < axes.size(); ++i)
+      begin[static_cast<std::size_t>(axes[i])] =
+          toIndex(in.readFlat(1, loop::makeIndex(static_cast<std::int64_t>(i))));
+    return begin;
+  }
+  const auto given = intsFrom(n, 1, "pads", "pads");
+  if (!given)
+    invalidNode(n, "pads is required");
+  if (given->size() != 2 * axes.size())
+    invalidNode(n, "pads has " + std::to_string(given->size()) + " entries for " +
                        std::to_string(axes.size()) + " axes");
-  Shape begin(rank, 0);
   for (std::size_t i = 0; i < axes.size(); ++i)
-    begin[static_cast<std::size_t>(axes[i])] = (*pads)[i];
+    begin[static_cast<std::size_t>(axes[i])] = loop::makeIndex((*given)[i]);
+  return begin;
+}
+
+Expr lowerPad(const Node& n, const std::vector<Expr>& idx, OperandReader& in) {
+  const Shape inShape = inputShape(n, 0), outShape = outputShape(n);
+  const std::size_t rank = idx.size();
+  const std::vector<Expr> begin = leadingPads(n, rank, in);
 
   const std::string mode = n.attrString("mode", "constant");
   const graph::DType dtype = n.output(0)->type.dtype;
@@ -187,9 +205,11 @@ Expr lowerPad(const Node& n, const std::vector<Expr>& idx, OperandReader& in) {
   Expr inside;
   for (std::size_t d = 0; d < rank; ++d) {
     const std::int64_t len = inShape[d];
-    // Output positions [0, out) read input positions [-begin, out - begin).
-    if (begin[d] <= 0 && outShape[d] - begin[d] <= len) {
-      src.push_back(begin[d] == 0 ? idx[d] : idx[d] - begin[d]);
+    // Output positions [0, out) read input positions [-begin, out - begin): with a known
+    // begin, an axis that stays inside the input needs no bounds handling.
+    const auto known = loop::asConstInt(begin[d]);
+    if (known && *known <= 0 && outShape[d] - *known <= len) {
+      src.push_back(*known == 0 ? idx[d] : idx[d] - *known);
       continue;
     }
     Expr x = idx[d] - begin[d];
@@ -225,7 +245,7 @@ Expr lowerGather(const Node& n, const std::vector<Expr>& idx, OperandReader& in)
   const Shape dataShape = inputShape(n, 0), indShape = inputShape(n, 1);
   const auto axis =
       static_cast<std::size_t>(normalizeAxis(n.attrInt("axis", 0), dataShape.size(), n));
-  if (idx.size() != dataShape.size() - 1 + indShape.size())
+  if (dataShape.empty() || idx.size() != dataShape.size() - 1 + indShape.size())
     invalidNode(n, "output rank does not match data and indices");
   const auto first = idx.begin() + static_cast<std::ptrdiff_t>(axis);
   const auto last = first + static_cast<std::ptrdiff_t>(indShape.size());

@@ -80,7 +80,9 @@ ResizeParams resizeParams(const Node& n, const Shape& inShape, const Shape& outS
 
   std::vector<double> given; // scales of the listed axes
   const std::size_t scalesInput = legacy ? 1 : 2;
-  if (n.input(scalesInput))
+  // An empty scales operand (exporters write one next to sizes) counts as absent.
+  const graph::Value* scales = n.input(scalesInput);
+  if (scales && !(scales->type.isStatic() && scales->type.numElements() == 0))
     given = constantReals(n, scalesInput, "scales");
   else if (const graph::Attribute* a = n.findAttribute("scales"); // Upsample-7
            a && a->is<std::vector<float>>())
@@ -199,8 +201,8 @@ public:
       prefix_ += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
   }
   Expr bind(const std::string& what, std::size_t axis, Expr value) {
-    Expr var = loop::Var::make(value.type(), "resize_" + prefix_ + "_" + what +
-                                                 std::to_string(axis));
+    Expr var =
+        loop::Var::make(value.type(), "resize_" + prefix_ + "_" + what + std::to_string(axis));
     lets_.emplace_back(var, std::move(value));
     return var;
   }

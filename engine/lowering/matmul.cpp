@@ -1,12 +1,13 @@
 // Matrix products as kernel rules: Gemm, MatMul (1-D operands, numpy batch broadcasting,
 // integer types) and Einsum.
 //
-// Default schedule: one parallel task per output row (or block of a row, when there are too
-// few rows to keep the threads busy). A task clears its row, accumulates
-// Y[i, j] += A[i, k] * B[k, j] with k outside and j innermost (contiguous in B and Y unless
-// B is transposed; in that case the column block is small so that its rows of B stay in
-// L1), then finishes the row with alpha, beta*C and the fused epilogue. Every output element
-// sums its k terms in order, so the rounding matches a plain dot product.
+// Default schedule: one parallel task per pair of output rows and block of columns (blocks
+// of at most 1024 columns, narrower when there are too few rows to keep the threads busy).
+// A task accumulates acc[r, j] += A[i+r, k] * B[k, j] in a small stack scratch with k
+// outside and j innermost (contiguous in B unless B is transposed; then the column block is
+// 16 wide so that those rows of B stay in L1), then writes its rows of Y once, with alpha,
+// beta*C and the fused epilogue applied. Every output element sums its k terms in order, so
+// the rounding matches a plain dot product (no reassociation).
 #include "engine/lowering/op_rules.h"
 #include "engine/lowering/window_helpers.h"
 
@@ -33,50 +34,67 @@ struct MatrixProduct {
   std::function<Expr(const Expr& b, const Expr& i, const Expr& k)> a;
   std::function<Expr(const Expr& b, const Expr& k, const Expr& j)> b;
   // The output index of (b, i, j), and the value stored there given the sum (nullptr: the
-  // sum itself, no final pass).
+  // sum itself).
   std::function<std::vector<Expr>(const Expr& b, const Expr& i, const Expr& j)> yIndex;
   std::function<Expr(const Expr& sum, const std::vector<Expr>& yIndex)> finish;
 };
 
 Stmt productLoops(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p) {
-  const std::int64_t rows = p.batch * p.M;
+  // A task computes R rows, so that each element of B loaded feeds R multiply-adds. Two:
+  // the inner loop is bound by the accumulator's loads and stores, and four rows measured
+  // slower.
+  const std::int64_t R = p.M % 2 == 0 ? 2 : 1;
+  const std::int64_t rowBlocks = p.batch * (p.M / R);
   // Column blocks: small for a transposed B (its rows are then read in parallel streams),
-  // and enough of them to give the threads work when there are few rows.
-  std::int64_t block = p.N;
+  // at most 1024 wide (the accumulator stays in L1) and enough of them to give the threads
+  // work when there are few rows.
+  std::int64_t block = std::min<std::int64_t>(p.N, 1024);
   if (!p.bContiguous)
     block = std::min<std::int64_t>(p.N, 16);
-  else if (rows < 16 && p.N >= 512)
-    block = std::max<std::int64_t>(128, (p.N * rows / 16 + 15) / 16 * 16);
+  else if (rowBlocks < 16 && p.N >= 512)
+    block = std::min(block, std::max<std::int64_t>(128, (p.N * rowBlocks / 16 + 15) / 16 * 16));
   const std::int64_t blocks = (p.N + block - 1) / block;
 
   const Expr task = kb.freshVar("row");
-  const Expr row = blocks == 1 ? task : task / blocks;
-  const Expr bi = row / p.M, i = row % p.M;
+  const Expr rowBlock = blocks == 1 ? task : task / blocks;
+  const Expr bi = rowBlock / (p.M / R), i0 = (rowBlock % (p.M / R)) * R;
   const Expr j0 = blocks == 1 ? loop::makeIndex(0) : (task % blocks) * block;
   const Expr width = blocks == 1 ? loop::makeIndex(p.N) : loop::min(p.N - j0, block);
+  const loop::Type t = loopType(y.dtype);
+  // The accumulator stays in L1 and Y is written once. Its row pitch is padded: rows a
+  // multiple of 4 KiB apart (as rows of Y often are) make loads falsely depend on stores.
+  const TensorRef acc = kb.scratch("acc", y.dtype, {R, block + 16});
   auto overRow = [&](const std::string& hint, const std::function<Stmt(const Expr& j)>& body) {
     const Expr j = kb.freshVar(hint);
-    return forRange(j, j0, width, body(j));
+    return forRange(j, loop::makeIndex(0), width, body(j));
   };
-  const loop::Type t = loopType(y.dtype);
 
-  const Stmt clear =
-      overRow("z", [&](const Expr& j) { return y.store(p.yIndex(bi, i, j), loop::makeZero(t)); });
+  const Expr z = kb.freshVar("z");
+  const Stmt clear = forCount(z, R * (block + 16), acc.storeFlat(z, loop::makeZero(t)));
   const Expr k = kb.freshVar("k");
-  const Expr as = freshScalar(kb, "a", t);
-  const Stmt accumulate =
-      forCount(k, p.K, loop::LetStmt::make(as, p.a(bi, i, k), overRow("j", [&](const Expr& j) {
-                                             const std::vector<Expr> idx = p.yIndex(bi, i, j);
-                                             return y.store(idx, y.load(idx) + as * p.b(bi, k, j));
-                                           })));
-  Stmt finish = loop::noOp();
-  if (p.finish)
-    finish = overRow("e", [&](const Expr& j) {
-      const std::vector<Expr> idx = p.yIndex(bi, i, j);
-      return y.store(idx, p.finish(y.load(idx), idx));
-    });
-  return forCount(task, rows * blocks, loop::Block::make({clear, accumulate, finish}),
-                  parallelFor(rows * p.N * p.K));
+  std::vector<Expr> as;
+  for (std::int64_t r = 0; r < R; ++r)
+    as.push_back(freshScalar(kb, "a", t));
+  Stmt accumulate = overRow("j", [&](const Expr& j) {
+    const Expr bv = p.b(bi, k, j0 + j);
+    std::vector<Stmt> stores;
+    for (std::int64_t r = 0; r < R; ++r) {
+      const std::vector<Expr> idx{loop::makeIndex(r), j};
+      stores.push_back(acc.store(idx, acc.load(idx) + as[r] * bv));
+    }
+    return loop::Block::make(stores);
+  });
+  for (std::int64_t r = R; r-- > 0;)
+    accumulate = loop::LetStmt::make(as[r], p.a(bi, i0 + r, k), accumulate);
+  const Expr r = kb.freshVar("r");
+  const Stmt finish = forCount(r, R, overRow("e", [&](const Expr& j) {
+                                 const std::vector<Expr> idx = p.yIndex(bi, i0 + r, j0 + j);
+                                 const Expr sum = acc.load({r, j});
+                                 return y.store(idx, p.finish ? p.finish(sum, idx) : sum);
+                               }));
+  const Stmt body =
+      kb.allocate(acc, loop::Block::make({clear, forCount(k, p.K, accumulate), finish}));
+  return forCount(task, rowBlocks * blocks, body, parallelFor(p.batch * p.M * p.N * p.K));
 }
 
 Stmt lowerGemm(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {

@@ -8,7 +8,6 @@
 #include "engine/support/diagnostics.h"
 
 #include <algorithm>
-#include <limits>
 
 namespace lathe::lowering {
 namespace {
@@ -65,12 +64,29 @@ Stmt lowerSoftmax(const Node& node, KernelBuilder& kb, const Epilogue& epilogue)
         task.overReduced([&](const std::vector<Expr>& r, const Expr& l, const Expr& c) {
           return max.storeFlat(l, loop::max(max.loadFlat(l), read(r, c)));
         }));
-    if constexpr (isLog) {
+    // sum += exp(x - max). With one column per task the exponentials first go to the
+    // output in a loop of their own, which vectorises; an in-order float sum cannot, and
+    // in the same loop it would keep the exponentials scalar too. With a block of columns
+    // the sums are independent and the fused loop vectorises across them.
+    auto exp = [&](const std::vector<Expr>& r, const Expr& l, const Expr& c) {
+      return callIntrinsic(Intrinsic::Exp, read(r, c) - max.loadFlat(l));
+    };
+    const bool split = task.maxWidth() == 1;
+    if (split)
       passes.push_back(
           task.overReduced([&](const std::vector<Expr>& r, const Expr& l, const Expr& c) {
-            return sum.storeFlat(
-                l, sum.loadFlat(l) + callIntrinsic(Intrinsic::Exp, read(r, c) - max.loadFlat(l)));
+            return out.storeFlat(task.inputFlat(r, c), exp(r, l, c));
           }));
+    passes.push_back(
+        task.overReduced([&](const std::vector<Expr>& r, const Expr& l, const Expr& c) {
+          const Expr e = split ? out.loadFlat(task.inputFlat(r, c)) : exp(r, l, c);
+          Stmt add = sum.storeFlat(l, sum.loadFlat(l) + e);
+          // Softmax keeps the exponentials in the output for the scaling pass.
+          if (split || isLog)
+            return add;
+          return loop::Block::make(out.storeFlat(task.inputFlat(r, c), e), add);
+        }));
+    if constexpr (isLog) {
       passes.push_back(task.overColumns([&](const Expr& l, const Expr&) {
         return sum.storeFlat(l, callIntrinsic(Intrinsic::Log, sum.loadFlat(l)));
       }));
@@ -80,14 +96,6 @@ Stmt lowerSoftmax(const Node& node, KernelBuilder& kb, const Epilogue& epilogue)
             return out.storeFlat(task.inputFlat(r, c), epilogue(v, task.fullIndex(r, c)));
           }));
     } else {
-      // The exponentials go to the output, then are scaled in place by 1/sum.
-      passes.push_back(
-          task.overReduced([&](const std::vector<Expr>& r, const Expr& l, const Expr& c) {
-            const Expr flat = task.inputFlat(r, c);
-            return loop::Block::make(
-                out.storeFlat(flat, callIntrinsic(Intrinsic::Exp, read(r, c) - max.loadFlat(l))),
-                sum.storeFlat(l, sum.loadFlat(l) + out.loadFlat(flat)));
-          }));
       passes.push_back(task.overColumns([&](const Expr& l, const Expr&) {
         return sum.storeFlat(l, constLike(sum.loadFlat(l), 1.0) / sum.loadFlat(l));
       }));
@@ -194,6 +202,19 @@ Stmt lowerLayerNorm(const Node& node, KernelBuilder& kb, const Epilogue& epilogu
       unsupportedNode(node, "scale and bias must have the input's type and broadcast to it");
   const ReduceLayout layout(x.shape, axesFrom(axis, x.rank()));
   const double epsilon = node.attrFloat("epsilon", 1e-5f);
+  // Scale and bias usually have the normalized shape: then the position in the normalized
+  // block (the one reduced loop) indexes them directly, without splitting it into dims.
+  auto dropLeadingOnes = [](std::vector<std::int64_t> dims) {
+    dims.erase(dims.begin(), std::find_if(dims.begin(), dims.end(), [](auto d) { return d != 1; }));
+    return dims;
+  };
+  const std::vector<std::int64_t> normalizedShape =
+      dropLeadingOnes({x.shape.begin() + axis, x.shape.end()});
+  auto affine = [&](const TensorRef& p, const std::vector<Expr>& r, const std::vector<Expr>& idx) {
+    if (r.size() == 1 && dropLeadingOnes(p.shape) == normalizedShape)
+      return p.loadFlat(r[0]);
+    return p.load(broadcastIndex(p.shape, idx));
+  };
   return forEachTask(kb, layout, 3, [&](ReduceTask& task) {
     std::vector<Stmt> passes;
     const Moments m = moments(task, x, passes);
@@ -210,9 +231,9 @@ Stmt lowerLayerNorm(const Node& node, KernelBuilder& kb, const Epilogue& epilogu
     passes.push_back(
         task.overReduced([&](const std::vector<Expr>& r, const Expr& l, const Expr& c) {
           const std::vector<Expr> idx = task.fullIndex(r, c);
-          Expr y = normalized(task, x, m, r, l, c) * scale.load(broadcastIndex(scale.shape, idx));
+          Expr y = normalized(task, x, m, r, l, c) * affine(scale, r, idx);
           if (bias.buffer.defined())
-            y = y + bias.load(broadcastIndex(bias.shape, idx));
+            y = y + affine(bias, r, idx);
           return out.storeFlat(task.inputFlat(r, c), epilogue(y, idx));
         }));
     return loop::Block::make(passes);
@@ -327,39 +348,35 @@ Stmt lowerLRN(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
   const Expr bias = loop::makeFloatConst(t, node.attrFloat("bias", 1.0f));
   const std::int64_t channels = x.shape[1];
   const std::int64_t before = (size - 1) / 2, after = size - 1 - before;
-  // Spatial dims after the channel dim form one contiguous row.
-  const ReduceLayout layout(x.shape, {1});
-  const std::int64_t spatial = layout.columns();
-  return kb.loopNest(
-      {x.shape[0], channels},
-      [&](const std::vector<Expr>& nc) {
-        const Expr row = (nc[0] * channels + nc[1]) * spatial;
-        const Expr lo = loop::max(nc[1] - before, loop::makeIndex(0));
-        const Expr hi = loop::min(nc[1] + after, loop::makeIndex(channels - 1));
-        const Expr s = kb.freshVar("s"), s2 = kb.freshVar("s"), s3 = kb.freshVar("s");
-        const Expr w = kb.freshVar("w");
-        Stmt init = kb.serialLoop(s, spatial, out.storeFlat(row + s, loop::makeZero(t)));
-        const Expr v = x.loadFlat((nc[0] * channels + w) * spatial + s2);
-        Stmt sum = loop::For::make(
-            w, lo, hi - lo + 1, loop::ForKind::Serial,
-            kb.serialLoop(s2, spatial, out.storeFlat(row + s2, out.loadFlat(row + s2) + v * v)));
-        // The output index for the epilogue: sample, channel, then the spatial position.
-        std::vector<Expr> idx{nc[0], nc[1]};
-        Expr rest = s3;
-        std::vector<Expr> tail(x.rank() - 2);
-        for (std::size_t k = tail.size(); k-- > 0;) {
-          const std::int64_t d = x.shape[k + 2];
-          tail[k] = k == 0 ? rest : loop::floorMod(rest, loop::makeIndex(d));
-          rest = loop::floorDiv(rest, loop::makeIndex(d));
-        }
-        idx.insert(idx.end(), tail.begin(), tail.end());
-        const Expr y =
-            x.loadFlat(row + s3) /
-            loop::Call::make(Intrinsic::Pow, {bias + alpha * out.loadFlat(row + s3), beta});
-        Stmt write = kb.serialLoop(s3, spatial, out.storeFlat(row + s3, epilogue(y, idx)));
-        return loop::Block::make({init, sum, write});
-      },
-      "o", worthParallel(x.numElements() * size) ? 1 : std::numeric_limits<std::int64_t>::max());
+  // Spatial dims after the channel dim form one contiguous row; rows are numbered
+  // q = sample * channels + channel, in one (parallel) loop.
+  const std::vector<std::int64_t> spatialShape(x.shape.begin() + 2, x.shape.end());
+  std::int64_t spatial = 1;
+  for (std::int64_t d : spatialShape)
+    spatial *= d;
+  const Expr q = kb.freshVar("q");
+  const Expr channel = loop::floorMod(q, loop::makeIndex(channels));
+  const Expr lo = loop::max(channel - before, loop::makeIndex(0));
+  const Expr hi = loop::min(channel + after, loop::makeIndex(channels - 1));
+  const Expr s = kb.freshVar("s"), s2 = kb.freshVar("s"), s3 = kb.freshVar("s");
+  const Expr w = kb.freshVar("w");
+  Stmt init = kb.serialLoop(s, spatial, out.storeFlat(q * spatial + s, loop::makeZero(t)));
+  const Expr v = x.loadFlat((q - channel + w) * spatial + s2);
+  Stmt sum = loop::For::make(
+      w, lo, hi - lo + 1, loop::ForKind::Serial,
+      kb.serialLoop(s2, spatial,
+                    out.storeFlat(q * spatial + s2, out.loadFlat(q * spatial + s2) + v * v)));
+  std::vector<Expr> idx{loop::floorDiv(q, loop::makeIndex(channels)), channel};
+  for (Expr& e : splitFlatIndex(s3, spatialShape))
+    idx.push_back(std::move(e));
+  const Expr y =
+      x.loadFlat(q * spatial + s3) /
+      loop::Call::make(Intrinsic::Pow, {bias + alpha * out.loadFlat(q * spatial + s3), beta});
+  Stmt write = kb.serialLoop(s3, spatial, out.storeFlat(q * spatial + s3, epilogue(y, idx)));
+  const bool parallel = worthParallel(x.numElements() * size);
+  return loop::For::make(q, loop::makeIndex(0), loop::makeIndex(x.shape[0] * channels),
+                         parallel ? loop::ForKind::Parallel : loop::ForKind::Serial,
+                         loop::Block::make({init, sum, write}));
 }
 
 } // namespace

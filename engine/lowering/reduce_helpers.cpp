@@ -29,6 +29,16 @@ std::int64_t ceilDiv(std::int64_t a, std::int64_t b) {
 
 } // namespace
 
+std::vector<Expr> splitFlatIndex(const Expr& flat, const std::vector<std::int64_t>& shape) {
+  std::vector<Expr> index(shape.size());
+  Expr rest = flat;
+  for (std::size_t k = shape.size(); k-- > 0;) {
+    index[k] = k == 0 ? rest : loop::floorMod(rest, loop::makeIndex(shape[k]));
+    rest = loop::floorDiv(rest, loop::makeIndex(shape[k]));
+  }
+  return index;
+}
+
 ReduceLayout::ReduceLayout(std::vector<std::int64_t> shape,
                            const std::vector<std::int64_t>& reducedAxes)
     : shape_(std::move(shape)), reduced_(shape_.size(), false) {
@@ -39,21 +49,29 @@ ReduceLayout::ReduceLayout(std::vector<std::int64_t> shape,
   for (std::size_t d = 0; d < shape_.size(); ++d)
     if (reduced_[d])
       prefixRank_ = d + 1;
+  for (std::size_t d = 0; d < prefixRank_; ++d) {
+    const bool joins = !groups_.empty() &&
+                       (groups_.back().reduced == reduced_[d] || (!reduced_[d] && shape_[d] == 1));
+    if (!joins)
+      groups_.push_back({1, reduced_[d], d, 0});
+    groups_.back().extent *= shape_[d];
+    ++groups_.back().count;
+  }
 }
 
 std::vector<std::int64_t> ReduceLayout::outerShape() const {
   std::vector<std::int64_t> dims;
-  for (std::size_t d = 0; d < prefixRank_; ++d)
-    if (!reduced_[d])
-      dims.push_back(shape_[d]);
+  for (const Group& g : groups_)
+    if (!g.reduced)
+      dims.push_back(g.extent);
   return dims;
 }
 
 std::vector<std::int64_t> ReduceLayout::reducedShape() const {
   std::vector<std::int64_t> dims;
-  for (std::size_t d = 0; d < prefixRank_; ++d)
-    if (reduced_[d])
-      dims.push_back(shape_[d]);
+  for (const Group& g : groups_)
+    if (g.reduced)
+      dims.push_back(g.extent);
   return dims;
 }
 
@@ -96,34 +114,29 @@ Stmt ReduceTask::overReduced(const ReducedBody& body, bool reverse) const {
   return s;
 }
 
-std::vector<Expr> ReduceTask::prefixIndex(const std::vector<Expr>& reduced) const {
+std::vector<Expr> ReduceTask::groupIndex(const std::vector<Expr>& reduced) const {
   std::vector<Expr> index;
   std::size_t o = 0, r = 0;
-  for (std::size_t d = 0; d < layout_.prefixRank(); ++d)
-    index.push_back(layout_.isReduced(d) ? reduced.at(r++) : outer_.at(o++));
+  for (const ReduceLayout::Group& g : layout_.groups())
+    index.push_back(g.reduced ? reduced.at(r++) : outer_.at(o++));
   return index;
 }
 
 // The trailing kept dims' indices from a flat column (only epilogues use them).
 std::vector<Expr> ReduceTask::columnIndex(const Expr& column) const {
   const auto& shape = layout_.shape();
-  std::vector<Expr> index(shape.size() - layout_.prefixRank());
-  Expr rest = column;
-  for (std::size_t k = index.size(); k-- > 0;) {
-    const std::int64_t d = shape[layout_.prefixRank() + k];
-    index[k] = k == 0 ? rest : loop::floorMod(rest, loop::makeIndex(d));
-    rest = loop::floorDiv(rest, loop::makeIndex(d));
-  }
-  return index;
+  return splitFlatIndex(
+      column, std::vector<std::int64_t>(
+                  shape.begin() + static_cast<std::ptrdiff_t>(layout_.prefixRank()), shape.end()));
 }
 
 Expr ReduceTask::inputFlat(const std::vector<Expr>& reduced, const Expr& column) const {
-  const auto& shape = layout_.shape();
-  const std::vector<std::int64_t> prefix(
-      shape.begin(), shape.begin() + static_cast<std::ptrdiff_t>(layout_.prefixRank()));
-  if (prefix.empty())
+  if (layout_.groups().empty())
     return column;
-  return flatIndex(prefix, prefixIndex(reduced)) * layout_.columns() + column;
+  std::vector<std::int64_t> extents;
+  for (const ReduceLayout::Group& g : layout_.groups())
+    extents.push_back(g.extent);
+  return flatIndex(extents, groupIndex(reduced)) * layout_.columns() + column;
 }
 
 Expr ReduceTask::keptFlat(const Expr& column) const {
@@ -132,9 +145,20 @@ Expr ReduceTask::keptFlat(const Expr& column) const {
   return flatIndex(layout_.outerShape(), outer_) * layout_.columns() + column;
 }
 
+// Index vectors (for epilogues and scattered operands) split each group's index over its
+// dims.
 std::vector<Expr> ReduceTask::fullIndex(const std::vector<Expr>& reduced,
                                         const Expr& column) const {
-  std::vector<Expr> index = prefixIndex(reduced);
+  const std::vector<Expr> groups = groupIndex(reduced);
+  std::vector<Expr> index;
+  for (std::size_t k = 0; k < groups.size(); ++k) {
+    const ReduceLayout::Group& g = layout_.groups()[k];
+    const auto first = layout_.shape().begin() + static_cast<std::ptrdiff_t>(g.first);
+    for (Expr& e : splitFlatIndex(
+             groups[k],
+             std::vector<std::int64_t>(first, first + static_cast<std::ptrdiff_t>(g.count))))
+      index.push_back(std::move(e));
+  }
   for (Expr& e : columnIndex(column))
     index.push_back(std::move(e));
   return index;
@@ -143,11 +167,17 @@ std::vector<Expr> ReduceTask::fullIndex(const std::vector<Expr>& reduced,
 std::vector<Expr> ReduceTask::keptIndex(const Expr& column, bool keepDims) const {
   std::vector<Expr> index;
   std::size_t o = 0;
-  for (std::size_t d = 0; d < layout_.prefixRank(); ++d) {
-    if (!layout_.isReduced(d))
-      index.push_back(outer_.at(o++));
-    else if (keepDims)
-      index.push_back(loop::makeIndex(0));
+  for (const ReduceLayout::Group& g : layout_.groups()) {
+    const auto first = layout_.shape().begin() + static_cast<std::ptrdiff_t>(g.first);
+    // A reduced group's kept dims have extent 1: their index is 0, like its reduced dims'.
+    const std::vector<Expr> parts =
+        g.reduced ? std::vector<Expr>(g.count, loop::makeIndex(0))
+                  : splitFlatIndex(outer_.at(o++),
+                                   std::vector<std::int64_t>(
+                                       first, first + static_cast<std::ptrdiff_t>(g.count)));
+    for (std::size_t d = 0; d < g.count; ++d)
+      if (keepDims || !layout_.isReduced(g.first + d))
+        index.push_back(parts[d]);
   }
   for (Expr& e : columnIndex(column))
     index.push_back(std::move(e));
@@ -175,25 +205,36 @@ Stmt forEachTask(KernelBuilder& kb, const ReduceLayout& layout, std::int64_t pas
       block = ceilDiv(block, 2);
   const std::int64_t blocks = ceilDiv(columns, block);
 
-  std::vector<std::int64_t> taskShape = outerShape;
-  taskShape.push_back(blocks);
   // Rows live inside the task loop: a parallel loop's body is outlined, so each worker
   // gets its own copy (stack allocations go to the entry block of the outlined function).
-  return kb.loopNest(
-      taskShape,
-      [&](const std::vector<Expr>& vars) {
-        const Expr start = vars.back() * block;
-        const Expr width = columns % block == 0 ? loop::makeIndex(block)
-                                                : loop::min(loop::makeIndex(block),
-                                                            loop::makeIndex(columns) - start);
-        ReduceTask task(kb, layout, std::vector<Expr>(vars.begin(), vars.end() - 1), start, width,
-                        block);
-        Stmt s = body(task);
-        for (const TensorRef& r : task.rows())
-          s = kb.allocate(r, s);
-        return s;
-      },
-      "o", parallel ? 1 : std::numeric_limits<std::int64_t>::max());
+  auto task = [&](std::vector<Expr> outer, const Expr& blockIndex) {
+    const Expr start = blockIndex * block;
+    const Expr width = columns % block == 0
+                           ? loop::makeIndex(block)
+                           : loop::min(loop::makeIndex(block), loop::makeIndex(columns) - start);
+    ReduceTask t(kb, layout, std::move(outer), start, width, block);
+    Stmt s = body(t);
+    for (const TensorRef& r : t.rows())
+      s = kb.allocate(r, s);
+    return s;
+  };
+  std::vector<std::int64_t> taskShape = outerShape;
+  taskShape.push_back(blocks);
+  if (!parallel)
+    return kb.loopNest(
+        taskShape,
+        [&](const std::vector<Expr>& vars) {
+          return task(std::vector<Expr>(vars.begin(), vars.end() - 1), vars.back());
+        },
+        "o", std::numeric_limits<std::int64_t>::max());
+  // In parallel, all tasks form one loop so that the threads share them evenly even when
+  // the leading dims are short (a batch of 1, 8 heads, ...).
+  const Expr t = kb.freshVar("t");
+  std::vector<Expr> index = splitFlatIndex(t, taskShape);
+  const Expr blockIndex = index.back();
+  index.pop_back();
+  return loop::For::make(t, loop::makeIndex(0), loop::makeIndex(outerCount * blocks),
+                         loop::ForKind::Parallel, task(std::move(index), blockIndex));
 }
 
 Expr lowestOf(loop::Type type) {

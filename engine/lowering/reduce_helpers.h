@@ -3,12 +3,13 @@
 // Softmax, LayerNormalization, ...): ops that combine the elements of a tensor along some
 // axes, independently for every index of the other ("kept") axes.
 //
-// A ReduceLayout sees the input as [prefix dims..., columns]: the kept dims after the last
-// reduced one are flattened into one contiguous "column" dimension; the dims before it keep
-// their own loops. A kernel is a loop nest over tasks, each an index of the leading kept
-// dims plus a block of columns; the passes of a task loop over the reduced dims with the
-// block's columns innermost, so that the innermost loop is contiguous whether the reduced
-// axes are trailing (columns = 1) or not (rows of a block accumulate side by side).
+// A ReduceLayout sees the input as [groups..., columns]: the kept dims after the last
+// reduced one are flattened into one contiguous "column" dimension; before it, runs of
+// adjacent dims of one kind (kept or reduced) merge into groups, each looped as one dim.
+// A kernel is a loop over tasks, each an index of the kept groups plus a block of columns;
+// the passes of a task loop over the reduced groups with the block's columns innermost, so
+// that the innermost loop is contiguous whether the reduced axes are trailing (columns = 1)
+// or not (the rows of a block accumulate side by side).
 
 #include "engine/lowering/kernel_builder.h"
 
@@ -23,19 +24,29 @@ public:
   // `reducedAxes` are normalized (in [0, rank)), in any order, without repeats.
   ReduceLayout(std::vector<std::int64_t> shape, const std::vector<std::int64_t>& reducedAxes);
 
+  // A run of adjacent prefix dims of one kind, looped over as one dim (kept dims of extent 1
+  // join whatever run they are in: their index is always 0).
+  struct Group {
+    std::int64_t extent = 1;
+    bool reduced = false;
+    std::size_t first = 0, count = 0; // the dims it covers
+  };
+
   const std::vector<std::int64_t>& shape() const { return shape_; }
   bool isReduced(std::size_t dim) const { return reduced_[dim]; }
   std::size_t prefixRank() const { return prefixRank_; } // dims before the column group
-  std::vector<std::int64_t> outerShape() const;          // kept dims of the prefix
-  std::vector<std::int64_t> reducedShape() const;
-  std::int64_t reducedCount() const; // elements combined into each result
-  std::int64_t columns() const;      // product of the trailing kept dims
+  const std::vector<Group>& groups() const { return groups_; }
+  std::vector<std::int64_t> outerShape() const;   // extents of the kept groups
+  std::vector<std::int64_t> reducedShape() const; // extents of the reduced groups
+  std::int64_t reducedCount() const;              // elements combined into each result
+  std::int64_t columns() const;                   // product of the trailing kept dims
   std::int64_t numElements() const;
 
 private:
   std::vector<std::int64_t> shape_;
   std::vector<bool> reduced_;
   std::size_t prefixRank_ = 0;
+  std::vector<Group> groups_;
 };
 
 // One unit of (possibly parallel) work: fixed leading kept indices and a block of columns.
@@ -54,10 +65,11 @@ public:
 
   // for each column of the block: body(local index in the block, column).
   Stmt overColumns(const ColumnBody& body) const;
-  // for each reduced index (row-major; the last reduced axis runs backwards when `reverse`)
+  // for each reduced index (row-major; the last reduced group runs backwards when `reverse`)
   // and, innermost, each column of the block.
   Stmt overReduced(const ReducedBody& body, bool reverse = false) const;
 
+  // `reduced` indexes the reduced groups (for a single reduced axis: the position along it).
   // Flat index into the input (full shape) of a reduced index and a column.
   Expr inputFlat(const std::vector<Expr>& reduced, const Expr& column) const;
   // Flat index into the reduced result (kept dims only; keepdims does not change it).
@@ -72,7 +84,7 @@ public:
   const std::vector<TensorRef>& rows() const { return rows_; }
 
 private:
-  std::vector<Expr> prefixIndex(const std::vector<Expr>& reduced) const;
+  std::vector<Expr> groupIndex(const std::vector<Expr>& reduced) const;
   std::vector<Expr> columnIndex(const Expr& column) const;
 
   KernelBuilder& kb_;
@@ -87,6 +99,9 @@ private:
 // work is worth running in parallel; `maxBlock` caps the columns per task (1: one column each).
 Stmt forEachTask(KernelBuilder& kb, const ReduceLayout& layout, std::int64_t passes,
                  const std::function<Stmt(ReduceTask&)>& body, std::int64_t maxBlock = 1024);
+
+// The index into dims `shape` of a row-major flat index over them.
+std::vector<Expr> splitFlatIndex(const Expr& flat, const std::vector<std::int64_t>& shape);
 
 // Whether `work` element operations are worth a parallel loop.
 bool worthParallel(std::int64_t work);

@@ -7,6 +7,7 @@
 #include "engine/support/diagnostics.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace lathe::lowering {
 namespace {
@@ -14,6 +15,9 @@ namespace {
 using graph::DType;
 using graph::Node;
 using loop::Intrinsic;
+
+// Scratch beyond this goes on the heap: kernels run on worker threads with ordinary stacks.
+constexpr std::int64_t kMaxStackBytes = 64 << 10;
 
 enum class Reduce { Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp, SumSquare };
 
@@ -178,8 +182,13 @@ Stmt lowerReduce(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) 
             return acc.store(task, l, c,
                              combine(kind, acc.load(task, l, c), mapElement(kind, read(r, c))));
           }));
-      passes.push_back(task.overColumns([&](const Expr& l, const Expr& c) {
-        return write(c, finish(kind, acc.load(task, l, c), count));
+      passes.push_back(task.overColumns([&](const Expr& l, const Expr& c) -> Stmt {
+        // Sum, Max... accumulated in the output with an identity epilogue are done.
+        const Expr total = acc.load(task, l, c);
+        const Expr v = epilogue(finish(kind, total, count), task.keptIndex(c, keepDims));
+        if (acc.inOutput && v.sameAs(total))
+          return loop::noOp();
+        return out.storeFlat(task.keptFlat(c), v);
       }));
     }
     return loop::Block::make(passes);
@@ -221,9 +230,12 @@ Stmt lowerArgReduce(const Node& node, KernelBuilder& kb, const Epilogue& epilogu
               index.store(task, l, c, loop::select(better, r[0], index.load(task, l, c))),
               best.storeFlat(l, loop::select(better, v, b)));
         }));
-    passes.push_back(task.overColumns([&](const Expr& l, const Expr& c) {
-      return out.storeFlat(task.keptFlat(c),
-                           epilogue(index.load(task, l, c), task.keptIndex(c, keepDims)));
+    passes.push_back(task.overColumns([&](const Expr& l, const Expr& c) -> Stmt {
+      const Expr found = index.load(task, l, c);
+      const Expr v = epilogue(found, task.keptIndex(c, keepDims));
+      if (index.inOutput && v.sameAs(found)) // already in place
+        return loop::noOp();
+      return out.storeFlat(task.keptFlat(c), v);
     }));
     return loop::Block::make(passes);
   });
@@ -260,9 +272,102 @@ Stmt lowerCumSum(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) 
   });
 }
 
-// TopK: the k largest (or smallest) along the axis with their indices, sorted, ties in
-// index order. Each column keeps a sorted list of its best k so far; an element that beats
-// the list's last one is inserted by shifting the worse ones down one slot.
+// A column's candidates in order, best first: values and their positions along the axis,
+// filled by `body`, in scratch buffers that the caller allocates.
+struct RankedColumn {
+  Stmt body;
+  TensorRef values, indices;
+  std::vector<TensorRef> scratch;
+};
+
+using Better = std::function<Expr(const Expr&, const Expr&)>;
+
+// The best k of a column by insertion: a sorted list of the best so far; an element that
+// beats the list's last one goes before every entry it beats strictly (on a tie the earlier
+// position stays first), and the entries from there move down one slot. O(n) for random
+// data and small k, O(n k) at worst.
+RankedColumn bestByInsertion(KernelBuilder& kb, ReduceTask& task, const TensorRef& x,
+                             std::int64_t k, const Better& better, const Expr& worstValue) {
+  const TensorRef best = kb.scratch("best", x.dtype, {k});
+  const TensorRef where = kb.scratch("where", DType::I64, {k});
+  const TensorRef filled = kb.scratch("filled", DType::I64, {1});
+  const Expr zero = loop::makeIndex(0);
+  // Empty slots are compared too (the conditions below are not short-circuits), so they
+  // hold a defined value.
+  const Expr slot = kb.freshVar("j");
+  Stmt clear = loop::Block::make(filled.storeFlat(zero, zero),
+                                 kb.serialLoop(slot, k, best.storeFlat(slot, worstValue)));
+  Stmt scan = task.overReduced([&](const std::vector<Expr>& r, const Expr&, const Expr& c) {
+    const Expr v = x.loadFlat(task.inputFlat(r, c));
+    const Expr count = kb.freshVar("n");
+    const Expr slots = loop::min(count + 1, loop::makeIndex(k));
+    const Expr step = kb.freshVar("j");
+    const Expr j = slots - 1 - step;
+    const Expr prev = loop::max(j - 1, zero);
+    const Expr beatsHere = j >= count || better(v, best.loadFlat(j));
+    const Expr beatsPrev = j > 0 && (prev >= count || better(v, best.loadFlat(prev)));
+    // The position first: both conditions read best[j] before it is overwritten.
+    Stmt shift = loop::For::make(
+        step, zero, slots, loop::ForKind::Serial,
+        loop::Block::make(
+            where.storeFlat(j, loop::select(beatsPrev, where.loadFlat(prev),
+                                            loop::select(beatsHere, r[0], where.loadFlat(j)))),
+            best.storeFlat(j, loop::select(beatsPrev, best.loadFlat(prev),
+                                           loop::select(beatsHere, v, best.loadFlat(j))))));
+    Stmt insert = loop::Block::make(shift, filled.storeFlat(zero, slots));
+    const Expr worst = best.loadFlat(loop::makeIndex(k - 1));
+    return loop::LetStmt::make(count, filled.loadFlat(zero),
+                               loop::IfThenElse::make(count < k || better(v, worst), insert));
+  });
+  return {loop::Block::make(clear, scan), best, where, {best, where, filled}};
+}
+
+// The whole column sorted by a stable bottom-up merge sort (ties keep position order):
+// O(n log n) whatever the data, for large k. Runs of width w merge from one pair of
+// buffers into the other, one level per width, choosing each output element without
+// branches.
+RankedColumn sortColumn(KernelBuilder& kb, ReduceTask& task, const TensorRef& x, std::int64_t n,
+                        const Better& better) {
+  const TensorRef v[2] = {kb.scratch("sort_values", x.dtype, {n}),
+                          kb.scratch("sort_values", x.dtype, {n})};
+  const TensorRef ix[2] = {kb.scratch("sort_indices", DType::I64, {n}),
+                           kb.scratch("sort_indices", DType::I64, {n})};
+  const TensorRef cursor = kb.scratch("cursor", DType::I64, {2});
+  const Expr zero = loop::makeIndex(0), one = loop::makeIndex(1), last = loop::makeIndex(n - 1);
+  std::vector<Stmt> steps;
+  steps.push_back(task.overReduced([&](const std::vector<Expr>& r, const Expr&, const Expr& c) {
+    return loop::Block::make(v[0].storeFlat(r[0], x.loadFlat(task.inputFlat(r, c))),
+                             ix[0].storeFlat(r[0], r[0]));
+  }));
+  int src = 0;
+  for (std::int64_t w = 1; w < n; w *= 2, src ^= 1) {
+    const int dst = src ^ 1;
+    const Expr run = kb.freshVar("run"), p = kb.freshVar("p");
+    const Expr i = kb.freshVar("i"), j = kb.freshVar("j");
+    const Expr lo = run * (2 * w);
+    const Expr mid = loop::min(lo + w, loop::makeIndex(n));
+    const Expr hi = loop::min(lo + 2 * w, loop::makeIndex(n));
+    // Exhausted cursors read the last element (a defined value) and lose the comparison.
+    const Expr ic = loop::min(i, last), jc = loop::min(j, last);
+    const Expr right = j < hi && (i >= mid || better(v[src].loadFlat(jc), v[src].loadFlat(ic)));
+    Stmt take = loop::Block::make(
+        {v[dst].storeFlat(p, loop::select(right, v[src].loadFlat(jc), v[src].loadFlat(ic))),
+         ix[dst].storeFlat(p, loop::select(right, ix[src].loadFlat(jc), ix[src].loadFlat(ic))),
+         cursor.storeFlat(zero, i + loop::cast(loop::indexType(), !right)),
+         cursor.storeFlat(one, j + loop::cast(loop::indexType(), right))});
+    Stmt merge =
+        loop::For::make(p, lo, hi - lo, loop::ForKind::Serial,
+                        loop::LetStmt::make(i, cursor.loadFlat(zero),
+                                            loop::LetStmt::make(j, cursor.loadFlat(one), take)));
+    steps.push_back(kb.serialLoop(
+        run, (n + 2 * w - 1) / (2 * w),
+        loop::Block::make({cursor.storeFlat(zero, lo), cursor.storeFlat(one, mid), merge})));
+  }
+  return {loop::Block::make(steps), v[src], ix[src], {v[0], v[1], ix[0], ix[1], cursor}};
+}
+
+// TopK: the k largest (or smallest) along the axis with their positions, sorted, ties in
+// position order; one column per task.
 Stmt lowerTopK(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
   const TensorRef x = kb.input(*node.input(0), node);
   const std::vector<std::int64_t> kInput = constantInts(node, 1, "K");
@@ -274,67 +379,41 @@ Stmt lowerTopK(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
   const loop::Type t = loopType(x.dtype);
   if (t.isBool())
     unsupportedNode(node, "element type bool");
-  if (k < 0 || k > x.shape[static_cast<std::size_t>(axis)])
+  const std::int64_t n = x.shape[static_cast<std::size_t>(axis)];
+  if (k < 0 || k > n)
     unsupportedNode(node, "K is outside [0, axis extent]");
   const TensorRef values = node.output(0) ? kb.output(*node.output(0), node) : TensorRef{};
   const TensorRef indices = node.output(1) ? kb.output(*node.output(1), node) : TensorRef{};
   if (k == 0)
     return loop::noOp();
   const ReduceLayout layout(x.shape, {axis});
-  const bool onHeap = k * 8 > (64 << 10);
+  const Better better = [largest](const Expr& a, const Expr& b) { return largest ? a > b : a < b; };
+  const bool insertion = k <= 16 || k * k <= n;
 
-  auto better = [&](const Expr& a, const Expr& b) { return largest ? a > b : a < b; };
-  // One column per task: the lists are per column and the insertion is sequential.
   return forEachTask(
-      kb, layout, std::max<std::int64_t>(1, std::min<std::int64_t>(k, 16)),
+      kb, layout, insertion ? std::min<std::int64_t>(k, 16) : 16,
       [&](ReduceTask& task) {
-        const TensorRef best = kb.scratch("best", x.dtype, {k});
-        const TensorRef where = kb.scratch("where", DType::I64, {k});
-        const TensorRef filled = task.row("filled", DType::I64);
-        const Expr zero = loop::makeIndex(0);
-        // Empty slots are compared too (the conditions below are not short-circuits), so
-        // they hold a defined value.
-        const Expr init = kb.freshVar("j");
-        Stmt clear = loop::Block::make(
-            filled.storeFlat(zero, zero),
-            kb.serialLoop(init, k, best.storeFlat(init, largest ? lowestOf(t) : highestOf(t))));
-        Stmt scan = task.overReduced([&](const std::vector<Expr>& r, const Expr&, const Expr& c) {
-          const Expr v = x.loadFlat(task.inputFlat(r, c));
-          const Expr count = kb.freshVar("n");
-          // Slots [0, count) hold the list; v goes before every entry it beats (strictly:
-          // on a tie the earlier index stays first) and the entries from there move down.
-          const Expr slots = loop::min(count + 1, loop::makeIndex(k));
-          const Expr step = kb.freshVar("j");
-          const Expr j = slots - 1 - step;
-          const Expr prev = loop::max(j - 1, zero);
-          const Expr beatsHere = j >= count || better(v, best.loadFlat(j));
-          const Expr beatsPrev = j > 0 && (prev >= count || better(v, best.loadFlat(prev)));
-          // The index first: both conditions read best[j] before it is overwritten.
-          Stmt shift = loop::For::make(
-              step, zero, slots, loop::ForKind::Serial,
-              loop::Block::make(
-                  where.storeFlat(j,
-                                  loop::select(beatsPrev, where.loadFlat(prev),
-                                               loop::select(beatsHere, r[0], where.loadFlat(j)))),
-                  best.storeFlat(j, loop::select(beatsPrev, best.loadFlat(prev),
-                                                 loop::select(beatsHere, v, best.loadFlat(j))))));
-          Stmt insert = loop::Block::make(shift, filled.storeFlat(zero, slots));
-          const Expr worst = best.loadFlat(loop::makeIndex(k - 1));
-          return loop::LetStmt::make(count, filled.loadFlat(zero),
-                                     loop::IfThenElse::make(count < k || better(v, worst), insert));
-        });
+        const RankedColumn ranked =
+            insertion
+                ? bestByInsertion(kb, task, x, k, better, largest ? lowestOf(t) : highestOf(t))
+                : sortColumn(kb, task, x, n, better);
         Stmt emit = task.overColumns([&](const Expr&, const Expr& c) {
           const Expr j = kb.freshVar("j");
           const std::vector<Expr> idx = task.fullIndex({j}, c);
           std::vector<Stmt> stores;
           if (values.buffer.defined())
-            stores.push_back(values.store(idx, epilogue(best.loadFlat(j), idx)));
+            stores.push_back(values.store(idx, epilogue(ranked.values.loadFlat(j), idx)));
           if (indices.buffer.defined())
-            stores.push_back(indices.store(idx, where.loadFlat(j)));
+            stores.push_back(indices.store(idx, ranked.indices.loadFlat(j)));
           return kb.serialLoop(j, k, loop::Block::make(stores));
         });
-        Stmt body = loop::Block::make({clear, scan, emit});
-        return kb.allocate(best, kb.allocate(where, body, onHeap), onHeap);
+        Stmt body = loop::Block::make(ranked.body, emit);
+        std::int64_t bytes = 0;
+        for (const TensorRef& s : ranked.scratch)
+          bytes += s.numElements() * static_cast<std::int64_t>(graph::dtypeSize(s.dtype));
+        for (const TensorRef& s : ranked.scratch)
+          body = kb.allocate(s, body, bytes > kMaxStackBytes);
+        return body;
       },
       1);
 }

@@ -230,6 +230,18 @@ def check_run_bad_input(lathe, models):
     expect(rc == 2 and "'zz' is not a dimension" in err, "bad --input-shapes", err)
 
 
+def check_symbolic_shapes(lathe, models):
+    model = f"{models}/symbolic_batch.onnx"
+    rc, out, err = run(lathe, "run", model)
+    expect(rc == 1 and "x f32[N,3,8,8]" in err and '--input-shapes "x:[1,3,8,8]"' in err,
+           "the symbolic dims are listed with a fix", err)
+    rc, out, err = run(lathe, "run", model, "--input-shapes", "x:[2,3,8,8]", "--json")
+    expect(rc == 0 and json.loads(out)["outputs"][0]["shape"] == [2, 4, 8, 8], "fixed shapes run",
+           out + err)
+    rc, out, err = run(lathe, "run", model, "--input-shapes", "nope:[1]")
+    expect(rc == 1 and "'nope', which is not an input" in err, "unknown input in --input-shapes", err)
+
+
 CHECKS = {name[len("check_"):]: fn for name, fn in globals().items() if name.startswith("check_")}
 
 if __name__ == "__main__":

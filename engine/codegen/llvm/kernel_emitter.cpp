@@ -347,8 +347,10 @@ private:
     if (t.isScalar()) {
       value = b_.CreateLoad(elementMem, address(op.buffer, op.index, elementMem));
     } else if (isDenseRamp(op.index)) {
-      value = b_.CreateLoad(memoryType(t),
-                            address(op.buffer, op.index.as<loop::Ramp>()->base, elementMem));
+      // Buffers are only known to be aligned to their element size.
+      value = b_.CreateAlignedLoad(memoryType(t),
+                                   address(op.buffer, op.index.as<loop::Ramp>()->base, elementMem),
+                                   llvm::Align(t.element().bytes()));
     } else { // general vector index: a gather
       llvm::Value* ptrs =
           b_.CreateInBoundsGEP(elementMem, bufferInfo(op.buffer).base, emitExpr(op.index));
@@ -441,7 +443,8 @@ private:
     if (t.isScalar()) {
       b_.CreateStore(value, address(op.buffer, op.index, elementMem));
     } else if (isDenseRamp(op.index)) {
-      b_.CreateStore(value, address(op.buffer, op.index.as<loop::Ramp>()->base, elementMem));
+      b_.CreateAlignedStore(value, address(op.buffer, op.index.as<loop::Ramp>()->base, elementMem),
+                            llvm::Align(t.element().bytes()));
     } else {
       llvm::Value* ptrs =
           b_.CreateInBoundsGEP(elementMem, bufferInfo(op.buffer).base, emitExpr(op.index));

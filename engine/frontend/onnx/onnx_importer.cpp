@@ -104,7 +104,10 @@ void checkOpsKnown(const onnx::GraphProto& g, const std::string& path) {
       throw Error(ErrorKind::Unsupported,
                   "op domain '" + node.domain() + "' (only the default ONNX domain is supported)",
                   where);
-    if (!graph::findOp(node.op_type()))
+    // Ops removed from the standard that the version converter rewrites (Scatter-9/10
+    // becomes ScatterElements) are fine before conversion.
+    const bool convertedAway = node.op_type() == "Scatter";
+    if (!graph::findOp(node.op_type()) && !convertedAway)
       throw Error(ErrorKind::Unsupported, "op '" + node.op_type() + "' is not supported", where);
     for (const auto& attr : node.attribute()) {
       if (attr.has_g())

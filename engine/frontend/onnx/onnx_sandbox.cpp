@@ -9,6 +9,7 @@
 #include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
 #include <poll.h>
+#include <set>
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -50,6 +51,23 @@ std::int64_t elementCount(const onnx::TensorProto& t) {
   return n;
 }
 
+void setStringAttribute(onnx::NodeProto& node, const std::string& name, const std::string& value) {
+  for (auto& a : *node.mutable_attribute())
+    if (a.name() == name) {
+      a.set_s(value);
+      return;
+    }
+  auto* a = node.add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(value);
+}
+
+void markAsymmetric(onnx::NodeProto& resize) {
+  setStringAttribute(resize, "coordinate_transformation_mode", "asymmetric");
+  setStringAttribute(resize, "nearest_mode", "floor");
+}
+
 // The child's work. `m` is the child's own copy-on-write image of the parent's model.
 void childSteps(onnx::ModelProto& m, std::int64_t sourceOpset, std::int64_t targetOpset,
                 std::int64_t minNativeOpset, std::int64_t keepElements, int fd) {
@@ -81,10 +99,21 @@ void childSteps(onnx::ModelProto& m, std::int64_t sourceOpset, std::int64_t targ
     }
     send(fd, kStage,
          "converting opset " + std::to_string(sourceOpset) + " to " + std::to_string(targetOpset));
+    // Upsample and Resize-10 sample "asymmetric" coordinates (nearest rounds down); the
+    // converter turns them into Resize-11+ without saying so, which defaults to half_pixel.
+    std::set<std::string> asymmetricResizes;
+    if (sourceOpset < 11)
+      for (const auto& node : m.graph().node())
+        if ((node.op_type() == "Upsample" || node.op_type() == "Resize") && node.output_size() > 0)
+          asymmetricResizes.insert(node.output(0));
     try {
       onnx::ModelProto converted =
           onnx::version_conversion::ConvertVersion(m, static_cast<int>(targetOpset));
       m = std::move(converted);
+      for (auto& node : *m.mutable_graph()->mutable_node())
+        if (node.op_type() == "Resize" && node.output_size() > 0 &&
+            asymmetricResizes.count(node.output(0)))
+          markAsymmetric(node);
     } catch (const std::exception& e) {
       if (sourceOpset < minNativeOpset) {
         send(fd, kUnsupported,

@@ -1,12 +1,11 @@
 #include "engine/frontend/onnx/tensor_file.h"
 
-#include <fstream>
-#include <sstream>
-
-#include <onnx/onnx_pb.h>
-
 #include "engine/frontend/onnx/tensor_proto.h"
 #include "engine/support/diagnostics.h"
+
+#include <fstream>
+#include <onnx/onnx_pb.h>
+#include <sstream>
 
 namespace lathe::frontend {
 
