@@ -219,6 +219,26 @@ std::optional<Types> inferEyeLike(const Node& n) {
   return types;
 }
 
+// NegativeLogLikelihoodLoss / SoftmaxCrossEntropyLoss: the loss has the scores' element
+// type and, with reduction "none", the target's shape (else it is a scalar); log_prob has
+// the scores' type.
+std::optional<Types> inferLoss(const Node& n) {
+  const TensorType* scores = inputType(n, 0);
+  const TensorType* target = inputType(n, 1);
+  if (!scores)
+    return std::nullopt;
+  TensorType loss;
+  loss.dtype = scores->dtype;
+  if (n.attrString("reduction", "mean") != "none")
+    loss.shape.emplace();
+  else if (target)
+    loss.shape = target->shape;
+  Types out{loss};
+  if (n.outputs().size() > 1)
+    out.push_back(*scores);
+  return out;
+}
+
 std::optional<Types> inferDropout(const Node& n) {
   const TensorType* x = inputType(n, 0);
   if (!x)
@@ -462,8 +482,8 @@ void addComputeRules(RuleTable& rules) {
            "Abs Acos Acosh Asin Asinh Atan Atanh Ceil Celu Clip Cos Cosh CumSum Elu Erf Exp Floor "
            "Hardmax HardSigmoid HardSwish Identity InstanceNormalization LRN LeakyRelu Log "
            "LogSoftmax LpNormalization MeanVarianceNormalization Neg Reciprocal Relu "
-           "ReverseSequence Round ScatterElements ScatterND Selu Sigmoid Sign Sin Sinh Softmax "
-           "Softplus Softsign Sqrt Tan Tanh ThresholdedRelu Trilu",
+           "ReverseSequence Round ScatterElements ScatterND Selu Shrink Sigmoid Sign Sin Sinh "
+           "Softmax Softplus Softsign Sqrt Tan Tanh ThresholdedRelu Trilu",
            sameTypeAsInput);
   addRules(rules, "IsNaN IsInf Not", boolOfInputShape);
   addRules(rules,
@@ -473,6 +493,7 @@ void addComputeRules(RuleTable& rules) {
   rules["Cast"] = rules["CastLike"] = inferCast;
   rules["EyeLike"] = inferEyeLike;
   rules["Dropout"] = inferDropout;
+  rules["NegativeLogLikelihoodLoss"] = rules["SoftmaxCrossEntropyLoss"] = inferLoss;
   rules["Where"] = inferWhere;
   rules["BatchNormalization"] = inferBatchNorm;
   rules["LayerNormalization"] = inferLayerNorm;

@@ -231,6 +231,10 @@ Stmt wideConv(const Node& node, KernelBuilder& kb, const Epilogue& epilogue,
   for (std::size_t a = 0; a < S; ++a) {
     padded[a] = axes[a].in + axes[a].padBegin + axes[a].padEnd;
     anyPad = anyPad || padded[a] != axes[a].in;
+    // Every tap of every output must stay inside the padded plane (shape inference makes
+    // it so); the flat indexing below relies on it.
+    if (axes[a].out + (axes[a].kernel - 1) * axes[a].dilation > padded[a])
+      unsupportedNode(node, "output extent does not match the padded input");
   }
   for (std::size_t a = S - 1; a-- > 0;)
     wide[a] = wide[a + 1] * padded[a + 1];

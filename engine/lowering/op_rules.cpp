@@ -13,6 +13,8 @@ const RuleTable& rules() {
     registerMatMulRules(t);
     registerNormalizationRules(t);
     registerReductionRules(t);
+    registerRecurrentRules(t);
+    registerLossRules(t);
     return t;
   }();
   return table;

@@ -50,6 +50,8 @@ void registerConvPoolRules(RuleTable& table);
 void registerMatMulRules(RuleTable& table);
 void registerNormalizationRules(RuleTable& table);
 void registerReductionRules(RuleTable& table);
+void registerRecurrentRules(RuleTable& table);
+void registerLossRules(RuleTable& table);
 
 // Helpers for rules.
 std::int64_t normalizeAxis(std::int64_t axis, std::size_t rank, const graph::Node& node);

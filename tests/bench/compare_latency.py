@@ -1,0 +1,69 @@
+#!/usr/bin/python3
+"""Latency of Lathe against ONNX Runtime, measured in one run, interleaved.
+
+Usage: compare_latency.py LATHE NODE_MODULES MODEL.onnx [MODEL.onnx ...] [--threads 1,2]
+       [--repeat 20] [--rounds 3]
+Each model is compiled once to a bundle; then, for every round and thread count, Lathe
+(`lathe run BUNDLE --repeat N --json`) and ONNX Runtime (tests/bench/ort_time.js) are timed
+one after the other. Prints per model and thread count the median of the per-round medians
+and the ratio Lathe/ORT. This machine is shared and noisy: read ratios, not absolutes.
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+
+
+def lathe_median(lathe, bundle, threads, repeat):
+    out = subprocess.run([lathe, "run", bundle, "--threads", str(threads), "--repeat", str(repeat),
+                          "--json"], capture_output=True, text=True, check=True).stdout
+    return json.loads(out)["median_ms"]
+
+
+def ort_median(node_modules, model, threads, repeat):
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ort_time.js")
+    env = dict(os.environ, NODE_PATH=node_modules)
+    out = subprocess.run(["node", script, model, "--threads", str(threads), "--repeat", str(repeat)],
+                         capture_output=True, text=True, check=True, env=env).stdout
+    return json.loads(out)["median_ms"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("lathe")
+    ap.add_argument("node_modules")
+    ap.add_argument("models", nargs="+")
+    ap.add_argument("--threads", default="1,2")
+    ap.add_argument("--repeat", type=int, default=20)
+    ap.add_argument("--rounds", type=int, default=3)
+    a = ap.parse_args()
+    threads = [int(t) for t in a.threads.split(",")]
+    work = tempfile.mkdtemp(prefix="lathe_bench_")
+    bundles = {}
+    for m in a.models:
+        bundle = os.path.join(work, os.path.basename(m) + ".tar")
+        r = subprocess.run([a.lathe, "compile", m, "-o", bundle], capture_output=True, text=True)
+        if r.returncode != 0:
+            print(f"{m}: compile failed: {r.stderr.strip()}")
+            return 1
+        bundles[m] = bundle
+        print(r.stdout.strip().splitlines()[0])
+    results = {}
+    for _ in range(a.rounds):
+        for m in a.models:
+            for t in threads:
+                results.setdefault((m, t), {"lathe": [], "ort": []})
+                results[(m, t)]["lathe"].append(lathe_median(a.lathe, bundles[m], t, a.repeat))
+                results[(m, t)]["ort"].append(ort_median(a.node_modules, m, t, a.repeat))
+    print(f"\n{'model':<16}{'threads':>8}{'Lathe ms':>11}{'ORT ms':>10}{'Lathe/ORT':>11}")
+    for (m, t), r in results.items():
+        lm, om = statistics.median(r["lathe"]), statistics.median(r["ort"])
+        print(f"{os.path.basename(m):<16}{t:>8}{lm:>11.2f}{om:>10.2f}{lm / om:>11.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,55 @@
+#!/usr/bin/env node
+// Times ONNX Runtime (CPU EP) on one model: prints JSON {median_ms, mean_ms, min_ms, runs}.
+//   node ort_time.js MODEL.onnx --threads N --repeat R
+// Inputs: floats uniform in [-1, 1), integers 0/1, booleans false; symbolic dims become 1.
+'use strict';
+const ort = require('onnxruntime-node');
+
+const ARRAYS = { float32: Float32Array, float64: Float64Array, int64: BigInt64Array, int32: Int32Array,
+                 bool: Uint8Array, uint8: Uint8Array, int8: Int8Array };
+
+function makeTensor(meta, random) {
+  const dims = meta.shape.map(d => (typeof d === 'number' && d > 0 ? d : 1));
+  const n = dims.reduce((a, b) => a * b, 1);
+  const Type = ARRAYS[meta.type];
+  const data = new Type(n);
+  for (let i = 0; i < n; i++) {
+    if (meta.type === 'int64') data[i] = BigInt(Math.floor(random() * 2));
+    else if (meta.type.startsWith('float')) data[i] = random() * 2 - 1;
+    else if (meta.type !== 'bool') data[i] = Math.floor(random() * 2);
+  }
+  return new ort.Tensor(meta.type, meta.type === 'bool' ? Array.from(data, v => v !== 0) : data, dims);
+}
+
+async function main() {
+  const args = process.argv.slice(2);
+  const model = args[0];
+  const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? Number(args[i + 1]) : dflt; };
+  const threads = opt('--threads', 1), repeat = opt('--repeat', 20);
+  const session = await ort.InferenceSession.create(model, {
+    executionProviders: ['cpu'], intraOpNumThreads: threads, interOpNumThreads: 1,
+    graphOptimizationLevel: 'all', executionMode: 'sequential',
+  });
+  let seed = 12345;
+  const random = () => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648; };
+  const feeds = {};
+  for (const name of session.inputNames) {
+    const meta = session.inputMetadata.find ? session.inputMetadata.find(m => m.name === name) : null;
+    if (!meta) throw new Error('no input metadata for ' + name);
+    feeds[name] = makeTensor(meta, random);
+  }
+  for (let i = 0; i < 3; i++) await session.run(feeds); // warm-up
+  const times = [];
+  for (let i = 0; i < repeat; i++) {
+    const t0 = process.hrtime.bigint();
+    await session.run(feeds);
+    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+  }
+  times.sort((a, b) => a - b);
+  const median = times.length % 2 ? times[(times.length - 1) / 2]
+                                   : (times[times.length / 2 - 1] + times[times.length / 2]) / 2;
+  console.log(JSON.stringify({ median_ms: median, mean_ms: times.reduce((a, b) => a + b, 0) / times.length,
+                               min_ms: times[0], runs: times.length }));
+}
+
+main().catch(e => { console.error('ort_time: ' + e.message); process.exit(1); });
