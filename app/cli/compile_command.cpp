@@ -35,6 +35,8 @@ int compileModel(const CompileCommandOptions& o) {
   std::cout << std::fixed << std::setprecision(1) << "compiled " << o.model << " for \"" << c.target
             << "\": " << c.kernels.size() << " kernels, lowering " << c.lowerMilliseconds
             << " ms, code generation " << c.codegenMilliseconds << " ms\n"
+            << "memory plan: " << c.arenaBytes / 1024 << " KiB of intermediates (without reuse "
+            << c.naiveArenaBytes / 1024 << " KiB), " << c.constantBytes / 1024 << " KiB of weights\n"
             << "wrote " << o.output << " (" << c.bundleBytes / 1024 << " KiB)"
             << (o.dump.empty() ? "" : "; per-kernel code in " + o.dump) << "\n";
   return 0;

@@ -4,6 +4,7 @@
 #include "engine/frontend/onnx/tensor_file.h"
 #include "engine/loop_ir/ir_printer.h"
 #include "engine/lowering/lower_graph.h"
+#include "engine/runtime/memory_plan.h"
 #include "engine/runtime/npy.h"
 #include "engine/runtime/timing_stats.h"
 #include "engine/support/timer.h"
@@ -130,6 +131,29 @@ runtime::Tensor toTensor(const graph::TensorData& data) {
   return t;
 }
 
+// Memory figures of a lowered model without compiling it for this machine.
+void planOnly(const lowering::LoweredModel& lowered, CompileReport& report) {
+  std::vector<runtime::BufferRequest> requests;
+  std::vector<std::int64_t> first(lowered.slots.size(), -1), last(lowered.slots.size(), -1);
+  for (std::size_t c = 0; c < lowered.calls.size(); ++c)
+    for (int a : lowered.calls[c].args) {
+      if (first[a] < 0)
+        first[a] = static_cast<std::int64_t>(c);
+      last[a] = static_cast<std::int64_t>(c);
+    }
+  for (std::size_t s = 0; s < lowered.slots.size(); ++s) {
+    const lowering::TensorSlot& slot = lowered.slots[s];
+    if (slot.kind == lowering::SlotKind::Constant)
+      report.constantBytes += static_cast<std::uint64_t>(slot.byteSize());
+    else if (slot.kind == lowering::SlotKind::Intermediate && first[s] >= 0)
+      requests.push_back({static_cast<std::int64_t>(s), static_cast<std::uint64_t>(slot.byteSize()),
+                          first[s], last[s], 64});
+  }
+  const runtime::MemoryPlan plan = runtime::planMemory(requests);
+  report.arenaBytes = plan.peakBytes;
+  report.naiveArenaBytes = plan.naiveBytes;
+}
+
 // Code generation needs static shapes: name every input that is not, with an example fix.
 void requireStaticInputs(const graph::Graph& g) {
   std::string listed, example;
@@ -175,6 +199,8 @@ CompileResult Session::compile(const CompileOptions& options) {
       crossLowered = lowering::lowerGraph(*state_->graph);
       report->lowerMilliseconds = watch.elapsedMs();
     }
+    if (!target.isHost()) // the plan does not depend on the target; make one to report it
+      planOnly(crossLowered, *report);
     const lowering::LoweredModel& lowered =
         target.isHost() ? state_->compiled->lowered : crossLowered;
     if (!options.bundlePath.empty()) {

@@ -55,6 +55,27 @@ struct RowStep {
   Expr valid, time;
 };
 
+// Scalar bindings made in order, wrapped as nested LetStmts around the statement that uses
+// them: values used more than once are computed once.
+class LetChain {
+public:
+  explicit LetChain(KernelBuilder& kb) : kb_(kb) {}
+  Expr bind(const std::string& hint, const Expr& value) {
+    const Expr v = freshScalar(kb_, hint, value.type());
+    lets_.emplace_back(v, value);
+    return v;
+  }
+  Stmt wrap(Stmt body) const {
+    for (auto it = lets_.rbegin(); it != lets_.rend(); ++it)
+      body = loop::LetStmt::make(it->first, it->second, body);
+    return body;
+  }
+
+private:
+  KernelBuilder& kb_;
+  std::vector<std::pair<Expr, Expr>> lets_;
+};
+
 class RecurrentLowering {
 public:
   RecurrentLowering(const Node& node, KernelBuilder& kb, const Epilogue& epilogue, Cell cell)
@@ -256,16 +277,13 @@ private:
     return forCount(b, op_.B, columns(b));
   }
 
-  // xw + hr (+ the biases) of gate g at (b, j); `recurrentBias` false leaves out Rb.
-  Expr gateInput(std::int64_t d, const RowStep& rs, const Expr& b, const Expr& j, std::int64_t g,
-                 bool recurrentBias = true) const {
+  // xw + hr (+ Wb + Rb) of gate g at (b, j).
+  Expr gateInput(std::int64_t d, const RowStep& rs, const Expr& b, const Expr& j,
+                 std::int64_t g) const {
     const Expr col = g * op_.H + j;
     Expr v = s_.xw.load({rs.time * op_.B + b, col}) + s_.hr.load({b, col});
-    if (op_.bias) {
-      v = v + op_.bias->load({loop::makeIndex(d), col});
-      if (recurrentBias)
-        v = v + recurrentBiasAt(d, g, j);
-    }
+    if (op_.bias)
+      v = v + op_.bias->load({loop::makeIndex(d), col}) + recurrentBiasAt(d, g, j);
     return v;
   }
   Expr recurrentBiasAt(std::int64_t d, std::int64_t g, const Expr& j) const {
@@ -279,13 +297,6 @@ private:
   }
   Expr gate(std::int64_t d, std::size_t k, const Expr& pre) {
     return activate(kb_, op_.act(d, k), clip(pre));
-  }
-
-  // Binds value to a fresh variable around body(variable).
-  Stmt let(const std::string& hint, const Expr& value,
-           const std::function<Stmt(const Expr&)>& body) {
-    const Expr v = freshScalar(kb_, hint, op_.type);
-    return loop::LetStmt::make(v, value, body(v));
   }
 
   // Stores the new state of (b, j) (kept when the row is past its length) and Y.
@@ -306,48 +317,28 @@ private:
   }
 
   Stmt step(std::int64_t d, const Expr& s, const Expr& row) {
-    const Operands& op = op_;
-    const std::int64_t H = op.H;
-    auto hPrev = [&](const Expr& b, const Expr& k) { return s_.h.load({b, k}); };
-    switch (op.cell) {
+    switch (op_.cell) {
     case Cell::Rnn:
-      return loop::Block::make(
-          product(row, hPrev, 0, H),
-          elements(d, s, row, [&](const RowStep& rs, const Expr& b, const Expr& j) {
-            return let("ht", gate(d, 0, gateInput(d, rs, b, j, 0)),
-                       [&](const Expr& h) { return commit(d, rs, b, j, h); });
-          }));
+      return rnnStep(d, s, row);
     case Cell::Gru:
       return gruStep(d, s, row);
     case Cell::Lstm:
       break;
     }
-    // LSTM, gates i o f c: the peepholes see the previous cell state (i, f) and the new one (o).
-    auto peephole = [&](std::int64_t p, const Expr& j, const Expr& cell) {
-      return op.peep ? op.peep->load({loop::makeIndex(d), p * H + j}) * cell : Expr();
-    };
-    auto plus = [](const Expr& a, const Expr& b) { return b.defined() ? a + b : a; };
+    return lstmStep(d, s, row);
+  }
+
+  Expr hPrev(const Expr& b, const Expr& k) const { return s_.h.load({b, k}); }
+
+  // RNN: Ht = f(Xt*Wi + Ht-1*Ri + Wbi + Rbi).
+  Stmt rnnStep(std::int64_t d, const Expr& s, const Expr& row) {
+    auto prev = [&](const Expr& b, const Expr& k) { return hPrev(b, k); };
     return loop::Block::make(
-        product(row, hPrev, 0, 4 * H),
+        product(row, prev, 0, op_.H),
         elements(d, s, row, [&](const RowStep& rs, const Expr& b, const Expr& j) {
-          const Expr cPrev = s_.c.load({b, j});
-          return let("it", gate(d, 0, plus(gateInput(d, rs, b, j, 0), peephole(0, j, cPrev))),
-                     [&](const Expr& i) {
-                       const Expr f =
-                           op.inputForget
-                               ? one() - i
-                               : gate(d, 0, plus(gateInput(d, rs, b, j, 2), peephole(2, j, cPrev)));
-                       return let("ft", f, [&](const Expr& ft) {
-                         return let(
-                             "ct", ft * cPrev + i * gate(d, 1, gateInput(d, rs, b, j, 3)),
-                             [&](const Expr& c) {
-                               const Expr o =
-                                   gate(d, 0, plus(gateInput(d, rs, b, j, 1), peephole(1, j, c)));
-                               return let("ht", o * activate(kb_, op.act(d, 2), c),
-                                          [&](const Expr& h) { return commit(d, rs, b, j, h, c); });
-                             });
-                       });
-                     });
+          LetChain lets(kb_);
+          const Expr h = lets.bind("ht", gate(d, 0, gateInput(d, rs, b, j, 0)));
+          return lets.wrap(commit(d, rs, b, j, h));
         }));
   }
 
@@ -357,17 +348,17 @@ private:
   Stmt gruStep(std::int64_t d, const Expr& s, const Expr& row) {
     const Operands& op = op_;
     const std::int64_t H = op.H;
-    auto hPrev = [&](const Expr& b, const Expr& k) { return s_.h.load({b, k}); };
+    auto prev = [&](const Expr& b, const Expr& k) { return hPrev(b, k); };
     auto resetGate = [&](const RowStep& rs, const Expr& b, const Expr& j) {
       return gate(d, 0, gateInput(d, rs, b, j, 1));
     };
     std::vector<Stmt> phases;
     if (op.linearBeforeReset) {
-      phases.push_back(product(row, hPrev, 0, 3 * H));
+      phases.push_back(product(row, prev, 0, 3 * H));
     } else {
-      phases.push_back(product(row, hPrev, 0, 2 * H));
+      phases.push_back(product(row, prev, 0, 2 * H));
       phases.push_back(elements(d, s, row, [&](const RowStep& rs, const Expr& b, const Expr& j) {
-        return s_.rh.store({b, j}, resetGate(rs, b, j) * s_.h.load({b, j}));
+        return s_.rh.store({b, j}, resetGate(rs, b, j) * hPrev(b, j));
       }));
       phases.push_back(
           product(row, [&](const Expr& b, const Expr& k) { return s_.rh.load({b, k}); }, 2 * H, H));
@@ -375,23 +366,51 @@ private:
     phases.push_back(elements(d, s, row, [&](const RowStep& rs, const Expr& b, const Expr& j) {
       Expr pre;
       if (op.linearBeforeReset) {
-        Expr recurrent = s_.hr.load({b, 2 * H + j});
+        Expr linear = s_.hr.load({b, 2 * H + j});
         if (op.bias)
-          recurrent = recurrent + recurrentBiasAt(d, 2, j);
-        pre = s_.xw.load({rs.time * op.B + b, 2 * H + j}) + resetGate(rs, b, j) * recurrent;
+          linear = linear + recurrentBiasAt(d, 2, j);
+        pre = s_.xw.load({rs.time * op.B + b, 2 * H + j}) + resetGate(rs, b, j) * linear;
         if (op.bias)
           pre = pre + op.bias->load({loop::makeIndex(d), 2 * H + j});
       } else {
         pre = gateInput(d, rs, b, j, 2);
       }
-      return let("zt", gate(d, 0, gateInput(d, rs, b, j, 0)), [&](const Expr& z) {
-        return let("ht", gate(d, 1, pre), [&](const Expr& h) {
-          return let("Ht", (one() - z) * h + z * s_.h.load({b, j}),
-                     [&](const Expr& hn) { return commit(d, rs, b, j, hn); });
-        });
-      });
+      LetChain lets(kb_);
+      const Expr z = lets.bind("zt", gate(d, 0, gateInput(d, rs, b, j, 0)));
+      const Expr h = lets.bind("ht", gate(d, 1, pre));
+      const Expr hNew = lets.bind("Ht", (one() - z) * h + z * hPrev(b, j));
+      return lets.wrap(commit(d, rs, b, j, hNew));
     }));
     return loop::Block::make(phases);
+  }
+
+  // LSTM, gates i o f c:
+  //   i = f(Xt*Wi + Ht-1*Ri + Pi (.) Ct-1 + Wbi + Rbi)
+  //   f = f(Xt*Wf + Ht-1*Rf + Pf (.) Ct-1 + Wbf + Rbf)     (1 - i with input_forget)
+  //   Ct = f (.) Ct-1 + i (.) g(Xt*Wc + Ht-1*Rc + Wbc + Rbc)
+  //   o = f(Xt*Wo + Ht-1*Ro + Po (.) Ct + Wbo + Rbo),  Ht = o (.) h(Ct)
+  Stmt lstmStep(std::int64_t d, const Expr& s, const Expr& row) {
+    const Operands& op = op_;
+    auto withPeephole = [&](const Expr& pre, std::int64_t p, const Expr& j, const Expr& cell) {
+      return op.peep ? pre + op.peep->load({loop::makeIndex(d), p * op.H + j}) * cell : pre;
+    };
+    auto prev = [&](const Expr& b, const Expr& k) { return hPrev(b, k); };
+    return loop::Block::make(
+        product(row, prev, 0, 4 * op.H),
+        elements(d, s, row, [&](const RowStep& rs, const Expr& b, const Expr& j) {
+          LetChain lets(kb_);
+          const Expr cPrev = lets.bind("cp", s_.c.load({b, j}));
+          const Expr i =
+              lets.bind("it", gate(d, 0, withPeephole(gateInput(d, rs, b, j, 0), 0, j, cPrev)));
+          const Expr f = lets.bind(
+              "ft", op.inputForget
+                        ? one() - i
+                        : gate(d, 0, withPeephole(gateInput(d, rs, b, j, 2), 2, j, cPrev)));
+          const Expr c = lets.bind("ct", f * cPrev + i * gate(d, 1, gateInput(d, rs, b, j, 3)));
+          const Expr o = gate(d, 0, withPeephole(gateInput(d, rs, b, j, 1), 1, j, c));
+          const Expr h = lets.bind("ht", o * activate(kb_, op.act(d, 2), c));
+          return lets.wrap(commit(d, rs, b, j, h, c));
+        }));
   }
 
   Stmt finalState(std::int64_t d) {
