@@ -16,10 +16,15 @@ OPS = {
     # convolution
     "Conv": ("convolution", "anchor", "N-d convolution with groups, strides, dilation and padding"),
     "ConvTranspose": ("convolution", "anchor", "transposed (fractionally strided) convolution"),
+    "ConvInteger": ("convolution", "opaque", "integer convolution with zero points, int32 result"),
+    "QLinearConv": ("convolution", "opaque", "quantized convolution, requantized to 8 bits"),
     # matmul
     "Gemm": ("matmul", "anchor", "alpha*A'*B' + beta*C with optional transposes"),
     "MatMul": ("matmul", "anchor", "batched matrix product with numpy broadcasting"),
     "Einsum": ("matmul", "opaque", "tensor contraction given in Einstein notation"),
+    "Det": ("matmul", "opaque", "determinant of square matrices (batched)"),
+    "MatMulInteger": ("matmul", "opaque", "integer matrix product with zero points, int32 result"),
+    "QLinearMatMul": ("matmul", "opaque", "quantized matrix product, requantized to 8 bits"),
     # elementwise arithmetic
     "Add": ("elementwise", "ew", "a + b with broadcasting"),
     "Sub": ("elementwise", "ew", "a - b with broadcasting"),
@@ -59,6 +64,9 @@ OPS = {
     "CastLike": ("elementwise", "ew", "convert to the element type of a second tensor"),
     "Where": ("elementwise", "ew", "select from a or b by a boolean condition, broadcasting"),
     "BitShift": ("elementwise", "ew", "shift unsigned integers left or right"),
+    "QuantizeLinear": ("elementwise", "ew", "saturate(round(x / scale) + zero_point) to 8 bits"),
+    "DequantizeLinear": ("elementwise", "ew", "(x - zero_point) * scale"),
+    "DynamicQuantizeLinear": ("elementwise", "opaque", "uint8 quantization with scale from min/max"),
     # activations (elementwise)
     "Relu": ("elementwise", "ew", "max(x, 0)"),
     "LeakyRelu": ("elementwise", "ew", "x, or alpha*x for negative x"),
@@ -152,6 +160,12 @@ OPS = {
     "NonZero": ("data movement", "opaque", "indices of non-zero elements"),
     "Compress": ("data movement", "opaque", "select slices by a boolean mask"),
     "ReverseSequence": ("data movement", "opaque", "reverse variable-length prefixes"),
+    "GridSample": ("data movement", "opaque", "sample an image at grid points (nearest, bilinear, bicubic)"),
+    "MaxUnpool": ("data movement", "opaque", "scatter pooled maxima back to their indices, zeros elsewhere"),
+    "HannWindow": ("data movement", "opaque", "Hann window of a given length"),
+    "HammingWindow": ("data movement", "opaque", "Hamming window of a given length"),
+    "BlackmanWindow": ("data movement", "opaque", "Blackman window of a given length"),
+    "MelWeightMatrix": ("data movement", "opaque", "triangular mel filter bank for spectrograms"),
     # recurrent and control flow
     "LSTM": ("control flow", "opaque", "long short-term memory layer"),
     "GRU": ("control flow", "opaque", "gated recurrent unit layer"),

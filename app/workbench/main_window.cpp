@@ -1,6 +1,8 @@
 #include "app/workbench/main_window.h"
 
+#include "app/workbench/kernels_panel.h"
 #include "app/workbench/model_browser.h"
+#include "app/workbench/model_compiler.h"
 #include "app/workbench/model_loader.h"
 #include "app/workbench/passes_panel.h"
 #include "app/workbench/placeholder_label.h"
@@ -61,7 +63,8 @@ QString ms(double milliseconds) {
 
 } // namespace
 
-MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), loader_(new ModelLoader(this)) {
+MainWindow::MainWindow(QWidget* parent)
+    : QMainWindow(parent), loader_(new ModelLoader(this)), compiler_(new ModelCompiler(this)) {
   setWindowTitle(tr("Lathe"));
   setAcceptDrops(true);
   createCentralArea();
@@ -81,6 +84,8 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent), loader_(new Model
     clearLoading();
     log(tr("Cancelled opening %1").arg(QDir::toNativeSeparators(path)));
   });
+  connect(compiler_, &ModelCompiler::compiled, this, &MainWindow::showKernels);
+  connect(compiler_, &ModelCompiler::failed, this, &MainWindow::showCompileFailure);
 }
 
 MainWindow::~MainWindow() = default;
@@ -107,6 +112,16 @@ void MainWindow::createActions() {
   findAction_->setShortcut(QKeySequence::Find);
   connect(findAction_, &QAction::triggered, browser_, &ModelBrowser::focusSearch);
 
+  compileAction_ = new QAction(s->standardIcon(QStyle::SP_MediaPlay), tr("&Compile"), this);
+  compileAction_->setObjectName(QStringLiteral("compileAction"));
+  compileAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_B));
+  compileAction_->setToolTip(
+      tr("Compile the model for this machine (%1)")
+          .arg(compileAction_->shortcut().toString(QKeySequence::NativeText)));
+  compileAction_->setStatusTip(tr("Compile the model for this machine and show its kernels"));
+  compileAction_->setEnabled(false);
+  connect(compileAction_, &QAction::triggered, this, &MainWindow::compile);
+
   QMenu* file = menuBar()->addMenu(tr("&File"));
   file->addAction(openAction_);
   QMenu* recent = file->addMenu(tr("Open &Recent"));
@@ -120,6 +135,9 @@ void MainWindow::createActions() {
   QMenu* edit = menuBar()->addMenu(tr("&Edit"));
   edit->addAction(findAction_);
 
+  QMenu* build = menuBar()->addMenu(tr("&Build"));
+  build->addAction(compileAction_);
+
   QToolBar* toolbar = addToolBar(tr("Main"));
   toolbar->setObjectName(QStringLiteral("mainToolBar"));
   toolbar->setMovable(false);
@@ -130,6 +148,8 @@ void MainWindow::createActions() {
     openButton->setPopupMode(QToolButton::MenuButtonPopup);
   }
   toolbar->addAction(reloadAction_);
+  toolbar->addSeparator();
+  toolbar->addAction(compileAction_);
 
   QMenu* view = menuBar()->addMenu(tr("&View"));
   view->addAction(toolbar->toggleViewAction());
@@ -149,6 +169,8 @@ void MainWindow::createCentralArea() {
   browser_->setMinimumWidth(320);
   properties_ = new PropertiesPanel(this);
   passes_ = new PassesPanel(this);
+  kernels_ = new KernelsPanel(this);
+  kernels_->setObjectName(QStringLiteral("kernelsPanel"));
   irView_ = views::createCodeView(this);
   irView_->setObjectName(QStringLiteral("irView"));
   irView_->setPlaceholderText(tr("The IR after the last pass appears here."));
@@ -163,6 +185,7 @@ void MainWindow::createCentralArea() {
   tabs_->addTab(properties_, tr("Properties"));
   tabs_->addTab(passes_, tr("Passes"));
   tabs_->addTab(irPage_, tr("IR"));
+  tabs_->addTab(kernels_, tr("Kernels"));
   tabs_->setMinimumWidth(400);
 
   splitter_ = new QSplitter(Qt::Horizontal, this);
@@ -175,11 +198,20 @@ void MainWindow::createCentralArea() {
   splitter_->setSizes({640, 760});
 
   connect(browser_, &ModelBrowser::nodeSelected, this, [this](int node) {
+    selectedNode_ = node;
     properties_->setNode(
         report_ ? std::shared_ptr<const api::GraphSnapshot>(report_, &report_->final) : nullptr,
         node);
-    if (node >= 0)
+    // With the Kernels tab in front, a node selects its kernel there; otherwise the node's
+    // properties come to the front.
+    if (tabs_->currentWidget() == kernels_)
+      syncKernelToNode();
+    else if (node >= 0)
       showPanel(Panel::Properties);
+  });
+  connect(tabs_, &QTabWidget::currentChanged, this, [this] {
+    if (tabs_->currentWidget() == kernels_)
+      syncKernelToNode();
   });
 
   auto* welcome = createPlaceholderLabel(
@@ -229,11 +261,23 @@ void MainWindow::createStatusBar() {
   cancelButton_->setAutoRaise(true);
   connect(cancelButton_, &QToolButton::clicked, this, &MainWindow::cancelLoad);
 
+  compileStage_ = new QLabel(this);
+  compileStage_->setObjectName(QStringLiteral("compileStage"));
+  compileProgress_ = new QProgressBar(this);
+  compileProgress_->setObjectName(QStringLiteral("compileProgress"));
+  compileProgress_->setRange(0, 0); // busy
+  compileProgress_->setTextVisible(false);
+  compileProgress_->setFixedWidth(120);
+
   statusBar()->addWidget(modelInfo_, 1);
+  statusBar()->addPermanentWidget(compileStage_);
+  statusBar()->addPermanentWidget(compileProgress_);
   statusBar()->addPermanentWidget(loadStage_);
   statusBar()->addPermanentWidget(loadProgress_);
   statusBar()->addPermanentWidget(cancelButton_);
   clearLoading();
+  compileStage_->hide();
+  compileProgress_->hide();
 }
 
 void MainWindow::restoreSettings() {
@@ -244,6 +288,8 @@ void MainWindow::restoreSettings() {
   restoreState(settings.value(QStringLiteral("state")).toByteArray(), kLayoutVersion);
   splitter_->restoreState(settings.value(QStringLiteral("splitter")).toByteArray());
   passes_->splitter()->restoreState(settings.value(QStringLiteral("passesSplitter")).toByteArray());
+  kernels_->splitter()->restoreState(
+      settings.value(QStringLiteral("kernelsSplitter")).toByteArray());
 }
 
 void MainWindow::saveLayout() const {
@@ -253,12 +299,14 @@ void MainWindow::saveLayout() const {
   settings.setValue(QStringLiteral("state"), saveState(kLayoutVersion));
   settings.setValue(QStringLiteral("splitter"), splitter_->saveState());
   settings.setValue(QStringLiteral("passesSplitter"), passes_->splitter()->saveState());
+  settings.setValue(QStringLiteral("kernelsSplitter"), kernels_->splitter()->saveState());
 }
 
 void MainWindow::closeEvent(QCloseEvent* event) {
   if (persistSettings_)
     saveLayout();
   loader_->cancel();
+  compiler_->drop();
   event->accept();
 }
 
@@ -323,9 +371,15 @@ void MainWindow::clearLoading() {
   cancelButton_->hide();
 }
 
-void MainWindow::showModel(const QString& path, std::shared_ptr<const api::ModelReport> report) {
+void MainWindow::showModel(const QString& path, std::shared_ptr<const api::ModelReport> report,
+                           std::shared_ptr<api::Session> session) {
   clearLoading();
+  // A compile of the previous model is of no use any more.
+  compiler_->drop();
+  setCompiling(false);
   report_ = std::move(report);
+  session_ = std::move(session);
+  selectedNode_ = -1;
   currentFile_ = path;
   const api::ModelReport& r = *report_;
   const QString fileName = QFileInfo(path).fileName();
@@ -335,6 +389,7 @@ void MainWindow::showModel(const QString& path, std::shared_ptr<const api::Model
   properties_->setNode(nullptr, -1);
   passes_->setPasses(std::shared_ptr<const std::vector<api::PassRecord>>(report_, &r.passes));
   irView_->setPlainText(qs(r.final.irText));
+  kernels_->setReport(nullptr);
   centralStack_->setCurrentIndex(1);
 
   setWindowTitle(tr("Lathe \u2014 %1").arg(fileName));
@@ -351,6 +406,7 @@ void MainWindow::showModel(const QString& path, std::shared_ptr<const api::Model
   modelInfo_->setToolTip(QDir::toNativeSeparators(path));
 
   reloadAction_->setEnabled(true);
+  compileAction_->setEnabled(session_ != nullptr);
   if (persistSettings_)
     recentFiles_->add(path);
   log(tr("Opened %1: %2 nodes after %3 passes; import %4, pipeline %5")
@@ -369,11 +425,15 @@ void MainWindow::showFailure(const QString& path, const api::Failure& failure) {
                               ? tr("%1: could not be opened (%2)").arg(path, qs(failure.kind))
                               : qs(failure.message);
   log(tr("error: %1").arg(message), LogLevel::Error);
+  showErrorDialog(QStringLiteral("loadErrorDialog"), tr("Cannot Open Model"),
+                  tr("Lathe could not open %1.").arg(QFileInfo(path).fileName()), message);
+  emit loadFailed(message);
+}
 
-  auto* box = new QMessageBox(QMessageBox::Critical, tr("Cannot Open Model"),
-                              tr("Lathe could not open %1.").arg(QFileInfo(path).fileName()),
-                              QMessageBox::Ok, this);
-  box->setObjectName(QStringLiteral("loadErrorDialog"));
+void MainWindow::showErrorDialog(const QString& objectName, const QString& title,
+                                 const QString& text, const QString& message) {
+  auto* box = new QMessageBox(QMessageBox::Critical, title, text, QMessageBox::Ok, this);
+  box->setObjectName(objectName);
   box->setTextFormat(Qt::PlainText);
   // Escaped: messages quote names from the model, and "<...>" must not turn into markup.
   box->setInformativeText(Qt::convertFromPlainText(message, Qt::WhiteSpaceNormal));
@@ -383,7 +443,78 @@ void MainWindow::showFailure(const QString& path, const api::Failure& failure) {
   // open(), not exec(): a nested event loop here would deliver the next load's result while
   // this one is still on screen, and would block tests and scripted runs.
   box->open();
-  emit loadFailed(message);
+}
+
+bool MainWindow::compile() {
+  if (!report_ || !session_ || compiler_->isCompiling())
+    return false;
+  if (!compiler_->compile(session_, report_))
+    return false;
+  log(tr("Compiling %1 for this machine").arg(QFileInfo(currentFile_).fileName()));
+  setCompiling(true);
+  return true;
+}
+
+bool MainWindow::isCompiling() const {
+  return compiler_->isCompiling();
+}
+
+const std::shared_ptr<const api::CompileReport>& MainWindow::compileReport() const {
+  return kernels_->report();
+}
+
+void MainWindow::setCompiling(bool compiling) {
+  if (compiling)
+    compileStage_->setText(tr("Compiling %1\u2026").arg(QFileInfo(currentFile_).fileName()));
+  compileStage_->setVisible(compiling);
+  compileProgress_->setVisible(compiling);
+  compileAction_->setEnabled(!compiling && session_ != nullptr);
+  kernels_->setCompiling(compiling);
+}
+
+void MainWindow::showKernels(const std::shared_ptr<const api::ModelReport>& model,
+                             std::shared_ptr<const api::CompileReport> report) {
+  if (model != report_)
+    return; // another model is on display now
+  setCompiling(false);
+  const api::CompileReport& r = *report;
+  kernels_->setReport(std::move(report));
+  log(tr("Compiled %1 for %2: %3 kernels; lowering %4, code generation %5; intermediate "
+         "memory %6 KiB")
+          .arg(QFileInfo(currentFile_).fileName(), qs(r.target))
+          .arg(r.kernels.size())
+          .arg(ms(r.lowerMilliseconds), ms(r.codegenMilliseconds),
+               QString::number(r.arenaBytes / 1024.0, 'f', 1)));
+  if (tabs_->currentWidget() == kernels_)
+    syncKernelToNode();
+  emit compiled();
+}
+
+void MainWindow::showCompileFailure(const std::shared_ptr<const api::ModelReport>& model,
+                                    const api::Failure& failure) {
+  if (model != report_)
+    return;
+  setCompiling(false);
+  const QString fileName = QFileInfo(currentFile_).fileName();
+  const QString message = failure.message.empty()
+                              ? tr("%1: could not be compiled (%2)").arg(fileName, qs(failure.kind))
+                              : qs(failure.message);
+  log(tr("error: %1").arg(message), LogLevel::Error);
+  showErrorDialog(QStringLiteral("compileErrorDialog"), tr("Cannot Compile Model"),
+                  tr("Lathe could not compile %1.").arg(fileName), message);
+  emit compileFailed(message);
+}
+
+bool MainWindow::selectKernel(int kernel) {
+  showPanel(Panel::Kernels);
+  return kernels_->selectKernel(kernel);
+}
+
+void MainWindow::syncKernelToNode() {
+  if (!report_ || selectedNode_ < 0 ||
+      selectedNode_ >= static_cast<int>(report_->final.nodes.size()))
+    return;
+  kernels_->selectKernelForNode(report_->final.nodes[selectedNode_].name);
 }
 
 bool MainWindow::selectNode(int node) {
@@ -405,6 +536,9 @@ void MainWindow::showPanel(Panel panel) {
     return;
   case Panel::Ir:
     tabs_->setCurrentWidget(irPage_);
+    return;
+  case Panel::Kernels:
+    tabs_->setCurrentWidget(kernels_);
     return;
   }
 }

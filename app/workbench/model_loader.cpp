@@ -20,19 +20,24 @@ api::OpenResult internalFailure(const std::string& path, const std::string& reas
   return result;
 }
 
-api::OpenResult openOnWorker(const std::string& path, const std::atomic<bool>* cancel,
-                             std::function<void(const api::Progress&)> onProgress) {
+ModelLoader::Opened openOnWorker(const std::string& path, const std::atomic<bool>* cancel,
+                                 std::function<void(const api::Progress&)> onProgress) {
   api::OpenOptions options;
   options.cancel = cancel;
   options.onProgress = std::move(onProgress);
   // openModel promises not to throw; if a bug makes it throw anyway, the window stays up.
   try {
-    api::Session session; // one per job: a Session serves one thread at a time
-    return session.openModel(path, options);
+    // One per job: a Session serves one thread at a time. It lives on with the model it
+    // opened, for compiling it later.
+    auto session = std::make_shared<api::Session>();
+    ModelLoader::Opened opened{session->openModel(path, options), nullptr};
+    if (opened.result.ok())
+      opened.session = std::move(session);
+    return opened;
   } catch (const std::exception& e) {
-    return internalFailure(path, e.what());
+    return {internalFailure(path, e.what()), nullptr};
   } catch (...) {
-    return internalFailure(path, "unknown exception");
+    return {internalFailure(path, "unknown exception"), nullptr};
   }
 }
 
@@ -58,7 +63,7 @@ quint64 ModelLoader::load(const QString& path) {
   job->id = ++nextId_;
   job->path = path;
   job->cancel = std::make_shared<std::atomic<bool>>(false);
-  job->watcher = new QFutureWatcher<api::OpenResult>(this);
+  job->watcher = new QFutureWatcher<Opened>(this);
 
   const quint64 id = job->id;
   auto progress = [this, id](const api::Progress& p) {
@@ -108,9 +113,10 @@ void ModelLoader::finish(quint64 id) {
     return; // superseded or cancelled: nobody wants this result any more
   current_ = nullptr;
 
-  const api::OpenResult result = job->watcher->result();
+  Opened opened = job->watcher->result();
+  const api::OpenResult& result = opened.result;
   if (result.ok()) {
-    emit loaded(job->path, result.report);
+    emit loaded(job->path, result.report, std::move(opened.session));
   } else if (!result.failure) {
     const api::OpenResult bug = internalFailure(job->path.toStdString(),
                                                 "the engine returned neither a model nor an error");

@@ -1,6 +1,7 @@
 #pragma once
 // Opens models on a worker thread and reports back on the GUI thread. Only the newest job
-// reports: starting another one cancels the previous job and drops its result by id.
+// reports: starting another one cancels the previous job and drops its result by id. A
+// loaded model comes with the Session that opened it: compiling needs that same Session.
 
 #include "engine/api/session.h"
 
@@ -33,16 +34,25 @@ public:
 
 signals:
   void progressChanged(int percent, const QString& stage);
-  void loaded(const QString& path, std::shared_ptr<const lathe::api::ModelReport> report);
+  // `session` holds the opened graph; use it from one thread at a time.
+  void loaded(const QString& path, std::shared_ptr<const lathe::api::ModelReport> report,
+              std::shared_ptr<lathe::api::Session> session);
   void failed(const QString& path, const lathe::api::Failure& failure);
   void cancelled(const QString& path);
+
+public:
+  // What a worker hands back: the result and, on success, the Session that holds the model.
+  struct Opened {
+    api::OpenResult result;
+    std::shared_ptr<api::Session> session;
+  };
 
 private:
   struct Job {
     quint64 id = 0;
     QString path;
     std::shared_ptr<std::atomic<bool>> cancel;
-    QFutureWatcher<api::OpenResult>* watcher = nullptr; // child of the loader
+    QFutureWatcher<Opened>* watcher = nullptr; // child of the loader
   };
 
   void supersede();

@@ -1,5 +1,6 @@
 #include "app/workbench/screenshot_session.h"
 
+#include "app/workbench/kernels_panel.h"
 #include "app/workbench/main_window.h"
 
 #include <QApplication>
@@ -22,6 +23,15 @@ int firstConvLikeNode(const api::GraphSnapshot& graph) {
   return graph.nodes.empty() ? -1 : 0;
 }
 
+// The kernel the Kernels shot shows: the first fused one (several nodes), else the first.
+int firstFusedKernel(const api::CompileReport& report) {
+  for (int i = 0; i < static_cast<int>(report.kernels.size()); ++i) {
+    if (report.kernels[i].nodes.size() > 1)
+      return i;
+  }
+  return report.kernels.empty() ? -1 : 0;
+}
+
 int firstChangedPass(const std::vector<api::PassRecord>& passes) {
   for (int i = 0; i < static_cast<int>(passes.size()); ++i) {
     if (passes[i].changed)
@@ -42,10 +52,14 @@ ScreenshotSession::ScreenshotSession(MainWindow* window, QString directory, QObj
     : QObject(parent), window_(window), directory_(std::move(directory)) {
   connect(window_, &MainWindow::modelLoaded, this,
           [this] { QTimer::singleShot(0, this, &ScreenshotSession::capture); });
-  connect(window_, &MainWindow::loadFailed, this, [](const QString& message) {
+  connect(window_, &MainWindow::compiled, this,
+          [this] { QTimer::singleShot(0, this, &ScreenshotSession::captureKernels); });
+  const auto fail = [](const QString& message) {
     std::fprintf(stderr, "lathe-workbench: %s\n", qPrintable(message));
     QApplication::exit(1);
-  });
+  };
+  connect(window_, &MainWindow::loadFailed, this, fail);
+  connect(window_, &MainWindow::compileFailed, this, fail);
 }
 
 bool ScreenshotSession::save(QWidget* widget, const QString& fileName) {
@@ -78,7 +92,20 @@ void ScreenshotSession::capture() {
 
   window_->showPanel(MainWindow::Panel::Ir);
   ok = save(tabs, QStringLiteral("ir.png")) && ok;
+  std::fflush(stdout);
+  if (!ok || !window_->compile()) {
+    QApplication::exit(1);
+    return;
+  }
+  // captureKernels() follows once the compile is done.
+}
 
+void ScreenshotSession::captureKernels() {
+  auto* tabs = window_->findChild<QTabWidget*>(QStringLiteral("panelTabs"));
+  auto* kernels = window_->findChild<KernelsPanel*>();
+  window_->selectKernel(firstFusedKernel(*window_->compileReport()));
+  kernels->showCode(KernelsPanel::Code::LoopIr);
+  const bool ok = save(tabs, QStringLiteral("kernels.png"));
   std::fflush(stdout);
   QApplication::exit(ok ? 0 : 1);
 }

@@ -511,6 +511,8 @@ std::optional<std::vector<graph::TensorType>> inferOutputTypes(const graph::Node
     addSpatialRules(table);
     addLayoutRules(table);
     addIndexingRules(table);
+    addMiscRules(table);
+    addQuantizeRules(table); // after Compute/Spatial: it wraps the MatMul and Conv rules
     return table;
   }();
   if (!node.domain().empty())

@@ -73,5 +73,7 @@ void addComputeRules(RuleTable& rules);
 void addSpatialRules(RuleTable& rules);
 void addLayoutRules(RuleTable& rules);
 void addIndexingRules(RuleTable& rules);
+void addMiscRules(RuleTable& rules);     // shape_rules_misc.cpp
+void addQuantizeRules(RuleTable& rules); // shape_rules_quantize.cpp: after Compute/Spatial
 
 } // namespace lathe::passes::rules

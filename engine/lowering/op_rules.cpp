@@ -15,6 +15,8 @@ const RuleTable& rules() {
     registerReductionRules(t);
     registerRecurrentRules(t);
     registerLossRules(t);
+    registerMiscRules(t);
+    registerQuantizeRules(t);
     return t;
   }();
   return table;

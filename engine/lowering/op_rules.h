@@ -52,6 +52,8 @@ void registerNormalizationRules(RuleTable& table);
 void registerReductionRules(RuleTable& table);
 void registerRecurrentRules(RuleTable& table);
 void registerLossRules(RuleTable& table);
+void registerMiscRules(RuleTable& table);
+void registerQuantizeRules(RuleTable& table);
 
 // Helpers for rules.
 std::int64_t normalizeAxis(std::int64_t axis, std::size_t rank, const graph::Node& node);

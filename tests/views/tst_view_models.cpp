@@ -1,6 +1,7 @@
 // The views/ item models over hand-built snapshots: structure checked by
 // QAbstractItemModelTester, content by explicit assertions. No window, no engine.
 
+#include "views/models/kernel_list_model.h"
 #include "views/models/model_tree_model.h"
 #include "views/models/model_tree_proxy.h"
 #include "views/models/node_properties_model.h"
@@ -12,6 +13,7 @@
 #include <QTest>
 
 using namespace lathe;
+using views::KernelListModel;
 using views::ModelTreeModel;
 using views::NodePropertiesModel;
 using views::PassListModel;
@@ -104,6 +106,8 @@ private slots:
   void propertiesClearForInvalidNode();
   void passListShowsTimesAndChanges();
   void passListSortsTimeNumerically();
+  void kernelListShowsKernels();
+  void kernelListSortsLinesNumerically();
 };
 
 void TestViewModels::treeIsEmptyWithoutSnapshot() {
@@ -369,6 +373,101 @@ void TestViewModels::passListSortsTimeNumerically() {
   proxy.setFilterRole(PassListModel::ChangedRole);
   proxy.setFilterFixedString(QStringLiteral("true"));
   QCOMPARE(proxy.rowCount(), 2);
+}
+
+namespace {
+
+// Three kernels: a fused conv+relu (12 lines of loop IR), an unnamed node's copy (2 lines,
+// no trailing newline) and a gemm (3 lines).
+std::shared_ptr<api::CompileReport> makeCompileReport() {
+  auto r = std::make_shared<api::CompileReport>();
+  r->target = "llvm";
+  r->lowerMilliseconds = 1.5;
+  r->codegenMilliseconds = 20.25;
+  r->arenaBytes = 4096;
+  auto kernel = [](std::string name, std::vector<std::string> nodes, int lines) {
+    api::KernelReport k;
+    k.name = std::move(name);
+    k.nodes = std::move(nodes);
+    for (int i = 0; i < lines; ++i)
+      k.loopIr += "line\n";
+    k.llvmIr = "define void @" + k.name + "()";
+    k.assembly = k.name + ":\n  ret\n";
+    return k;
+  };
+  r->kernels = {kernel("fused_conv_relu_0", {"conv1", "relu1"}, 12), kernel("copy_1", {""}, 0),
+                kernel("gemm_2", {"fc"}, 3)};
+  r->kernels[1].loopIr = "kernel copy_1 {\n}";
+  return r;
+}
+
+} // namespace
+
+void TestViewModels::kernelListShowsKernels() {
+  KernelListModel model;
+  QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+  QCOMPARE(model.rowCount(), 0);
+  QCOMPARE(model.kernelForNode("conv1"), -1);
+  model.setReport(makeCompileReport());
+
+  QCOMPARE(model.rowCount(), 3);
+  QCOMPARE(model.columnCount(), 3);
+  QCOMPARE(model.headerData(KernelListModel::NodesColumn, Qt::Horizontal).toString(),
+           QStringLiteral("ONNX nodes"));
+  QCOMPARE(model.index(0, KernelListModel::KernelColumn).data().toString(),
+           QStringLiteral("fused_conv_relu_0"));
+  QCOMPARE(model.index(0, KernelListModel::NodesColumn).data().toString(),
+           QStringLiteral("conv1, relu1"));
+  QCOMPARE(model.index(1, KernelListModel::NodesColumn).data().toString(),
+           QStringLiteral("(unnamed)"));
+  QCOMPARE(model.index(0, KernelListModel::LinesColumn).data().toInt(), 12);
+  QCOMPARE(model.index(1, KernelListModel::LinesColumn).data().toInt(), 2);
+  QCOMPARE(model.index(2, KernelListModel::LinesColumn).data().toInt(), 3);
+  QCOMPARE(model.index(0, KernelListModel::LinesColumn).data(Qt::TextAlignmentRole).toInt(),
+           int(Qt::AlignRight | Qt::AlignVCenter));
+  QCOMPARE(model.index(0, 0).data(KernelListModel::NodeCountRole).toInt(), 2);
+  QCOMPARE(model.index(2, 1).data(KernelListModel::KernelIndexRole).toInt(), 2);
+  QCOMPARE(model.index(0, KernelListModel::NodesColumn).data(Qt::ToolTipRole).toString(),
+           QStringLiteral("conv1\nrelu1"));
+
+  QCOMPARE(model.kernelForNode("relu1"), 0);
+  QCOMPARE(model.kernelForNode("fc"), 2);
+  QCOMPARE(model.kernelForNode(""), -1); // unnamed nodes match nothing
+  QCOMPARE(model.kernelForNode("nope"), -1);
+  QCOMPARE(model.kernel(2)->assembly, std::string("gemm_2:\n  ret\n"));
+  QVERIFY(!model.kernel(3));
+  QVERIFY(!model.kernel(-1));
+
+  QCOMPARE(KernelListModel::lineCount(""), 0);
+  QCOMPARE(KernelListModel::lineCount("a"), 1);
+  QCOMPARE(KernelListModel::lineCount("a\n"), 1);
+  QCOMPARE(KernelListModel::lineCount("a\n\nb"), 3);
+
+  model.setReport(makeCompileReport()); // a second reset keeps the tester happy
+  QCOMPARE(model.rowCount(), 3);
+  model.setReport(nullptr);
+  QCOMPARE(model.rowCount(), 0);
+  QVERIFY(!model.kernel(0));
+}
+
+void TestViewModels::kernelListSortsLinesNumerically() {
+  KernelListModel model;
+  QSortFilterProxyModel proxy;
+  proxy.setSourceModel(&model);
+  proxy.setSortRole(KernelListModel::SortRole);
+  QAbstractItemModelTester tester(&proxy, QAbstractItemModelTester::FailureReportingMode::QtTest);
+  model.setReport(makeCompileReport());
+
+  // As text "12" < "2" < "3"; as numbers 2 < 3 < 12.
+  proxy.sort(KernelListModel::LinesColumn, Qt::AscendingOrder);
+  QCOMPARE(proxy.index(0, KernelListModel::LinesColumn).data().toInt(), 2);
+  QCOMPARE(proxy.index(1, KernelListModel::LinesColumn).data().toInt(), 3);
+  QCOMPARE(proxy.index(2, KernelListModel::LinesColumn).data().toInt(), 12);
+
+  // The Kernel column sorts by position in the plan.
+  proxy.sort(KernelListModel::KernelColumn, Qt::DescendingOrder);
+  QCOMPARE(proxy.index(0, 0).data().toString(), QStringLiteral("gemm_2"));
+  QCOMPARE(proxy.index(2, 0).data().toString(), QStringLiteral("fused_conv_relu_0"));
 }
 
 QTEST_MAIN(TestViewModels)

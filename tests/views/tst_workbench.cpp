@@ -2,11 +2,13 @@
 // load, select, search, fail, cancel, supersede, drop. No test waits on a modal dialog.
 
 #include "app/workbench/main_window.h"
+#include "views/models/kernel_list_model.h"
 #include "views/models/model_tree_model.h"
 #include "views/models/node_properties_model.h"
 #include "views/models/pass_list_model.h"
 
 #include <QAbstractItemView>
+#include <QAction>
 #include <QApplication>
 #include <QFileInfo>
 #include <QLabel>
@@ -21,12 +23,14 @@
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextDocument>
 #include <QToolButton>
 #include <QTreeView>
 #include <QUrl>
 #include <functional>
 #include <memory>
 
+using lathe::views::KernelListModel;
 using lathe::views::ModelTreeModel;
 using lathe::views::PassListModel;
 using lathe::workbench::MainWindow;
@@ -36,6 +40,8 @@ namespace {
 const QString kModelDir = QStringLiteral(LATHE_MODEL_DIR);
 const QString kSample = kModelDir + QStringLiteral("/sample_cnn.onnx");
 const QString kTruncated = kModelDir + QStringLiteral("/bad/truncated.onnx");
+// Opens, but cannot be compiled: its batch dimension is symbolic.
+const QString kSymbolic = kModelDir + QStringLiteral("/symbolic_batch.onnx");
 constexpr int kLoadTimeoutMs = 60000;
 
 // Depth-first search of a (proxy) model for the first index satisfying `match`.
@@ -80,6 +86,10 @@ private slots:
   void selectingNodeShowsItsProperties();
   void selectingPassShowsItsIr();
   void searchFiltersTree();
+  void compileShowsKernels();
+  void selectingNodeSelectsItsKernel();
+  void compileFailureShowsError();
+  void openingAnotherModelDropsCompile();
   void badModelShowsErrorAndKeepsOldModel();
   void newerLoadSupersedesOlder();
   void cancelKeepsOldModel();
@@ -231,6 +241,151 @@ void TestWorkbench::searchFiltersTree() {
   QCOMPARE(tree->model()->rowCount(), 0);
   search->clear();
   QCOMPARE(countRows(tree->model()), allRows);
+}
+
+void TestWorkbench::compileShowsKernels() {
+  QVERIFY(window_->report());
+  QVERIFY(!window_->compileReport());
+  auto* action = window_->findChild<QAction*>(QStringLiteral("compileAction"));
+  QVERIFY(action);
+  QVERIFY(action->isEnabled());
+  QCOMPARE(action->shortcut(), QKeySequence(Qt::CTRL | Qt::Key_B));
+
+  window_->showPanel(MainWindow::Panel::Kernels);
+  QVERIFY(widget<QLabel>("kernelsPlaceholder")->isVisible());
+  QSignalSpy compiled(window_.get(), &MainWindow::compiled);
+  QSignalSpy failed(window_.get(), &MainWindow::compileFailed);
+  action->trigger();
+  QVERIFY(window_->isCompiling());
+  QVERIFY(!action->isEnabled()); // one compile at a time per model
+  QVERIFY(widget<QProgressBar>("compileProgress")->isVisible());
+  QCOMPARE(widget<QProgressBar>("compileProgress")->maximum(), 0); // busy indicator
+  QVERIFY(compiled.wait(kLoadTimeoutMs));
+  QCOMPARE(failed.count(), 0);
+  QVERIFY(!window_->isCompiling());
+  QVERIFY(action->isEnabled());
+  QVERIFY(!widget<QWidget>("compileProgress")->isVisible());
+
+  const auto& report = window_->compileReport();
+  QVERIFY(report);
+  QVERIFY(!report->kernels.empty());
+  auto* list = widget<QAbstractItemView>("kernelList");
+  QVERIFY(list->isVisible());
+  QCOMPARE(list->model()->rowCount(), static_cast<int>(report->kernels.size()));
+  QVERIFY(widget<QLabel>("kernelSummary")
+              ->text()
+              .contains(QStringLiteral("%1 kernel").arg(report->kernels.size())));
+  QVERIFY(widget<QPlainTextEdit>("logView")->toPlainText().contains(
+      QStringLiteral("Compiled sample_cnn.onnx")));
+
+  // A fused kernel (more than one node), clicked in the table.
+  const QModelIndex fused = findIndex(list->model(), [](const QModelIndex& index) {
+    return index.data(KernelListModel::NodeCountRole).toInt() > 1;
+  });
+  QVERIFY2(fused.isValid(), "sample_cnn compiled to no fused kernel");
+  list->setCurrentIndex(fused);
+  const auto& kernel = report->kernels[fused.data(KernelListModel::KernelIndexRole).toInt()];
+  const QString loopIr = widget<QPlainTextEdit>("kernelLoopIr")->toPlainText();
+  QVERIFY(loopIr.contains(QStringLiteral("kernel ")));
+  QCOMPARE(loopIr, QString::fromStdString(kernel.loopIr));
+  QVERIFY(!widget<QPlainTextEdit>("kernelAssembly")->toPlainText().trimmed().isEmpty());
+  QVERIFY(!widget<QPlainTextEdit>("kernelLlvmIr")->toPlainText().isEmpty());
+  QVERIFY(!widget<QPlainTextEdit>("kernelLlvmIrOptimized")->toPlainText().isEmpty());
+  QCOMPARE(fused.siblingAtColumn(KernelListModel::LinesColumn).data().toInt(),
+           KernelListModel::lineCount(kernel.loopIr));
+}
+
+void TestWorkbench::selectingNodeSelectsItsKernel() {
+  const auto& report = window_->compileReport();
+  QVERIFY(report);
+  const auto& graph = window_->report()->final;
+  auto* tree = widget<QTreeView>("modelTree");
+  auto* tabs = widget<QTabWidget>("panelTabs");
+  auto* list = widget<QAbstractItemView>("kernelList");
+  const auto treeIndexOf = [&](const std::string& name) {
+    return findIndex(tree->model(), [&](const QModelIndex& index) {
+      const int node = index.data(ModelTreeModel::NodeIndexRole).toInt();
+      return node >= 0 && node < static_cast<int>(graph.nodes.size()) &&
+             graph.nodes[node].name == name;
+    });
+  };
+  // The last named node of the last kernel that has one: not the kernel selected now.
+  int kernel = -1;
+  QModelIndex nodeIndex;
+  for (int k = static_cast<int>(report->kernels.size()) - 1; k >= 0 && kernel < 0; --k) {
+    for (auto it = report->kernels[k].nodes.rbegin(); it != report->kernels[k].nodes.rend(); ++it) {
+      nodeIndex = it->empty() ? QModelIndex() : treeIndexOf(*it);
+      if (nodeIndex.isValid()) {
+        kernel = k;
+        break;
+      }
+    }
+  }
+  QVERIFY2(kernel > 0, "no named node of a later kernel is in the model tree");
+
+  window_->showPanel(MainWindow::Panel::Kernels);
+  tree->setCurrentIndex(nodeIndex); // as a click would
+  QCOMPARE(tabs->currentWidget()->objectName(), QStringLiteral("kernelsPanel"));
+  QCOMPARE(list->currentIndex().data(KernelListModel::KernelIndexRole).toInt(), kernel);
+  QCOMPARE(widget<QPlainTextEdit>("kernelLoopIr")->toPlainText(),
+           QString::fromStdString(report->kernels[kernel].loopIr));
+
+  // On another tab the node's properties come forward; showing Kernels then follows the node.
+  QVERIFY(window_->selectKernel(0));
+  window_->showPanel(MainWindow::Panel::Ir);
+  tree->setCurrentIndex(QModelIndex());
+  tree->setCurrentIndex(nodeIndex);
+  QCOMPARE(tabs->tabText(tabs->currentIndex()), QStringLiteral("Properties"));
+  window_->showPanel(MainWindow::Panel::Kernels);
+  QCOMPARE(list->currentIndex().data(KernelListModel::KernelIndexRole).toInt(), kernel);
+}
+
+void TestWorkbench::compileFailureShowsError() {
+  QSignalSpy loaded(window_.get(), &MainWindow::modelLoaded);
+  window_->openFile(kSymbolic);
+  QVERIFY(loaded.wait(kLoadTimeoutMs));
+  QVERIFY(!window_->compileReport()); // a new model starts uncompiled
+  QVERIFY(widget<QLabel>("kernelsPlaceholder")->isVisible());
+
+  QSignalSpy compiled(window_.get(), &MainWindow::compiled);
+  QSignalSpy failed(window_.get(), &MainWindow::compileFailed);
+  QVERIFY(window_->compile());
+  QVERIFY(failed.wait(kLoadTimeoutMs));
+  QCOMPARE(compiled.count(), 0);
+  const QString message = failed.at(0).at(0).toString();
+  QVERIFY(message.contains(QStringLiteral("symbolic")));
+
+  auto* box = window_->findChild<QMessageBox*>(QStringLiteral("compileErrorDialog"));
+  QVERIFY(box);
+  QTRY_VERIFY(box->isVisible());
+  QCOMPARE(box->icon(), QMessageBox::Critical);
+  // The message quotes a shape with '"', which the dialog need not escape: compare as text.
+  QTextDocument informative;
+  informative.setHtml(box->informativeText());
+  QCOMPARE(informative.toPlainText().simplified(), message.simplified());
+  QVERIFY(box->text().contains(QStringLiteral("symbolic_batch.onnx")));
+  QVERIFY(widget<QPlainTextEdit>("logView")->toPlainText().contains(message));
+  QVERIFY(!window_->compileReport());
+  QVERIFY(!window_->isCompiling());
+  QVERIFY(!widget<QWidget>("compileProgress")->isVisible());
+  box->accept();
+  QTRY_VERIFY(!window_->findChild<QMessageBox*>(QStringLiteral("compileErrorDialog")));
+}
+
+void TestWorkbench::openingAnotherModelDropsCompile() {
+  QSignalSpy loaded(window_.get(), &MainWindow::modelLoaded);
+  window_->openFile(kSample);
+  QVERIFY(loaded.wait(kLoadTimeoutMs));
+  QVERIFY(window_->compile());
+  QVERIFY(!window_->compile()); // already compiling this model
+  window_->openFile(kSample);
+  QVERIFY(loaded.wait(kLoadTimeoutMs));
+  // Whenever the first compile ends, its kernels belong to a model no longer on display.
+  QVERIFY(!window_->isCompiling());
+  QTest::qWait(2000);
+  QVERIFY(!window_->compileReport());
+  QVERIFY(!widget<QWidget>("compileProgress")->isVisible());
+  QVERIFY(!window_->findChild<QMessageBox*>(QStringLiteral("compileErrorDialog")));
 }
 
 void TestWorkbench::badModelShowsErrorAndKeepsOldModel() {

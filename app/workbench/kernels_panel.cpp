@@ -1,0 +1,207 @@
+#include "app/workbench/kernels_panel.h"
+
+#include "app/workbench/placeholder_label.h"
+#include "views/common/code_view.h"
+#include "views/models/kernel_list_model.h"
+
+#include <QHeaderView>
+#include <QKeySequence>
+#include <QLabel>
+#include <QPlainTextEdit>
+#include <QSortFilterProxyModel>
+#include <QSplitter>
+#include <QStackedWidget>
+#include <QTabWidget>
+#include <QTableView>
+#include <QVBoxLayout>
+
+namespace lathe::workbench {
+
+using views::KernelListModel;
+
+namespace {
+
+// Plain digits, as the status bar and the Passes tab print them.
+QString number(double value, int decimals) {
+  return QString::number(value, 'f', decimals);
+}
+
+QString kib(std::uint64_t bytes) {
+  return number(static_cast<double>(bytes) / 1024.0, 1);
+}
+
+} // namespace
+
+KernelsPanel::KernelsPanel(QWidget* parent)
+    : QWidget(parent), stack_(new QStackedWidget(this)),
+      placeholder_(createPlaceholderLabel(QString(), this)), summary_(new QLabel(this)),
+      table_(new QTableView(this)), codeTabs_(new QTabWidget(this)),
+      loopIr_(views::createCodeView(this)), llvmIr_(views::createCodeView(this)),
+      llvmIrOptimized_(views::createCodeView(this)), assembly_(views::createCodeView(this)),
+      splitter_(new QSplitter(Qt::Horizontal, this)), model_(new KernelListModel(this)),
+      proxy_(new QSortFilterProxyModel(this)) {
+  proxy_->setSourceModel(model_);
+  proxy_->setSortRole(KernelListModel::SortRole);
+
+  placeholder_->setObjectName(QStringLiteral("kernelsPlaceholder"));
+  placeholder_->setTextFormat(Qt::RichText);
+  summary_->setObjectName(QStringLiteral("kernelSummary"));
+  summary_->setTextFormat(Qt::PlainText);
+  summary_->setWordWrap(true); // one line where the tab is wide enough; never a minimum width
+  summary_->setForegroundRole(QPalette::PlaceholderText);
+
+  table_->setObjectName(QStringLiteral("kernelList"));
+  table_->setModel(proxy_);
+  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
+  table_->setSelectionMode(QAbstractItemView::SingleSelection);
+  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  table_->setAlternatingRowColors(true);
+  table_->setShowGrid(false);
+  table_->setWordWrap(false);
+  table_->setTextElideMode(Qt::ElideRight);
+  table_->verticalHeader()->hide();
+  table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 8);
+  QHeaderView* header = table_->horizontalHeader();
+  header->setHighlightSections(false);
+  header->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
+  header->setSectionResizeMode(KernelListModel::KernelColumn, QHeaderView::ResizeToContents);
+  header->setSectionResizeMode(KernelListModel::NodesColumn, QHeaderView::Stretch);
+  header->setSectionResizeMode(KernelListModel::LinesColumn, QHeaderView::ResizeToContents);
+  // Plan order first; a click on a header sorts.
+  header->setSortIndicator(-1, Qt::AscendingOrder);
+  table_->setSortingEnabled(true);
+  connect(table_->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& current) {
+            showKernel(current.isValid() ? current.data(KernelListModel::KernelIndexRole).toInt()
+                                         : -1);
+          });
+
+  const struct {
+    QPlainTextEdit* view;
+    const char* name;
+    QString title;
+  } panes[] = {{loopIr_, "kernelLoopIr", tr("Loop IR")},
+               {llvmIr_, "kernelLlvmIr", tr("LLVM IR")},
+               {llvmIrOptimized_, "kernelLlvmIrOptimized", tr("LLVM IR (optimised)")},
+               {assembly_, "kernelAssembly", tr("Assembly")}};
+  codeTabs_->setObjectName(QStringLiteral("kernelCodeTabs"));
+  for (const auto& pane : panes) {
+    pane.view->setObjectName(QString::fromLatin1(pane.name));
+    pane.view->setPlaceholderText(tr("Select a kernel to see its code."));
+    codeTabs_->addTab(pane.view, pane.title);
+  }
+
+  splitter_->setObjectName(QStringLiteral("kernelsSplitter"));
+  splitter_->setChildrenCollapsible(false);
+  splitter_->addWidget(table_);
+  splitter_->addWidget(codeTabs_);
+  // The table needs room for kernel and node names, the code for its indentation.
+  splitter_->setStretchFactor(0, 1);
+  splitter_->setStretchFactor(1, 1);
+  splitter_->setSizes({380, 420});
+
+  auto* content = new QWidget(this);
+  auto* contentLayout = new QVBoxLayout(content);
+  contentLayout->setContentsMargins(0, 0, 0, 0);
+  contentLayout->addWidget(summary_);
+  contentLayout->addWidget(splitter_, 1);
+
+  stack_->addWidget(placeholder_);
+  stack_->addWidget(content);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(6, 6, 6, 6);
+  layout->addWidget(stack_);
+  setReport(nullptr);
+}
+
+const std::shared_ptr<const api::CompileReport>& KernelsPanel::report() const {
+  return model_->report();
+}
+
+void KernelsPanel::setReport(std::shared_ptr<const api::CompileReport> report) {
+  model_->setReport(std::move(report));
+  const api::CompileReport* r = model_->report().get();
+  if (r) {
+    const QString kernels =
+        r->kernels.size() == 1 ? tr("1 kernel") : tr("%1 kernels").arg(r->kernels.size());
+    summary_->setText(tr("%1 for %2 \u00b7 lowering %3 ms \u00b7 code generation %4 ms \u00b7 "
+                         "intermediate memory %5 KiB")
+                          .arg(kernels, QString::fromStdString(r->target),
+                               number(r->lowerMilliseconds, 2), number(r->codegenMilliseconds, 2),
+                               kib(r->arenaBytes)));
+    summary_->setToolTip(
+        tr("Intermediate memory: %1 KiB with buffer reuse, %2 KiB without. Constants: %3 KiB.")
+            .arg(kib(r->arenaBytes), kib(r->naiveArenaBytes), kib(r->constantBytes)));
+  } else {
+    summary_->clear();
+    summary_->setToolTip(QString());
+  }
+  updatePlaceholder();
+  showKernel(-1);
+}
+
+void KernelsPanel::setCompiling(bool compiling) {
+  compiling_ = compiling;
+  updatePlaceholder();
+}
+
+void KernelsPanel::updatePlaceholder() {
+  if (model_->report()) {
+    stack_->setCurrentIndex(1);
+    return;
+  }
+  placeholder_->setText(
+      compiling_ ? tr("Compiling\u2026")
+                 : tr("<h3>Not compiled</h3><p>Compile the model for this machine with "
+                      "<b>Build \u2192 Compile</b> (%1) to see its kernels, their loop IR, "
+                      "LLVM IR and assembly.</p>")
+                       .arg(QKeySequence(Qt::CTRL | Qt::Key_B).toString(QKeySequence::NativeText)));
+  stack_->setCurrentIndex(0);
+}
+
+bool KernelsPanel::selectKernel(int kernel) {
+  const QModelIndex index =
+      proxy_->mapFromSource(model_->index(kernel, KernelListModel::KernelColumn));
+  if (!index.isValid())
+    return false;
+  table_->setCurrentIndex(index);
+  table_->scrollTo(index);
+  return true;
+}
+
+bool KernelsPanel::selectKernelForNode(const std::string& node) {
+  return selectKernel(model_->kernelForNode(node));
+}
+
+void KernelsPanel::showCode(Code code) {
+  switch (code) {
+  case Code::LoopIr:
+    codeTabs_->setCurrentWidget(loopIr_);
+    return;
+  case Code::LlvmIr:
+    codeTabs_->setCurrentWidget(llvmIr_);
+    return;
+  case Code::LlvmIrOptimized:
+    codeTabs_->setCurrentWidget(llvmIrOptimized_);
+    return;
+  case Code::Assembly:
+    codeTabs_->setCurrentWidget(assembly_);
+    return;
+  }
+}
+
+void KernelsPanel::showKernel(int kernel) {
+  const api::KernelReport* k = model_->kernel(kernel);
+  selected_ = k ? kernel : -1;
+  const auto set = [](QPlainTextEdit* view, const std::string& text) {
+    view->setPlainText(QString::fromStdString(text));
+  };
+  set(loopIr_, k ? k->loopIr : std::string());
+  set(llvmIr_, k ? k->llvmIr : std::string());
+  set(llvmIrOptimized_, k ? k->llvmIrOptimized : std::string());
+  set(assembly_, k ? k->assembly : std::string());
+  emit kernelSelected(selected_);
+}
+
+} // namespace lathe::workbench

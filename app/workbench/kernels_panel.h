@@ -1,0 +1,69 @@
+#pragma once
+// The "Kernels" tab: the compiled model's kernels on the left; the loop IR, LLVM IR and
+// assembly of the selected one on the right; a one-line summary of the compile above.
+
+#include "engine/api/session.h"
+
+#include <QWidget>
+#include <memory>
+#include <string>
+
+class QLabel;
+class QPlainTextEdit;
+class QSortFilterProxyModel;
+class QSplitter;
+class QStackedWidget;
+class QTabWidget;
+class QTableView;
+
+namespace lathe::views {
+class KernelListModel;
+}
+
+namespace lathe::workbench {
+
+class KernelsPanel : public QWidget {
+  Q_OBJECT
+
+public:
+  enum class Code { LoopIr, LlvmIr, LlvmIrOptimized, Assembly };
+
+  explicit KernelsPanel(QWidget* parent = nullptr);
+
+  // nullptr: the model has not been compiled (yet).
+  void setReport(std::shared_ptr<const api::CompileReport> report);
+  const std::shared_ptr<const api::CompileReport>& report() const;
+  // While true, the empty panel says a compile is running instead of how to start one.
+  void setCompiling(bool compiling);
+  // Index into report()->kernels; false if there is no such kernel.
+  bool selectKernel(int kernel);
+  // Selects the kernel that computes the ONNX node named `node`; false if none does.
+  bool selectKernelForNode(const std::string& node);
+  int selectedKernel() const { return selected_; }
+  void showCode(Code code);
+  QSplitter* splitter() const { return splitter_; }
+
+signals:
+  void kernelSelected(int kernel); // -1 when the selection is cleared
+
+private:
+  void showKernel(int kernel);
+  void updatePlaceholder();
+
+  QStackedWidget* stack_;
+  QLabel* placeholder_;
+  QLabel* summary_;
+  QTableView* table_;
+  QTabWidget* codeTabs_;
+  QPlainTextEdit* loopIr_;
+  QPlainTextEdit* llvmIr_;
+  QPlainTextEdit* llvmIrOptimized_;
+  QPlainTextEdit* assembly_;
+  QSplitter* splitter_;
+  views::KernelListModel* model_;
+  QSortFilterProxyModel* proxy_;
+  bool compiling_ = false;
+  int selected_ = -1;
+};
+
+} // namespace lathe::workbench

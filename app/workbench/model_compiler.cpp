@@ -1,0 +1,98 @@
+#include "app/workbench/model_compiler.h"
+
+#include <QFutureWatcher>
+#include <QtConcurrent/QtConcurrentRun>
+#include <algorithm>
+#include <exception>
+
+namespace lathe::workbench {
+namespace {
+
+api::CompileResult internalFailure(const std::string& path, const std::string& reason) {
+  api::Failure failure;
+  failure.kind = "internal";
+  failure.message = (path.empty() ? std::string() : path + ": ") + "internal error: " + reason;
+  failure.file = path;
+  failure.reason = reason;
+  api::CompileResult result;
+  result.failure = std::move(failure);
+  return result;
+}
+
+api::CompileResult compileOnWorker(const std::shared_ptr<api::Session>& session,
+                                   const std::string& path) {
+  api::CompileOptions options;
+  options.target = "llvm"; // the host
+  options.keepCode = true; // the Kernels tab shows LLVM IR and assembly
+  // compile promises not to throw; if a bug makes it throw anyway, the window stays up.
+  try {
+    return session->compile(options);
+  } catch (const std::exception& e) {
+    return internalFailure(path, e.what());
+  } catch (...) {
+    return internalFailure(path, "unknown exception");
+  }
+}
+
+} // namespace
+
+ModelCompiler::ModelCompiler(QObject* parent) : QObject(parent) {}
+
+ModelCompiler::~ModelCompiler() {
+  for (const auto& job : jobs_)
+    job->watcher->waitForFinished();
+}
+
+bool ModelCompiler::compile(std::shared_ptr<api::Session> session,
+                            std::shared_ptr<const api::ModelReport> model) {
+  if (!session || !model)
+    return false;
+  for (const auto& job : jobs_) {
+    if (job->session == session)
+      return false;
+  }
+  auto job = std::make_unique<Job>();
+  job->id = ++nextId_;
+  job->session = std::move(session);
+  job->model = std::move(model);
+  job->watcher = new QFutureWatcher<api::CompileResult>(this);
+  const quint64 id = job->id;
+  connect(job->watcher, &QFutureWatcherBase::finished, this, [this, id] { finish(id); });
+  // The worker gets its own reference: the Session lives until the compile is done even if
+  // the window has moved on to another model.
+  job->watcher->setFuture(QtConcurrent::run(compileOnWorker, job->session, job->model->path));
+  current_ = job.get();
+  jobs_.push_back(std::move(job));
+  return true;
+}
+
+void ModelCompiler::drop() {
+  current_ = nullptr;
+}
+
+void ModelCompiler::finish(quint64 id) {
+  const auto it =
+      std::find_if(jobs_.begin(), jobs_.end(), [id](const auto& job) { return job->id == id; });
+  if (it == jobs_.end())
+    return;
+  const std::unique_ptr<Job> job = std::move(*it);
+  jobs_.erase(it);
+  job->watcher->deleteLater();
+  if (current_ != job.get())
+    return; // dropped: nobody wants this result any more
+  current_ = nullptr;
+
+  const api::CompileResult result = job->watcher->result();
+  if (result.ok()) {
+    emit compiled(job->model, result.report);
+  } else if (!result.failure) {
+    emit failed(job->model,
+                *internalFailure(job->model->path,
+                                 "the engine returned neither a compiled model nor an error")
+                     .failure);
+  } else {
+    emit failed(job->model, *result.failure);
+  }
+}
+
+} // namespace lathe::workbench

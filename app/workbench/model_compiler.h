@@ -1,0 +1,56 @@
+#pragma once
+// Compiles the open model for the host on a worker thread and reports back on the GUI
+// thread. Only the newest job reports: starting another one, or drop(), discards the result
+// of the job in flight (the engine cannot stop a compile half-way, so it runs to its end).
+
+#include "engine/api/session.h"
+
+#include <QObject>
+#include <memory>
+#include <vector>
+
+template <typename T>
+class QFutureWatcher;
+
+namespace lathe::workbench {
+
+class ModelCompiler : public QObject {
+  Q_OBJECT
+
+public:
+  explicit ModelCompiler(QObject* parent = nullptr);
+  // Waits for the workers, so none outlives the compiler.
+  ~ModelCompiler() override;
+
+  // Starts compiling the model `session` holds, keeping the code of every kernel. `model`
+  // comes back with the result so the caller can tell whether it is still the one on
+  // display. Refuses (false) while a job on the same Session is in flight: a Session
+  // serves one thread at a time.
+  bool compile(std::shared_ptr<api::Session> session,
+               std::shared_ptr<const api::ModelReport> model);
+  // Forgets the job in flight: nothing arrives for it.
+  void drop();
+  bool isCompiling() const { return current_ != nullptr; }
+
+signals:
+  void compiled(std::shared_ptr<const lathe::api::ModelReport> model,
+                std::shared_ptr<const lathe::api::CompileReport> report);
+  void failed(std::shared_ptr<const lathe::api::ModelReport> model,
+              const lathe::api::Failure& failure);
+
+private:
+  struct Job {
+    quint64 id = 0;
+    std::shared_ptr<api::Session> session;
+    std::shared_ptr<const api::ModelReport> model;
+    QFutureWatcher<api::CompileResult>* watcher = nullptr; // child of the compiler
+  };
+
+  void finish(quint64 id);
+
+  quint64 nextId_ = 0;
+  std::vector<std::unique_ptr<Job>> jobs_; // running, dropped ones included
+  Job* current_ = nullptr;                 // the job whose result will be shown
+};
+
+} // namespace lathe::workbench

@@ -1,0 +1,50 @@
+#pragma once
+// A compiled model's kernels as a table: name, the ONNX nodes each computes and the size of
+// its loop IR.
+
+#include "engine/api/session.h"
+
+#include <QAbstractTableModel>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace lathe::views {
+
+class KernelListModel : public QAbstractTableModel {
+  Q_OBJECT
+
+public:
+  enum Column { KernelColumn, NodesColumn, LinesColumn, ColumnCount };
+  enum Role {
+    // What a QSortFilterProxyModel should sort by: position in the plan for the Kernel
+    // column, the node list as text, the loop-IR line count as an int.
+    SortRole = Qt::UserRole + 1,
+    KernelIndexRole, // int: index into CompileReport::kernels
+    NodeCountRole,   // int: how many ONNX nodes the kernel computes
+  };
+
+  explicit KernelListModel(QObject* parent = nullptr);
+
+  // Shared rather than copied: kernels carry their code. nullptr clears.
+  void setReport(std::shared_ptr<const api::CompileReport> report);
+  const std::shared_ptr<const api::CompileReport>& report() const { return report_; }
+  // nullptr when `row` is out of range.
+  const api::KernelReport* kernel(int row) const;
+  // The first kernel that computes the ONNX node named `node`, or -1 (also for "").
+  int kernelForNode(const std::string& node) const;
+  // Lines in the kernel's loop IR (a trailing newline does not start another line).
+  static int lineCount(const std::string& text);
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation,
+                      int role = Qt::DisplayRole) const override;
+
+private:
+  std::shared_ptr<const api::CompileReport> report_;
+  std::vector<int> lines_; // loop-IR lines per kernel, counted once
+};
+
+} // namespace lathe::views
