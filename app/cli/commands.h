@@ -1,7 +1,10 @@
 #pragma once
+#include "engine/api/session.h"
+
 #include <CLI/CLI.hpp>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +17,13 @@ void addConformanceCommand(CLI::App& app, int& exitCode);
 void addTableCommands(CLI::App& app, int& exitCode); // ops, passes
 void addRunCommand(CLI::App& app, int& exitCode);
 void addCompileCommand(CLI::App& app, int& exitCode);
+
+// Opens an ONNX model (fixing the given input shapes) and compiles it; prints the error and
+// returns null on failure.
+std::shared_ptr<const api::CompileReport> openAndCompile(api::Session& session,
+                                                         const std::string& model,
+                                                         const std::string& inputShapes,
+                                                         const api::CompileOptions& options);
 
 // "name:[1,3,224,224] other:[2,5]" -> shapes by input name (CLI::ValidationError if bad).
 std::map<std::string, std::vector<std::int64_t>> parseInputShapes(const std::string& text);

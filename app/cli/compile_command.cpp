@@ -15,34 +15,45 @@ struct CompileCommandOptions {
 
 int compileModel(const CompileCommandOptions& o) {
   api::Session session;
-  api::OpenOptions open;
-  open.inputShapes = parseInputShapes(o.inputShapes);
-  const api::OpenResult opened = session.openModel(o.model, open);
-  if (!opened.ok()) {
-    std::cerr << "lathe: error: " << opened.failure->message << "\n";
-    return 1;
-  }
   api::CompileOptions options;
   options.target = o.target;
   options.bundlePath = o.output;
   options.dumpDir = o.dump;
-  const api::CompileResult r = session.compile(options);
-  if (!r.ok()) {
-    std::cerr << "lathe: error: " << r.failure->message << "\n";
+  const auto report = openAndCompile(session, o.model, o.inputShapes, options);
+  if (!report)
     return 1;
-  }
-  const api::CompileReport& c = *r.report;
+  const api::CompileReport& c = *report;
   std::cout << std::fixed << std::setprecision(1) << "compiled " << o.model << " for \"" << c.target
             << "\": " << c.kernels.size() << " kernels, lowering " << c.lowerMilliseconds
             << " ms, code generation " << c.codegenMilliseconds << " ms\n"
             << "memory plan: " << c.arenaBytes / 1024 << " KiB of intermediates (without reuse "
-            << c.naiveArenaBytes / 1024 << " KiB), " << c.constantBytes / 1024 << " KiB of weights\n"
+            << c.naiveArenaBytes / 1024 << " KiB), " << c.constantBytes / 1024
+            << " KiB of weights\n"
             << "wrote " << o.output << " (" << c.bundleBytes / 1024 << " KiB)"
             << (o.dump.empty() ? "" : "; per-kernel code in " + o.dump) << "\n";
   return 0;
 }
 
 } // namespace
+
+std::shared_ptr<const api::CompileReport> openAndCompile(api::Session& session,
+                                                         const std::string& model,
+                                                         const std::string& inputShapes,
+                                                         const api::CompileOptions& options) {
+  api::OpenOptions open;
+  open.inputShapes = parseInputShapes(inputShapes);
+  const api::OpenResult opened = session.openModel(model, open);
+  if (!opened.ok()) {
+    std::cerr << "lathe: error: " << opened.failure->message << "\n";
+    return nullptr;
+  }
+  const api::CompileResult compiled = session.compile(options);
+  if (!compiled.ok()) {
+    std::cerr << "lathe: error: " << compiled.failure->message << "\n";
+    return nullptr;
+  }
+  return compiled.report;
+}
 
 void addCompileCommand(CLI::App& app, int& exitCode) {
   auto o = std::make_shared<CompileCommandOptions>();

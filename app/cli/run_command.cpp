@@ -70,21 +70,11 @@ int runModel(const RunCommandOptions& o) {
       return 1;
     }
   } else {
-    api::OpenOptions open;
-    open.inputShapes = parseInputShapes(o.inputShapes);
-    const api::OpenResult opened = session.openModel(o.model, open);
-    if (!opened.ok()) {
-      std::cerr << "lathe: error: " << opened.failure->message << "\n";
-      return 1;
-    }
     api::CompileOptions compile;
     compile.target = o.target;
     compile.threads = o.threads;
-    const api::CompileResult compiled = session.compile(compile);
-    if (!compiled.ok()) {
-      std::cerr << "lathe: error: " << compiled.failure->message << "\n";
+    if (!openAndCompile(session, o.model, o.inputShapes, compile))
       return 1;
-    }
   }
   api::RunOptions run;
   run.inputsNpz = o.inputs;
