@@ -118,8 +118,67 @@ SliceAxis clampSlice(std::int64_t dim, std::int64_t start, std::int64_t end, std
   return {start, step, start > end ? ceilDiv(start - end, -step) : 0};
 }
 
+bool runtimeOperand(const Node& n, std::size_t i) {
+  const graph::Value* v = n.input(i);
+  return v && !(v->isConstant() && !v->constant().isElided());
+}
+
+// Slice whose starts, ends, axes or steps arrive at run time. The output shape is static,
+// so the ends are not needed: each sliced axis reads start + i * step, with the start
+// wrapped and clamped by the ONNX rules at run time. An entry whose axis is a runtime value
+// applies to whichever axis it names. Indices are clamped into the axis so that values that
+// disagree with the static output shape cannot read out of bounds.
+Expr lowerRuntimeSlice(const Node& n, const std::vector<Expr>& idx, OperandReader& in,
+                       const Shape& inShape) {
+  const Shape startsShape = inputShape(n, 1);
+  if (startsShape.size() != 1)
+    invalidNode(n, "starts must be a 1-D tensor");
+  const std::int64_t entries = startsShape[0];
+  const auto rank = static_cast<std::int64_t>(idx.size());
+  if (n.input(3) && !runtimeOperand(n, 3) && n.input(3)->constant().numElements() != entries)
+    invalidNode(n, "starts and axes must have the same length");
+  if (n.input(4) && !runtimeOperand(n, 4) && n.input(4)->constant().numElements() != entries)
+    invalidNode(n, "starts and steps must have the same length");
+  std::vector<Expr> src = idx;
+  for (std::int64_t i = 0; i < entries; ++i) {
+    const Expr start = toIndex(operandElement(n, 1, i, in, graph::DType::I64));
+    const Expr step =
+        n.input(4) ? toIndex(operandElement(n, 4, i, in, graph::DType::I64)) : loop::makeIndex(1);
+    const std::optional<std::int64_t> constStep = loop::asConstInt(step);
+    if (constStep && *constStep == 0)
+      invalidNode(n, "slice step is zero");
+    Expr axis =
+        n.input(3) ? toIndex(operandElement(n, 3, i, in, graph::DType::I64)) : loop::makeIndex(i);
+    std::optional<std::int64_t> constAxis = loop::asConstInt(axis);
+    if (constAxis)
+      constAxis = normalizeAxis(*constAxis, idx.size(), n);
+    else
+      axis = loop::select(axis < std::int64_t{0}, axis + rank, axis);
+    for (std::int64_t a = 0; a < rank; ++a) {
+      if (constAxis && *constAxis != a)
+        continue;
+      const std::int64_t dim = inShape[static_cast<std::size_t>(a)];
+      if (dim <= 0) // the output is empty and never read
+        continue;
+      auto clamp = [](const Expr& v, std::int64_t lo, std::int64_t hi) {
+        return loop::max(loop::min(v, hi), lo);
+      };
+      const Expr wrapped = loop::select(start < std::int64_t{0}, start + dim, start);
+      const Expr forward = clamp(wrapped, 0, dim), backward = clamp(wrapped, 0, dim - 1);
+      const Expr first = constStep ? (*constStep > 0 ? forward : backward)
+                                   : loop::select(step > std::int64_t{0}, forward, backward);
+      const auto ai = static_cast<std::size_t>(a);
+      const Expr at = clamp(idx[ai] * step + first, 0, dim - 1);
+      src[ai] = constAxis ? at : loop::select(loop::eq(axis, loop::makeIndex(a)), at, src[ai]);
+    }
+  }
+  return in.read(0, src);
+}
+
 Expr lowerSlice(const Node& n, const std::vector<Expr>& idx, OperandReader& in) {
   const Shape inShape = inputShape(n, 0), outShape = outputShape(n);
+  if (runtimeOperand(n, 1) || runtimeOperand(n, 2) || runtimeOperand(n, 3) || runtimeOperand(n, 4))
+    return lowerRuntimeSlice(n, idx, in, inShape);
   const auto starts = intsFrom(n, 1, "starts", "starts");
   const auto ends = intsFrom(n, 2, "ends", "ends");
   if (!starts || !ends)

@@ -52,9 +52,27 @@ struct ResizeParams {
   std::vector<double> scales;         // per input axis
   std::vector<double> resizedLengths; // per axis: in * scale, what align_corners divides by
   std::vector<double> roiStart, roiEnd;
+  // Scales (and roi) given as runtime operands: per axis, whether the scale is known at
+  // compile time; otherwise scaleExpr/resizedExpr hold f64 expressions loaded from the
+  // operand, and roiStartExpr/roiEndExpr the roi elements in the roi's own element type.
+  std::vector<bool> scaleKnown;
+  std::vector<Expr> scaleExpr, resizedExpr;
+  std::vector<Expr> roiStartExpr, roiEndExpr;
+  graph::DType roiType = graph::DType::F32;
 };
 
-ResizeParams resizeParams(const Node& n, const Shape& inShape, const Shape& outShape) {
+bool isCompileTimeConstant(const Node& n, std::size_t i) {
+  const graph::Value* v = n.input(i);
+  return v && v->isConstant() && !v->constant().isElided();
+}
+
+// Element k of a runtime operand, as f64 or in its own type.
+Expr runtimeElement(OperandReader& in, std::size_t input, std::int64_t k) {
+  return in.read(input, {loop::makeIndex(k)});
+}
+
+ResizeParams resizeParams(const Node& n, const Shape& inShape, const Shape& outShape,
+                          OperandReader& in) {
   ResizeParams p;
   const std::size_t rank = inShape.size();
   // Upsample and Resize-10 (two inputs) have asymmetric coordinates and "simple" rounding.
@@ -78,17 +96,28 @@ ResizeParams resizeParams(const Node& n, const Shape& inShape, const Shape& outS
     for (std::size_t a = 0; a < rank; ++a)
       axes.push_back(a);
 
-  std::vector<double> given; // scales of the listed axes
+  std::vector<double> given;   // scales of the listed axes
+  std::vector<Expr> givenExpr; // scales given at run time
   const std::size_t scalesInput = legacy ? 1 : 2;
   // An empty scales operand (exporters write one next to sizes) counts as absent.
   const graph::Value* scales = n.input(scalesInput);
-  if (scales && !(scales->type.isStatic() && scales->type.numElements() == 0))
-    given = constantReals(n, scalesInput, "scales");
-  else if (const graph::Attribute* a = n.findAttribute("scales"); // Upsample-7
-           a && a->is<std::vector<float>>())
+  if (scales && !(scales->type.isStatic() && scales->type.numElements() == 0)) {
+    if (isCompileTimeConstant(n, scalesInput) || !scales->type.isStatic()) {
+      given = constantReals(n, scalesInput, "scales");
+    } else {
+      // Runtime scales: the output shape is static, so only the coordinate math needs them.
+      for (std::int64_t k = 0; k < *scales->type.numElements(); ++k)
+        givenExpr.push_back(loop::cast(loop::f64(), runtimeElement(in, scalesInput, k)));
+      given.assign(givenExpr.size(), 0.0);
+    }
+  } else if (const graph::Attribute* a = n.findAttribute("scales"); // Upsample-7
+             a && a->is<std::vector<float>>())
     given.assign(a->as<std::vector<float>>().begin(), a->as<std::vector<float>>().end());
 
   p.scales.assign(rank, 1.0);
+  p.scaleKnown.assign(rank, true);
+  p.scaleExpr.assign(rank, Expr());
+  p.resizedExpr.assign(rank, Expr());
   p.resizedLengths.assign(rank, 0);
   for (std::size_t a = 0; a < rank; ++a)
     p.resizedLengths[a] = static_cast<double>(inShape[a]);
@@ -99,6 +128,11 @@ ResizeParams resizeParams(const Node& n, const Shape& inShape, const Shape& outS
     for (std::size_t i = 0; i < axes.size(); ++i) {
       p.scales[axes[i]] = given[i];
       p.resizedLengths[axes[i]] = given[i] * static_cast<double>(inShape[axes[i]]);
+      if (!givenExpr.empty()) {
+        p.scaleKnown[axes[i]] = false;
+        p.scaleExpr[axes[i]] = givenExpr[i];
+        p.resizedExpr[axes[i]] = givenExpr[i] * f64(static_cast<double>(inShape[axes[i]]));
+      }
     }
   } else if (!legacy && n.input(3)) {
     const std::string policy = n.attrString("keep_aspect_ratio_policy", "stretch");
@@ -128,11 +162,27 @@ ResizeParams resizeParams(const Node& n, const Shape& inShape, const Shape& outS
   }
 
   if (n.attrInt("antialias", 0) != 0 && p.mode != "nearest")
-    for (double s : p.scales)
-      if (s < 1.0)
+    for (std::size_t a = 0; a < rank; ++a)
+      // With a static output, a runtime scale is below 1 exactly when the axis shrinks.
+      if (p.scaleKnown[a] ? p.scales[a] < 1.0 : outShape[a] < inShape[a])
         unsupportedNode(n, "antialiased downsampling");
 
-  if (p.coordinates == "tf_crop_and_resize") {
+  if (p.coordinates == "tf_crop_and_resize" && !isCompileTimeConstant(n, 1) && n.input(1) &&
+      n.input(1)->type.isStatic()) {
+    const std::int64_t count = *n.input(1)->type.numElements();
+    if (count != static_cast<std::int64_t>(2 * axes.size()))
+      invalidNode(n, "roi has " + std::to_string(count) + " entries for " +
+                         std::to_string(axes.size()) + " axes");
+    p.roiType = n.input(1)->type.dtype;
+    if (!loopType(p.roiType).isFloat())
+      unsupportedNode(n, "non-float roi");
+    p.roiStartExpr.assign(rank, constantOf(p.roiType, 0.0));
+    p.roiEndExpr.assign(rank, constantOf(p.roiType, 1.0));
+    for (std::size_t i = 0; i < axes.size(); ++i) {
+      p.roiStartExpr[axes[i]] = runtimeElement(in, 1, static_cast<std::int64_t>(i));
+      p.roiEndExpr[axes[i]] = runtimeElement(in, 1, static_cast<std::int64_t>(i + axes.size()));
+    }
+  } else if (p.coordinates == "tf_crop_and_resize") {
     const std::vector<double> roi = constantReals(n, 1, "roi");
     if (roi.size() != 2 * axes.size())
       invalidNode(n, "roi has " + std::to_string(roi.size()) + " entries for " +
@@ -154,6 +204,49 @@ Expr inputCoordinate(const Node& n, const ResizeParams& p, std::size_t axis, con
   const double s = p.scales[axis], resized = p.resizedLengths[axis];
   const auto in = static_cast<double>(inLen);
   const std::string& mode = p.coordinates;
+  if (!p.scaleKnown[axis] || !p.roiStartExpr.empty()) {
+    // Runtime scales or roi: the same formulas over expressions.
+    const Expr S = p.scaleKnown[axis] ? f64(s) : p.scaleExpr[axis];
+    const Expr R = p.scaleKnown[axis] ? f64(resized) : p.resizedExpr[axis];
+    auto ifResizedOne = [&](Expr one, Expr other) {
+      if (p.scaleKnown[axis])
+        return resized == 1 ? one : other;
+      return loop::select(loop::eq(R, f64(1)), one, other);
+    };
+    if (mode == "half_pixel")
+      return (xo + f64(0.5)) / S - f64(0.5);
+    if (mode == "half_pixel_symmetric") {
+      const Expr adjustment = f64(static_cast<double>(outLen)) / (S * f64(in));
+      const Expr offset = f64(in / 2) * (f64(1) - adjustment);
+      return offset + (xo + f64(0.5)) / S - f64(0.5);
+    }
+    if (mode == "pytorch_half_pixel")
+      return ifResizedOne(f64(-0.5), (xo + f64(0.5)) / S - f64(0.5));
+    if (mode == "align_corners")
+      return ifResizedOne(f64(0), xo * f64(in - 1) / (R - f64(1)));
+    if (mode == "asymmetric")
+      return xo / S;
+    if (mode == "tf_half_pixel_for_nn")
+      return (xo + f64(0.5)) / S;
+    if (mode == "tf_crop_and_resize") {
+      Expr start, span, offset;
+      if (!p.roiStartExpr.empty()) {
+        // The roi difference and start offset are products in the roi's type, as in the
+        // reference.
+        start = p.roiStartExpr[axis];
+        span = loop::cast(loop::f64(), p.roiEndExpr[axis] - start);
+        offset =
+            loop::cast(loop::f64(), start * constantOf(p.roiType, static_cast<double>(inLen - 1)));
+      } else {
+        const auto st = static_cast<float>(p.roiStart[axis]);
+        span = f64(static_cast<float>(p.roiEnd[axis]) - st);
+        offset = f64(st * static_cast<float>(inLen - 1));
+      }
+      return ifResizedOne(span * f64(in - 1) / f64(2) + offset,
+                          xo * span * f64(in - 1) / (R - f64(1)) + offset);
+    }
+    unsupportedNode(n, "coordinate_transformation_mode '" + mode + "'");
+  }
   if (mode == "half_pixel")
     return (xo + f64(0.5)) / f64(s) - f64(0.5);
   if (mode == "half_pixel_symmetric") { // opset 19
@@ -217,8 +310,10 @@ private:
   std::vector<std::pair<Expr, Expr>> lets_;
 };
 
+// `shrinks`: the output extent is below the input's (a runtime scale is below 1).
 std::vector<Tap> axisTaps(const Node& n, const ResizeParams& p, std::size_t axis, const Expr& x,
-                          std::int64_t inLen, const loop::Type& computeType, Bindings& lets) {
+                          std::int64_t inLen, bool shrinks, const loop::Type& computeType,
+                          Bindings& lets) {
   if (p.mode == "nearest") {
     Expr r;
     const std::string& m = p.nearestMode;
@@ -231,7 +326,7 @@ std::vector<Tap> axisTaps(const Node& n, const ResizeParams& p, std::size_t axis
     else if (m == "ceil")
       r = ceilOf(x);
     else if (m == "simple") // ONNX Runtime's rule for Upsample: ceil when downsampling
-      r = p.scales[axis] < 1 ? ceilOf(x) : floorOf(x);
+      r = (p.scaleKnown[axis] ? p.scales[axis] < 1 : shrinks) ? ceilOf(x) : floorOf(x);
     else
       unsupportedNode(n, "nearest_mode '" + m + "'");
     return {{clampIndex(loop::cast(loop::indexType(), r), inLen), Expr()}};
@@ -277,7 +372,7 @@ Expr lowerResize(const Node& n, const std::vector<Expr>& idx, OperandReader& in)
   const Shape inShape = staticShape(*n.input(0), n), outShape = staticShape(*n.output(0), n);
   if (inShape.size() != idx.size())
     invalidNode(n, "output rank differs from the input rank");
-  const ResizeParams p = resizeParams(n, inShape, outShape);
+  ResizeParams p = resizeParams(n, inShape, outShape, in);
   const graph::DType dtype = n.output(0)->type.dtype;
   const loop::Type dataType = loopType(dtype);
   if (p.mode != "nearest" && dataType.isBool())
@@ -286,6 +381,16 @@ Expr lowerResize(const Node& n, const std::vector<Expr>& idx, OperandReader& in)
       dataType.isFloat() && dataType.bits() == 64 ? loop::f64() : loop::f32();
   const bool crop = p.coordinates == "tf_crop_and_resize";
   Bindings lets(n);
+  for (std::size_t a = 0; a < idx.size(); ++a)
+    if (!p.scaleKnown[a]) { // load each runtime scale once
+      p.scaleExpr[a] = lets.bind("scale", a, p.scaleExpr[a]);
+      p.resizedExpr[a] =
+          lets.bind("resized", a, p.scaleExpr[a] * f64(static_cast<double>(inShape[a])));
+    }
+  for (std::size_t a = 0; a < p.roiStartExpr.size(); ++a) {
+    p.roiStartExpr[a] = lets.bind("roi_start", a, p.roiStartExpr[a]);
+    p.roiEndExpr[a] = lets.bind("roi_end", a, p.roiEndExpr[a]);
+  }
 
   std::vector<Expr> src = idx;
   std::vector<std::size_t> weighted; // axes whose taps carry weights
@@ -294,14 +399,15 @@ Expr lowerResize(const Node& n, const std::vector<Expr>& idx, OperandReader& in)
   for (std::size_t a = 0; a < idx.size(); ++a) {
     // An axis that keeps its extent at scale 1 maps every index to itself in every mode but
     // tf_crop_and_resize; it needs no coordinate math.
-    if (!crop && inShape[a] == outShape[a] && p.scales[a] == 1.0)
+    if (!crop && p.scaleKnown[a] && inShape[a] == outShape[a] && p.scales[a] == 1.0)
       continue;
     const Expr x = lets.bind("x", a, inputCoordinate(n, p, a, idx[a], inShape[a], outShape[a]));
     if (crop) {
       Expr out = x < f64(0) || x > f64(static_cast<double>(inShape[a] - 1));
       outside = outside.defined() ? outside || out : out;
     }
-    std::vector<Tap> taps = axisTaps(n, p, a, x, inShape[a], computeType, lets);
+    std::vector<Tap> taps =
+        axisTaps(n, p, a, x, inShape[a], outShape[a] < inShape[a], computeType, lets);
     if (taps.size() == 1) {
       src[a] = taps[0].index;
       continue;

@@ -21,6 +21,64 @@ constexpr std::int64_t kMaxStackBytes = 64 << 10;
 
 enum class Reduce { Sum, Mean, Max, Min, Prod, L1, L2, LogSum, LogSumExp, SumSquare };
 
+// Axes given at run time: with static shapes they follow from the input and output shapes
+// and the number of axes (the axes operand's static length). Every set of that many axes
+// that turns `in` into `out` is a candidate. When they agree (except on axes of extent 1,
+// where reducing one element leaves it unchanged for `unitSafe` kinds) the result is one
+// set; otherwise all candidates, for the caller to choose between at run time.
+std::vector<std::vector<std::int64_t>> inferReduceAxes(const Node& node,
+                                                       const std::vector<std::int64_t>& in,
+                                                       const std::vector<std::int64_t>& out,
+                                                       bool keepDims, bool unitSafe) {
+  const graph::Value* axesValue = node.input(1);
+  const auto given = axesValue->type.isStatic() ? axesValue->type.numElements() : std::nullopt;
+  const std::size_t rank = in.size();
+  if (!given || rank > 16)
+    unsupportedNode(node, "the axes input must be a compile-time constant");
+  const auto m = static_cast<std::size_t>(*given);
+  if (m == 0) { // empty axes: all axes, or none with noop_with_empty_axes
+    std::vector<std::int64_t> all;
+    if (node.attrInt("noop_with_empty_axes", 0) == 0)
+      for (std::size_t a = 0; a < rank; ++a)
+        all.push_back(static_cast<std::int64_t>(a));
+    return {all};
+  }
+  std::vector<std::vector<std::int64_t>> candidates;
+  for (std::uint32_t mask = 0; mask < (1u << rank); ++mask) {
+    if (static_cast<std::size_t>(__builtin_popcount(mask)) != m)
+      continue;
+    std::vector<std::int64_t> axes, shape;
+    for (std::size_t a = 0; a < rank; ++a) {
+      if (mask & (1u << a)) {
+        axes.push_back(static_cast<std::int64_t>(a));
+        if (keepDims)
+          shape.push_back(1);
+      } else {
+        shape.push_back(in[a]);
+      }
+    }
+    if (shape == out)
+      candidates.push_back(axes);
+  }
+  if (candidates.empty())
+    unsupportedNode(node, "no set of axes gives the result shape");
+  auto nonUnit = [&](const std::vector<std::int64_t>& axes) {
+    std::vector<std::int64_t> kept;
+    for (std::int64_t a : axes)
+      if (in[static_cast<std::size_t>(a)] != 1)
+        kept.push_back(a);
+    return kept;
+  };
+  for (const auto& c : candidates)
+    if (unitSafe ? nonUnit(c) != nonUnit(candidates[0]) : c != candidates[0]) {
+      if (candidates.size() > 8)
+        unsupportedNode(node, "the axes input is not a compile-time constant and the shapes "
+                              "do not determine the reduced axes");
+      return candidates;
+    }
+  return {candidates[0]};
+}
+
 // The axes a Reduce* node reduces, as the shape rules compute them: the axes input (ReduceSum
 // from opset 13) or attribute, all axes when empty, none with noop_with_empty_axes.
 std::vector<std::int64_t> reduceAxes(const Node& node, std::size_t rank) {
@@ -124,6 +182,10 @@ Accumulator accumulator(ReduceTask& t, const TensorRef& out, const std::string& 
 }
 
 template <Reduce kind>
+Stmt reduceNest(const Node& node, KernelBuilder& kb, const Epilogue& epilogue, const TensorRef& x,
+                const TensorRef& out, const std::vector<std::int64_t>& axes, bool keepDims);
+
+template <Reduce kind>
 Stmt lowerReduce(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
   const TensorRef x = kb.input(*node.input(0), node);
   const TensorRef out = kb.output(*node.output(0), node);
@@ -132,8 +194,55 @@ Stmt lowerReduce(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) 
     unsupportedNode(node, "the result type differs from the input type");
   if (t.isBool() || (needsFloat(kind) && !t.isFloat()))
     unsupportedNode(node, "element type " + t.toString());
-  const std::vector<std::int64_t> axes = reduceAxes(node, x.rank());
   const bool keepDims = node.attrInt("keepdims", 1) != 0;
+  const graph::Value* axesValue = node.input(1);
+  const bool runtimeAxes =
+      axesValue && !(axesValue->isConstant() && !axesValue->constant().isElided());
+  // Reducing a single element leaves it unchanged for these kinds.
+  constexpr bool unitSafe = kind == Reduce::Sum || kind == Reduce::Mean || kind == Reduce::Max ||
+                            kind == Reduce::Min || kind == Reduce::Prod;
+  const std::vector<std::vector<std::int64_t>> choices =
+      runtimeAxes ? inferReduceAxes(node, x.shape, out.shape, keepDims, unitSafe)
+                  : std::vector<std::vector<std::int64_t>>{reduceAxes(node, x.rank())};
+  auto nest = [&](const std::vector<std::int64_t>& axes) {
+    return reduceNest<kind>(node, kb, epilogue, x, out, axes, keepDims);
+  };
+  if (choices.size() == 1)
+    return nest(choices[0]);
+  // The shapes leave several sets of axes possible: one nest each, chosen at run time by
+  // the loaded axes (distinct, negative ones counting from the end); the last is the
+  // fallback.
+  const TensorRef axesRef = kb.input(*axesValue, node);
+  const auto rank = static_cast<std::int64_t>(x.rank());
+  std::vector<Expr> loaded, vars;
+  for (std::size_t j = 0; j < choices[0].size(); ++j) {
+    const Expr v = kb.freshVar("axis");
+    vars.push_back(v);
+    loaded.push_back(loop::cast(loop::indexType(),
+                                axesRef.loadFlat(loop::makeIndex(static_cast<std::int64_t>(j)))));
+  }
+  Stmt chosen = nest(choices.back());
+  for (std::size_t k = choices.size() - 1; k-- > 0;) {
+    Expr all;
+    for (std::int64_t c : choices[k]) {
+      Expr any;
+      for (const Expr& v : vars) {
+        Expr hit = loop::eq(v, loop::makeIndex(c)) || loop::eq(v, loop::makeIndex(c - rank));
+        any = any.defined() ? any || hit : hit;
+      }
+      all = all.defined() ? all && any : any;
+    }
+    chosen = loop::IfThenElse::make(all, nest(choices[k]), chosen);
+  }
+  for (std::size_t j = vars.size(); j-- > 0;)
+    chosen = loop::LetStmt::make(vars[j], loaded[j], chosen);
+  return chosen;
+}
+
+template <Reduce kind>
+Stmt reduceNest(const Node& node, KernelBuilder& kb, const Epilogue& epilogue, const TensorRef& x,
+                const TensorRef& out, const std::vector<std::int64_t>& axes, bool keepDims) {
+  const loop::Type t = loopType(x.dtype);
   if (out.rank() != (keepDims ? x.rank() : x.rank() - axes.size()))
     unsupportedNode(node, "the result rank does not match the reduced axes");
   const ReduceLayout layout(x.shape, axes);
@@ -241,6 +350,9 @@ Stmt lowerArgReduce(const Node& node, KernelBuilder& kb, const Epilogue& epilogu
   });
 }
 
+Stmt cumSumNest(KernelBuilder& kb, const TensorRef& x, const TensorRef& out, std::int64_t axis,
+                bool exclusive, bool reverse, const Epilogue& epilogue);
+
 // CumSum: running sums along the axis (input 1), optionally exclusive and/or reversed.
 Stmt lowerCumSum(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
   const TensorRef x = kb.input(*node.input(0), node);
@@ -248,14 +360,40 @@ Stmt lowerCumSum(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) 
   const loop::Type t = loopType(x.dtype);
   if (t.isBool() || x.dtype != out.dtype)
     unsupportedNode(node, "element type " + t.toString());
-  const std::vector<std::int64_t> axisInput = constantInts(node, 1, "the axis input");
-  if (axisInput.size() != 1 || x.rank() == 0)
-    unsupportedNode(node, "axis must be a single value on a tensor of rank >= 1");
-  const std::int64_t axis = normalizeAxis(axisInput[0], x.rank(), node);
+  if (x.rank() == 0)
+    unsupportedNode(node, "CumSum on a scalar");
   const bool exclusive = node.attrInt("exclusive", 0) != 0;
   const bool reverse = node.attrInt("reverse", 0) != 0;
-  const ReduceLayout layout(x.shape, {axis});
+  const graph::Value* axisValue = node.input(1);
+  if (axisValue && !(axisValue->isConstant() && !axisValue->constant().isElided())) {
+    // The axis arrives at run time: one loop nest per axis, chosen by the loaded value
+    // (negative axes count from the end).
+    if (!axisValue->type.isStatic() || axisValue->type.numElements() != 1)
+      unsupportedNode(node, "axis must be a single value");
+    const TensorRef axisRef = kb.input(*axisValue, node);
+    const Expr loaded = loop::cast(loop::indexType(), axisRef.loadFlat(loop::makeIndex(0)));
+    const Expr axisVar = kb.freshVar("axis");
+    const auto rank = static_cast<std::int64_t>(x.rank());
+    Stmt chosen;
+    for (std::int64_t a = rank - 1; a >= 0; --a) {
+      Stmt nest = cumSumNest(kb, x, out, a, exclusive, reverse, epilogue);
+      chosen = loop::IfThenElse::make(loop::eq(axisVar, loop::makeIndex(a)) ||
+                                          loop::eq(axisVar, loop::makeIndex(a - rank)),
+                                      nest, chosen);
+    }
+    return loop::LetStmt::make(axisVar, loaded, chosen);
+  }
+  const std::vector<std::int64_t> axisInput = constantInts(node, 1, "the axis input");
+  if (axisInput.size() != 1)
+    unsupportedNode(node, "axis must be a single value on a tensor of rank >= 1");
+  const std::int64_t axis = normalizeAxis(axisInput[0], x.rank(), node);
+  return cumSumNest(kb, x, out, axis, exclusive, reverse, epilogue);
+}
 
+Stmt cumSumNest(KernelBuilder& kb, const TensorRef& x, const TensorRef& out, std::int64_t axis,
+                bool exclusive, bool reverse, const Epilogue& epilogue) {
+  const loop::Type t = loopType(x.dtype);
+  const ReduceLayout layout(x.shape, {axis});
   return forEachTask(kb, layout, 1, [&](ReduceTask& task) {
     const TensorRef sum = task.row("sum", x.dtype);
     Stmt init = task.overColumns(
@@ -370,11 +508,23 @@ RankedColumn sortColumn(KernelBuilder& kb, ReduceTask& task, const TensorRef& x,
 // position order; one column per task.
 Stmt lowerTopK(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
   const TensorRef x = kb.input(*node.input(0), node);
-  const std::vector<std::int64_t> kInput = constantInts(node, 1, "K");
-  if (kInput.size() != 1 || x.rank() == 0)
-    unsupportedNode(node, "K must be a single value on a tensor of rank >= 1");
-  const std::int64_t k = kInput[0];
+  if (x.rank() == 0)
+    unsupportedNode(node, "TopK on a scalar");
   const std::int64_t axis = normalizeAxis(node.attrInt("axis", -1), x.rank(), node);
+  std::int64_t k = 0;
+  const graph::Value* kValue = node.input(1);
+  if (kValue && kValue->isConstant() && !kValue->constant().isElided()) {
+    const std::vector<std::int64_t> kInput = constantInts(node, 1, "K");
+    if (kInput.size() != 1)
+      unsupportedNode(node, "K must be a single value");
+    k = kInput[0];
+  } else {
+    // K given at run time: with static shapes it is the outputs' extent along the axis.
+    const graph::Value* out = node.output(0) ? node.output(0) : node.output(1);
+    if (!out)
+      return loop::noOp();
+    k = staticShape(*out, node)[static_cast<std::size_t>(axis)];
+  }
   const bool largest = node.attrInt("largest", 1) != 0;
   const loop::Type t = loopType(x.dtype);
   if (t.isBool())
