@@ -26,6 +26,9 @@ int compileModel(const CompileCommandOptions& o) {
   std::cout << std::fixed << std::setprecision(1) << "compiled " << o.model << " for \"" << c.target
             << "\": " << c.kernels.size() << " kernels, lowering " << c.lowerMilliseconds
             << " ms, code generation " << c.codegenMilliseconds << " ms\n"
+            << (c.foldedNodes ? "folded " + std::to_string(c.foldedNodes) +
+                                    " constant nodes at compile time\n"
+                              : "")
             << "memory plan: " << c.arenaBytes / 1024 << " KiB of intermediates (without reuse "
             << c.naiveArenaBytes / 1024 << " KiB), " << c.constantBytes / 1024
             << " KiB of weights\n"

@@ -150,6 +150,8 @@ struct CompileReport {
   std::uint64_t naiveArenaBytes = 0; // the same without buffer reuse
   std::uint64_t constantBytes = 0;
   std::uint64_t bundleBytes = 0; // when a bundle was written
+  std::size_t foldedNodes = 0;   // constant nodes computed once at compile time
+  double foldMilliseconds = 0;
   std::vector<KernelReport> kernels;
 };
 

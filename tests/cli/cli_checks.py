@@ -243,6 +243,38 @@ def check_symbolic_shapes(lathe, models):
     expect(rc == 1 and "'nope', which is not an input" in err, "unknown input in --input-shapes", err)
 
 
+def check_fold_constant_subgraph(lathe, models):
+    """Constant subgraphs too big for the fold-constants pass are compiled and run once."""
+    import tempfile
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+    work = tempfile.mkdtemp(prefix="lathe_cli_")
+    rng = np.random.RandomState(0)
+    w = rng.uniform(-1, 1, (300, 300)).astype(np.float32)
+    nodes = [helper.make_node("Transpose", ["w"], ["wt"], perm=[1, 0]),
+             helper.make_node("Mul", ["wt", "two"], ["w2"]),
+             helper.make_node("Sin", ["w2"], ["ws"]),
+             helper.make_node("MatMul", ["x", "ws"], ["y"])]
+    graph = helper.make_graph(
+        nodes, "constsub", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 300])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 300])],
+        [numpy_helper.from_array(w, "w"), numpy_helper.from_array(np.array(2.0, np.float32), "two")])
+    model = f"{work}/constsub.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)]), model)
+    rc, out, err = run(lathe, "compile", model, "-o", f"{work}/c.tar")
+    expect(rc == 0 and "folded 3 constant nodes" in out and "1 kernels" in out,
+           "the 90,000-element constant chain is folded at compile time", out + err)
+    x = rng.uniform(-1, 1, (4, 300)).astype(np.float32)
+    np.savez(f"{work}/in.npz", x=x)
+    rc, out, err = run(lathe, "run", f"{work}/c.tar", "--inputs", f"{work}/in.npz", "--outputs",
+                       f"{work}/out.npz")
+    expect(rc == 0, "run the folded bundle", err)
+    want = x.astype(np.float64) @ np.sin(2.0 * w.T.astype(np.float64))
+    got = np.load(f"{work}/out.npz")["y"]
+    expect(np.abs(got - want).max() < 1e-3, f"folded result matches numpy ({np.abs(got - want).max()})")
+
+
 CHECKS = {name[len("check_"):]: fn for name, fn in globals().items() if name.startswith("check_")}
 
 if __name__ == "__main__":
