@@ -4,6 +4,7 @@
 // shape is computed in exactly one place.
 
 #include "engine/graph/graph.h"
+#include "engine/graph/slice_bounds.h"
 
 #include <cstdint>
 #include <optional>
@@ -33,13 +34,8 @@ std::vector<std::int64_t> transposePermutation(const graph::Node& node, std::int
 // applies. nullopt when the axes come from a non-constant input.
 std::optional<std::vector<std::int64_t>> reductionAxes(const graph::Node& node, std::int64_t rank);
 
-// One axis of a Slice after ONNX's clamping: `count` elements at start, start+step, ...
-struct SliceAxis {
-  std::int64_t start = 0;
-  std::int64_t step = 1;
-  std::int64_t count = 0;
-};
-SliceAxis clampSlice(std::int64_t dim, std::int64_t start, std::int64_t end, std::int64_t step);
+using graph::clampSlice; // engine/graph/slice_bounds.h
+using graph::SliceAxis;
 
 // A Slice node's constant starts/ends/axes/steps with axes normalized against `rank`;
 // nullopt when starts, ends, axes or steps are not constants. Throws Invalid on zero steps,

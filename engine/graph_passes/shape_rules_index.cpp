@@ -289,25 +289,6 @@ std::optional<std::vector<std::int64_t>> reductionAxes(const graph::Node& node, 
   return axes;
 }
 
-SliceAxis clampSlice(std::int64_t dim, std::int64_t start, std::int64_t end, std::int64_t step) {
-  if (dim <= 0)
-    return {0, step, 0};
-  if (start < 0)
-    start += dim;
-  if (end < 0)
-    end += dim;
-  if (step > 0) {
-    start = std::clamp<std::int64_t>(start, 0, dim);
-    end = std::clamp<std::int64_t>(end, 0, dim);
-    return {start, step, end > start ? ceilDiv(end - start, step) : 0};
-  }
-  start = std::clamp<std::int64_t>(start, 0, dim - 1);
-  end = std::clamp<std::int64_t>(end, -1, dim - 1);
-  if (step == std::numeric_limits<std::int64_t>::min()) // -step would overflow; one element
-    return {start, step, start > end ? 1 : 0};
-  return {start, step, start > end ? ceilDiv(start - end, -step) : 0};
-}
-
 std::optional<SliceParameters> sliceParameters(const graph::Node& node, std::int64_t rank) {
   SliceParameters p;
   const auto starts = intsFromInputOrAttribute(node, 1, "starts");

@@ -4,6 +4,7 @@
 //
 // Indices read from tensors are wrapped (negative counts from the end) and then clamped into
 // the axis: ONNX leaves out-of-range indices undefined, and a clamped load cannot fault.
+#include "engine/graph/slice_bounds.h"
 #include "engine/loop_ir/ir_operators.h"
 #include "engine/lowering/op_rules.h"
 #include "engine/support/diagnostics.h"
@@ -88,35 +89,8 @@ Expr axisIndex(const Expr& value, std::int64_t dim) {
 
 // --- Slice -------------------------------------------------------------------------------
 
-// For a > 0 and b > 0, without the overflow of (a + b - 1) / b when b is huge.
-std::int64_t ceilDiv(std::int64_t a, std::int64_t b) {
-  return (a - 1) / b + 1;
-}
-
-// One axis after ONNX's clamping (as the Slice shape rule does): `count` elements at
-// start, start + step, ...
-struct SliceAxis {
-  std::int64_t start = 0, step = 1, count = 0;
-};
-
-SliceAxis clampSlice(std::int64_t dim, std::int64_t start, std::int64_t end, std::int64_t step) {
-  if (dim <= 0)
-    return {0, step, 0};
-  if (start < 0)
-    start += dim;
-  if (end < 0)
-    end += dim;
-  if (step > 0) {
-    start = std::clamp<std::int64_t>(start, 0, dim);
-    end = std::clamp<std::int64_t>(end, 0, dim);
-    return {start, step, end > start ? ceilDiv(end - start, step) : 0};
-  }
-  start = std::clamp<std::int64_t>(start, 0, dim - 1);
-  end = std::clamp<std::int64_t>(end, -1, dim - 1);
-  if (step == std::numeric_limits<std::int64_t>::min()) // -step would overflow; one element
-    return {start, step, start > end ? 1 : 0};
-  return {start, step, start > end ? ceilDiv(start - end, -step) : 0};
-}
+using graph::clampSlice;
+using graph::SliceAxis;
 
 bool runtimeOperand(const Node& n, std::size_t i) {
   const graph::Value* v = n.input(i);

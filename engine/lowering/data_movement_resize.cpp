@@ -287,33 +287,10 @@ struct Tap {
 // Subexpressions used by several taps are bound once with Let, so that the loop IR stays
 // small (the coordinate appears in every weight and index). Names derive from the output
 // value's name, unique in the graph, so two Resizes in one kernel cannot collide.
-class Bindings {
-public:
-  explicit Bindings(const Node& n) {
-    for (char c : n.output(0)->name())
-      prefix_ += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  }
-  Expr bind(const std::string& what, std::size_t axis, Expr value) {
-    Expr var =
-        loop::Var::make(value.type(), "resize_" + prefix_ + "_" + what + std::to_string(axis));
-    lets_.emplace_back(var, std::move(value));
-    return var;
-  }
-  Expr wrap(Expr body) const {
-    for (auto it = lets_.rbegin(); it != lets_.rend(); ++it)
-      body = loop::Let::make(it->first, it->second, body);
-    return body;
-  }
-
-private:
-  std::string prefix_;
-  std::vector<std::pair<Expr, Expr>> lets_;
-};
-
 // `shrinks`: the output extent is below the input's (a runtime scale is below 1).
 std::vector<Tap> axisTaps(const Node& n, const ResizeParams& p, std::size_t axis, const Expr& x,
                           std::int64_t inLen, bool shrinks, const loop::Type& computeType,
-                          Bindings& lets) {
+                          LetBindings& lets) {
   if (p.mode == "nearest") {
     Expr r;
     const std::string& m = p.nearestMode;
@@ -331,9 +308,9 @@ std::vector<Tap> axisTaps(const Node& n, const ResizeParams& p, std::size_t axis
       unsupportedNode(n, "nearest_mode '" + m + "'");
     return {{clampIndex(loop::cast(loop::indexType(), r), inLen), Expr()}};
   }
-  const Expr x0 = lets.bind("floor", axis, floorOf(x));
+  const Expr x0 = lets.bind("floor" + std::to_string(axis), floorOf(x));
   const Expr base = loop::cast(loop::indexType(), x0);
-  const Expr r = lets.bind("ratio", axis, x - x0); // in [0, 1)
+  const Expr r = lets.bind("ratio" + std::to_string(axis), x - x0); // in [0, 1)
   std::vector<std::int64_t> offsets;
   std::vector<Expr> weights;
   if (p.mode == "linear") {
@@ -354,11 +331,11 @@ std::vector<Tap> axisTaps(const Node& n, const ResizeParams& p, std::size_t axis
     Expr sum;
     for (std::size_t t = 0; t < offsets.size(); ++t) {
       Expr i = base + offsets[t];
-      weights[t] = lets.bind("w" + std::to_string(t) + "_", axis,
+      weights[t] = lets.bind("w" + std::to_string(t) + "_" + std::to_string(axis),
                              loop::select(i >= std::int64_t{0} && i < inLen, weights[t], f64(0)));
       sum = sum.defined() ? sum + weights[t] : weights[t];
     }
-    sum = lets.bind("sum", axis, sum);
+    sum = lets.bind("sum" + std::to_string(axis), sum);
     for (Expr& w : weights)
       w = w / sum;
   }
@@ -380,16 +357,16 @@ Expr lowerResize(const Node& n, const std::vector<Expr>& idx, OperandReader& in)
   const loop::Type computeType =
       dataType.isFloat() && dataType.bits() == 64 ? loop::f64() : loop::f32();
   const bool crop = p.coordinates == "tf_crop_and_resize";
-  Bindings lets(n);
+  LetBindings lets(n, "resize");
   for (std::size_t a = 0; a < idx.size(); ++a)
     if (!p.scaleKnown[a]) { // load each runtime scale once
-      p.scaleExpr[a] = lets.bind("scale", a, p.scaleExpr[a]);
-      p.resizedExpr[a] =
-          lets.bind("resized", a, p.scaleExpr[a] * f64(static_cast<double>(inShape[a])));
+      p.scaleExpr[a] = lets.bind("scale" + std::to_string(a), p.scaleExpr[a]);
+      p.resizedExpr[a] = lets.bind("resized" + std::to_string(a),
+                                   p.scaleExpr[a] * f64(static_cast<double>(inShape[a])));
     }
   for (std::size_t a = 0; a < p.roiStartExpr.size(); ++a) {
-    p.roiStartExpr[a] = lets.bind("roi_start", a, p.roiStartExpr[a]);
-    p.roiEndExpr[a] = lets.bind("roi_end", a, p.roiEndExpr[a]);
+    p.roiStartExpr[a] = lets.bind("roi_start" + std::to_string(a), p.roiStartExpr[a]);
+    p.roiEndExpr[a] = lets.bind("roi_end" + std::to_string(a), p.roiEndExpr[a]);
   }
 
   std::vector<Expr> src = idx;
@@ -401,7 +378,8 @@ Expr lowerResize(const Node& n, const std::vector<Expr>& idx, OperandReader& in)
     // tf_crop_and_resize; it needs no coordinate math.
     if (!crop && p.scaleKnown[a] && inShape[a] == outShape[a] && p.scales[a] == 1.0)
       continue;
-    const Expr x = lets.bind("x", a, inputCoordinate(n, p, a, idx[a], inShape[a], outShape[a]));
+    const Expr x = lets.bind("x" + std::to_string(a),
+                             inputCoordinate(n, p, a, idx[a], inShape[a], outShape[a]));
     if (crop) {
       Expr out = x < f64(0) || x > f64(static_cast<double>(inShape[a] - 1));
       outside = outside.defined() ? outside || out : out;

@@ -100,6 +100,23 @@ Expr constantOf(graph::DType dtype, double value) {
   return loop::makeIntConst(t, static_cast<std::int64_t>(value));
 }
 
+LetBindings::LetBindings(const graph::Node& node, const std::string& what) : prefix_(what + "_") {
+  for (char c : node.output(0)->name())
+    prefix_ += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
+}
+
+Expr LetBindings::bind(const std::string& name, Expr value) {
+  Expr var = loop::Var::make(value.type(), prefix_ + "_" + name);
+  lets_.emplace_back(var, std::move(value));
+  return var;
+}
+
+Expr LetBindings::wrap(Expr body) const {
+  for (auto it = lets_.rbegin(); it != lets_.rend(); ++it)
+    body = loop::Let::make(it->first, it->second, body);
+  return body;
+}
+
 KernelBuilder::KernelBuilder(std::string kernelName, std::vector<std::string> sourceNodes)
     : name_(std::move(kernelName)), sourceNodes_(std::move(sourceNodes)) {}
 

@@ -45,6 +45,19 @@ std::vector<std::int64_t> staticShape(const graph::Value& value, const graph::No
 // Integer or float constant of a value's element type.
 Expr constantOf(graph::DType dtype, double value);
 
+// Let-bound values for a pointwise expression, so each is computed once. Names carry the
+// node's output name: several nodes fused into one kernel never clash.
+class LetBindings {
+public:
+  LetBindings(const graph::Node& node, const std::string& what);
+  Expr bind(const std::string& name, Expr value); // returns the bound variable
+  Expr wrap(Expr body) const;                     // the body inside every binding
+
+private:
+  std::string prefix_;
+  std::vector<std::pair<Expr, Expr>> lets_;
+};
+
 // Builds one kernel: parameter buffers, fresh loop variables, loop nests.
 class KernelBuilder {
 public:

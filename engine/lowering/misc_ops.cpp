@@ -42,28 +42,6 @@ loop::Type computeTypeOf(graph::DType dtype) {
 // Let-bound subexpressions, so that values read by several taps are computed once. Names
 // derive from the output value's name, unique in the graph, so two such ops fused into one
 // kernel cannot collide.
-class Bindings {
-public:
-  Bindings(const Node& n, std::string op) : prefix_(std::move(op) + "_") {
-    for (char c : n.output(0)->name())
-      prefix_ += std::isalnum(static_cast<unsigned char>(c)) ? c : '_';
-  }
-  Expr bind(const std::string& what, Expr value) {
-    Expr var = loop::Var::make(value.type(), prefix_ + "_" + what);
-    lets_.emplace_back(var, std::move(value));
-    return var;
-  }
-  Expr wrap(Expr body) const {
-    for (auto it = lets_.rbegin(); it != lets_.rend(); ++it)
-      body = loop::Let::make(it->first, it->second, body);
-    return body;
-  }
-
-private:
-  std::string prefix_;
-  std::vector<std::pair<Expr, Expr>> lets_;
-};
-
 // --- GridSample ----------------------------------------------------------------------------
 
 struct GridSampleParams {
@@ -135,7 +113,7 @@ Expr lowerGridSample(const Node& n, const std::vector<Expr>& idx, OperandReader&
   if (p.padding != "zeros" && p.padding != "border" && p.padding != "reflection")
     unsupportedNode(n, "padding_mode '" + p.padding + "'");
   const std::int64_t h = xs[2], w = xs[3];
-  Bindings lets(n, "gridsample");
+  LetBindings lets(n, "gridsample");
 
   auto unnormalize = [&](std::size_t comp, std::int64_t len) {
     const Expr g = castTo(p.ct, in.read(1, {idx[0], idx[2], idx[3],
@@ -225,7 +203,7 @@ Expr lowerMelWeightMatrix(const Node& n, const std::vector<Expr>& idx, OperandRe
     invalidNode(n, "the output must be 2-D");
   const Expr j = idx[0], bin = idx[1];
   const loop::Type f32 = loop::f32();
-  Bindings lets(n, "mel");
+  LetBindings lets(n, "mel");
   auto scalar = [&](std::size_t i, const loop::Type& t) { return castTo(t, in.read(i, {})); };
   auto toMel = [&](const Expr& hz) {
     const Expr l = Call::make(Intrinsic::Log, {hz / 700.0 + 1.0}) *
