@@ -193,8 +193,6 @@ CompileResult Session::compile(const CompileOptions& options) {
     report->foldMilliseconds = foldWatch.elapsedMs();
     if (target.isHost()) {
       state_->compiled = compileForHost(*folded, target, options.threads, options.keepCode);
-      state_->compiledTarget = options.target;
-      state_->compiledThreads = options.threads;
       report->lowerMilliseconds = state_->compiled->lowerMilliseconds;
       report->codegenMilliseconds = state_->compiled->codegenMilliseconds;
       report->arenaBytes = state_->compiled->executor->arenaBytes();
@@ -246,7 +244,6 @@ OpenResult Session::openBundle(const std::string& path, int threads) {
     state_->compiled = loadCompiledBundle(path, threads);
     state_->graph.reset();
     state_->path = path;
-    state_->compiledThreads = threads;
     auto report = std::make_shared<ModelReport>();
     report->path = path;
     report->importMilliseconds = watch.elapsedMs();

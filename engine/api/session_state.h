@@ -13,9 +13,7 @@ namespace lathe::api {
 struct Session::State {
   std::string path;
   std::shared_ptr<graph::Graph> graph; // after the pipeline
-  std::unique_ptr<CompiledModel> compiled;
-  std::string compiledTarget;
-  int compiledThreads = -1;
+  std::unique_ptr<CompiledModel> compiled; // what run() executes
 };
 
 Failure toFailure(const Error& e);
