@@ -185,13 +185,16 @@ CompileResult Session::compile(const CompileOptions& options) {
     const target::Target target = target::parseTarget(options.target);
     auto report = std::make_shared<CompileReport>();
     report->target = target.text();
-    lowering::LoweredModel crossLowered;
     // Constant subgraphs the pipeline could not fold are computed once, here.
     const std::unique_ptr<graph::Graph> folded = state_->graph->clone();
     Stopwatch foldWatch;
     report->foldedNodes = foldConstantSubgraphs(*folded);
     report->foldMilliseconds = foldWatch.elapsedMs();
-    if (target.isHost()) {
+    // In memory (JIT) when running here without a bundle; otherwise the code is generated
+    // once, into the bundle, and a host bundle is loaded back for run().
+    const bool inMemory = target.isHost() && options.bundlePath.empty();
+    lowering::LoweredModel bundleLowered;
+    if (inMemory) {
       state_->compiled = compileForHost(*folded, target, options.threads, options.keepCode);
       report->lowerMilliseconds = state_->compiled->lowerMilliseconds;
       report->codegenMilliseconds = state_->compiled->codegenMilliseconds;
@@ -200,18 +203,18 @@ CompileResult Session::compile(const CompileOptions& options) {
       report->constantBytes = state_->compiled->executor->constantBytes();
     } else {
       Stopwatch watch;
-      crossLowered = lowering::lowerGraph(*folded);
+      bundleLowered = lowering::lowerGraph(*folded);
       report->lowerMilliseconds = watch.elapsedMs();
+      planOnly(bundleLowered, *report);
     }
-    if (!target.isHost()) // the plan does not depend on the target; make one to report it
-      planOnly(crossLowered, *report);
-    const lowering::LoweredModel& lowered =
-        target.isHost() ? state_->compiled->lowered : crossLowered;
+    const lowering::LoweredModel& lowered = inMemory ? state_->compiled->lowered : bundleLowered;
     if (!options.bundlePath.empty()) {
       Stopwatch watch;
       writeCompiledBundle(lowered, target, state_->path, options.bundlePath, options.dumpDir,
                           *report);
       report->codegenMilliseconds += watch.elapsedMs();
+      if (target.isHost())
+        state_->compiled = loadCompiledBundle(options.bundlePath, options.threads);
     }
     for (std::size_t k = 0; k < lowered.kernels.size(); ++k) {
       KernelReport kr;
