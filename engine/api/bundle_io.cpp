@@ -78,6 +78,12 @@ private:
 void writeCompiledBundle(const lowering::LoweredModel& lowered, const target::Target& target,
                          const std::string& modelPath, const std::string& path,
                          const std::string& dumpDir, CompileReport& report) {
+  for (const lowering::KernelCall& c : lowered.calls)
+    if (c.hostNode)
+      throw Error(ErrorKind::Unsupported,
+                  "bundles cannot hold control flow yet; run the model directly (lathe run "
+                  "model.onnx) instead",
+                  {{}, c.hostNode->name, c.hostNode->opType()});
   codegen::CodegenOptions options;
   options.target = target;
   options.keepText = !dumpDir.empty();
@@ -162,7 +168,7 @@ std::unique_ptr<CompiledModel> loadCompiledBundle(const std::string& path, int t
     plan.slots.push_back(std::move(p));
   }
   for (const exporter::BundleCall& c : m.calls)
-    plan.calls.push_back({c.kernel, compiled->jit->function(c.kernel), c.args});
+    plan.calls.push_back({c.kernel, compiled->jit->function(c.kernel), c.args, nullptr});
   plan.inputs = m.inputs;
   plan.outputs = m.outputs;
   compiled->executor = std::make_unique<runtime::Executor>(std::move(plan), threads);

@@ -1,5 +1,6 @@
 #include "engine/api/compiled_model.h"
 
+#include "engine/api/control_flow.h"
 #include "engine/lowering/lower_graph.h"
 #include "engine/support/diagnostics.h"
 #include "engine/support/timer.h"
@@ -45,6 +46,13 @@ runtime::ElementType elementTypeOf(graph::DType dtype) {
 std::unique_ptr<CompiledModel> compileForHost(const graph::Graph& graph,
                                               const target::Target& target, int threads,
                                               bool keepText) {
+  return compileWithPool(graph, target, std::make_shared<runtime::ThreadPool>(threads), keepText);
+}
+
+std::unique_ptr<CompiledModel> compileWithPool(const graph::Graph& graph,
+                                               const target::Target& target,
+                                               std::shared_ptr<runtime::ThreadPool> pool,
+                                               bool keepText) {
   auto compiled = std::make_unique<CompiledModel>();
   Stopwatch watch;
   compiled->lowered = lowering::lowerGraph(graph);
@@ -62,6 +70,7 @@ std::unique_ptr<CompiledModel> compileForHost(const graph::Graph& graph,
     p.name = s.name;
     p.type = elementTypeOf(s.dtype);
     p.shape = s.shape;
+    p.dynamicShape = s.dynamicShape;
     switch (s.kind) {
     case lowering::SlotKind::Input:
       p.role = runtime::SlotRole::Input;
@@ -81,11 +90,17 @@ std::unique_ptr<CompiledModel> compileForHost(const graph::Graph& graph,
     }
     plan.slots.push_back(std::move(p));
   }
-  for (const lowering::KernelCall& c : compiled->lowered.calls)
-    plan.calls.push_back({c.kernel, compiled->jit->function(c.kernel), c.args});
+  for (const lowering::KernelCall& c : compiled->lowered.calls) {
+    if (c.hostNode) {
+      plan.calls.push_back(
+          {c.nodes.front(), nullptr, c.args, makeControlFlowCall(*c.hostNode, target, pool)});
+      continue;
+    }
+    plan.calls.push_back({c.kernel, compiled->jit->function(c.kernel), c.args, nullptr});
+  }
   plan.inputs = compiled->lowered.inputs;
   plan.outputs = compiled->lowered.outputs;
-  compiled->executor = std::make_unique<runtime::Executor>(std::move(plan), threads);
+  compiled->executor = std::make_unique<runtime::Executor>(std::move(plan), std::move(pool));
   return compiled;
 }
 

@@ -24,5 +24,10 @@ runtime::ElementType elementTypeOf(graph::DType dtype);
 // Lowers, compiles for the host and prepares an executor with `threads` threads.
 std::unique_ptr<CompiledModel>
 compileForHost(const graph::Graph& graph, const target::Target& target, int threads, bool keepText);
+// The same on an existing thread pool (control flow's subgraphs share their parent's).
+std::unique_ptr<CompiledModel> compileWithPool(const graph::Graph& graph,
+                                               const target::Target& target,
+                                               std::shared_ptr<runtime::ThreadPool> pool,
+                                               bool keepText);
 
 } // namespace lathe::api

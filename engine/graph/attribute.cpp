@@ -43,4 +43,14 @@ bool operator==(const Attribute& a, const Attribute& b) {
   return false;
 }
 
+std::vector<const Graph*> Attribute::graphs() const {
+  if (const auto* g = std::get_if<GraphPtr>(&value))
+    return {g->get()};
+  std::vector<const Graph*> out;
+  if (const auto* gs = std::get_if<std::vector<GraphPtr>>(&value))
+    for (const GraphPtr& g : *gs)
+      out.push_back(g.get());
+  return out;
+}
+
 } // namespace lathe::graph

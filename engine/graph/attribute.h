@@ -32,7 +32,13 @@ struct Attribute {
   const T& as() const {
     return std::get<T>(value);
   }
+  // The subgraphs this attribute holds (kind Graph or Graphs); empty for other kinds.
+  std::vector<const Graph*> graphs() const;
 };
+
+// On If, Loop and Scan: the names of the enclosing graphs' values that the subgraphs read.
+// The node takes those values as extra inputs after its ONNX inputs, in this order.
+inline constexpr const char* kCapturesAttribute = "captures";
 
 const char* attrKindName(AttrKind kind);
 // Structural equality; subgraphs compare by their printed form.

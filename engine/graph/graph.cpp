@@ -33,6 +33,11 @@ std::vector<std::int64_t> Node::attrInts(const std::string& key,
   return a && a->is<std::vector<std::int64_t>>() ? a->as<std::vector<std::int64_t>>() : fallback;
 }
 
+std::size_t Node::capturedInputCount() const {
+  const Attribute* a = findAttribute(kCapturesAttribute);
+  return a && a->is<std::vector<std::string>>() ? a->as<std::vector<std::string>>().size() : 0;
+}
+
 std::string Node::describe() const {
   return name.empty() ? "(" + opType_ + ")" : name + " (" + opType_ + ")";
 }
@@ -67,6 +72,13 @@ Value* Graph::addCapture(const std::string& valueName, TensorType type) {
   Value* v = newValue(valueName, ValueKind::Capture);
   v->type = std::move(type);
   return v;
+}
+
+void Graph::captureToInput(Value* capture) {
+  LATHE_CHECK(capture && capture->kind_ == ValueKind::Capture,
+              "captureToInput on a value that is not a capture");
+  capture->kind_ = ValueKind::Input;
+  inputs.push_back(capture);
 }
 
 Value* Graph::findValue(const std::string& valueName) const {

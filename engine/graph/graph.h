@@ -63,6 +63,8 @@ public:
   std::string attrString(const std::string& key, const std::string& fallback) const;
   std::vector<std::int64_t> attrInts(const std::string& key,
                                      const std::vector<std::int64_t>& fallback = {}) const;
+  // Inputs after the ONNX ones that carry values captured by subgraphs (kCapturesAttribute).
+  std::size_t capturedInputCount() const;
   // "name (Op)" or "(Op)" for messages.
   std::string describe() const;
 
@@ -99,6 +101,9 @@ public:
   Value* addInput(const std::string& name, TensorType type);
   Value* addConstant(const std::string& name, TensorData data);
   Value* addCapture(const std::string& name, TensorType type = {});
+  // Turns a capture into a graph input appended to `inputs`: a subgraph compiled on its
+  // own receives the captured values as arguments.
+  void captureToInput(Value* capture);
   Value* findValue(const std::string& name) const;
   // A name not used by any value yet, derived from `base`.
   std::string uniqueName(const std::string& base) const;

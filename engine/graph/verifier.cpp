@@ -105,7 +105,8 @@ private:
         --k;
       return static_cast<int>(k);
     };
-    const int nin = present(n.inputs), nout = present(n.outputs());
+    const int nout = present(n.outputs());
+    const int nin = present(n.inputs) - static_cast<int>(n.capturedInputCount());
     if (nin < op->minInputs || (op->maxInputs >= 0 && nin > op->maxInputs))
       add(scope, &n, {},
           "has " + std::to_string(nin) + " inputs; " + std::string(op->name) + " takes " +

@@ -1,5 +1,5 @@
 // Shape rules for ops without a family of their own: GridSample, MaxUnpool, Det, the window
-// generators (HannWindow, HammingWindow, BlackmanWindow) and MelWeightMatrix.
+// generators (HannWindow, HammingWindow, BlackmanWindow), MelWeightMatrix and Loop.
 
 #include "engine/graph_passes/shape_rules.h"
 #include "engine/graph_passes/shape_rules_internal.h"
@@ -92,6 +92,36 @@ std::optional<Types> inferMelWeightMatrix(const Node& n) {
   return Types{makeType(outputDType(n), {dimOf(1, true), dimOf(0, false)})};
 }
 
+// Loop: the loop-carried outputs keep their initial values' types (Lathe runs loops whose
+// carried values keep their shape); each scan output is the body's per-iteration output with
+// a leading axis whose length is the trip count, known only at run time.
+std::optional<Types> inferLoop(const Node& n) {
+  const std::size_t formal = n.inputs.size() - n.capturedInputCount();
+  if (formal < 2)
+    return std::nullopt;
+  const std::size_t carried = formal - 2;
+  const graph::Attribute* body = n.findAttribute("body");
+  const graph::Graph* g =
+      body && body->is<graph::GraphPtr>() ? body->as<graph::GraphPtr>().get() : nullptr;
+  Types out;
+  for (std::size_t o = 0; o < n.outputs().size(); ++o) {
+    if (o < carried) {
+      const TensorType* in = inputType(n, 2 + o);
+      out.push_back(in ? *in : TensorType{});
+      continue;
+    }
+    const graph::Value* perIteration = g && 1 + o < g->outputs.size() ? g->outputs[1 + o] : nullptr;
+    if (!perIteration || !perIteration->type.shape) {
+      out.push_back(unknownRank(perIteration ? perIteration->type.dtype : DType::Undefined));
+      continue;
+    }
+    Shape shape{Dim::unknown()};
+    shape.insert(shape.end(), perIteration->type.shape->begin(), perIteration->type.shape->end());
+    out.push_back(makeType(perIteration->type.dtype, std::move(shape)));
+  }
+  return out;
+}
+
 } // namespace
 
 void rules::addMiscRules(RuleTable& rules) {
@@ -100,6 +130,7 @@ void rules::addMiscRules(RuleTable& rules) {
   rules["MaxUnpool"] = inferMaxUnpool;
   addRules(rules, "HannWindow HammingWindow BlackmanWindow", inferWindow);
   rules["MelWeightMatrix"] = inferMelWeightMatrix;
+  rules["Loop"] = inferLoop;
 }
 
 } // namespace lathe::passes

@@ -153,4 +153,11 @@ Expr cast(Type type, Expr value) {
   return Cast::make(type, std::move(value));
 }
 
+Expr bitcast(Type type, Expr value) {
+  LATHE_CHECK(type.bits() * type.lanes() == value.type().bits() * value.type().lanes(),
+              "bitcast between types of different widths: " + value.type().toString() + " to " +
+                  type.toString());
+  return Call::makeExtern(type, kBitcast, {std::move(value)});
+}
+
 } // namespace lathe::loop

@@ -98,5 +98,9 @@ Expr operator||(Expr a, Expr b);
 
 Expr select(Expr condition, Expr trueValue, Expr falseValue);
 Expr cast(Type type, Expr value);
+// The same bits read as another type of the same width (an extern call named kBitcast, which
+// code generators emit as a bit cast).
+inline constexpr const char* kBitcast = "bitcast";
+Expr bitcast(Type type, Expr value);
 
 } // namespace lathe::loop

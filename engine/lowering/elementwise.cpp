@@ -452,8 +452,22 @@ Expr lowerWhere(const Node& n, const std::vector<Expr>& idx, OperandReader& in) 
   return loop::select(arg(n, idx, in, 0), arg(n, idx, in, 1), arg(n, idx, in, 2));
 }
 
+// bfloat16 is the upper half of an f32's bits: widening shifts them back into place, and
+// narrowing truncates (as ONNX's reference implementation does).
 Expr lowerCast(const Node& n, const std::vector<Expr>& idx, OperandReader& in) {
-  return loop::cast(loopType(n.output(0)->type.dtype), arg(n, idx, in, 0));
+  Expr x = arg(n, idx, in, 0);
+  const graph::DType from = n.input(0)->type.dtype, to = n.output(0)->type.dtype;
+  const int lanes = x.type().lanes();
+  const loop::Type f32 = loop::f32().withLanes(lanes), u32 = loop::u32().withLanes(lanes);
+  if (from == graph::DType::BF16 && to != graph::DType::BF16) {
+    x = loop::bitcast(f32, loop::cast(u32, x) * loop::makeConst(u32, 65536));
+    return to == graph::DType::F32 ? x : loop::cast(loopType(to).withLanes(lanes), x);
+  }
+  if (to == graph::DType::BF16 && from != graph::DType::BF16) {
+    Expr bits = loop::bitcast(u32, from == graph::DType::F32 ? x : loop::cast(f32, x));
+    return loop::cast(loop::u16().withLanes(lanes), bits / loop::makeConst(u32, 65536));
+  }
+  return loop::cast(loopType(to).withLanes(lanes), x);
 }
 
 // y = (x - mean[c]) / sqrt(var[c] + eps) * scale[c] + bias[c], channel = axis 1.

@@ -33,7 +33,8 @@ loop::Type loopType(graph::DType dtype) {
     return loop::u64();
   case DType::Bool:
     return loop::boolean();
-  case DType::BF16:
+  case DType::BF16: // stored as its bits; only Cast converts (see lowerCast)
+    return loop::u16();
   case DType::Undefined:
     break;
   }

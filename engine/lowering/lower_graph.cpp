@@ -6,6 +6,7 @@
 
 #include <cctype>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace lathe::lowering {
 
@@ -86,6 +87,9 @@ public:
   explicit Lowerer(const graph::Graph& g) : g_(g) {}
 
   LoweredModel run() {
+    for (const auto& [value, uses] : g_.computeUses())
+      if (!uses.empty())
+        uses_.insert(value);
     for (const Value* v : g_.inputs)
       slotOf(*v, SlotKind::Input);
     // Nodes are consecutive within a group; each unit becomes one kernel.
@@ -115,26 +119,84 @@ public:
   }
 
 private:
-  int slotOf(const Value& v, SlotKind kind) {
+  int slotOf(const Value& v, SlotKind kind, bool mayBeDynamic = false) {
     if (auto it = slots_.find(&v); it != slots_.end())
       return it->second;
     TensorSlot s;
     s.name = v.name();
     s.kind = v.isConstant() ? SlotKind::Constant : kind;
     s.dtype = v.type.dtype;
-    if (!v.type.isStatic())
-      throw Error(ErrorKind::Unsupported,
-                  "value '" + v.name() + "' has shape " + graph::toString(v.type) +
-                      "; code generation needs static shapes (fix them with --input-shapes)");
-    s.shape = v.type.staticDims();
+    if (!v.type.isStatic()) {
+      if (!mayBeDynamic || !v.type.shape)
+        throw Error(ErrorKind::Unsupported,
+                    "value '" + v.name() + "' has shape " + graph::toString(v.type) +
+                        "; code generation needs static shapes (fix them with --input-shapes)");
+      s.dynamicShape = true;
+      for (const graph::Dim& d : *v.type.shape)
+        s.shape.push_back(d.isKnown() ? d.value : -1);
+    } else {
+      s.shape = v.type.staticDims();
+    }
     if (v.isConstant())
       s.constant = v.constant();
     model_.slots.push_back(std::move(s));
     return slots_[&v] = static_cast<int>(model_.slots.size()) - 1;
   }
 
+  // If, Loop and Scan: a host call. Their outputs may have run-time shapes (a Loop's scan
+  // outputs) only when nothing but the model's outputs reads them.
+  void lowerControlFlow(const Node& node) {
+    KernelCall call;
+    for (const Value* v : node.inputs)
+      if (v)
+        call.args.push_back(slotOf(*v, SlotKind::Intermediate));
+    for (const Value* v : node.outputs())
+      if (v) {
+        const bool onlyOutput = g_.isGraphOutput(v) && uses_.count(v) == 0;
+        if (!v->type.isStatic() && !onlyOutput)
+          unsupportedNode(node, "output '" + v->name() + "' has shape " + graph::toString(v->type) +
+                                    " (known only at run time) and other nodes read it");
+        call.args.push_back(slotOf(*v, SlotKind::Intermediate, onlyOutput));
+      }
+    call.nodes = {node.name};
+    call.hostNode = &node;
+    model_.calls.push_back(std::move(call));
+  }
+
+  static bool isControlFlow(const Node& node) {
+    return node.domain().empty() &&
+           (node.opType() == "If" || node.opType() == "Loop" || node.opType() == "Scan");
+  }
+
+  // bf16 values are kept as their bits (u16): only Cast and ops that move elements without
+  // looking at them may touch them, or arithmetic would run on the bits.
+  static void checkBf16(const Node& node) {
+    static const std::unordered_set<std::string> allowed = {
+        "Cast",      "CastLike",  "Identity", "Reshape", "Flatten", "Squeeze",
+        "Unsqueeze", "Transpose", "Concat",   "Split",   "Slice",   "Expand"};
+    auto isBf16 = [](const Value* v) { return v && v->type.dtype == graph::DType::BF16; };
+    bool touches = false;
+    for (const Value* v : node.inputs)
+      touches = touches || isBf16(v);
+    for (const Value* v : node.outputs())
+      touches = touches || isBf16(v);
+    if (touches && !allowed.count(node.opType()))
+      unsupportedNode(node,
+                      "bf16 values only support Cast and data movement, not " + node.opType());
+  }
+
   void lowerUnit(const std::vector<const Node*>& nodes) {
     const Node& head = *nodes.front();
+    for (const Node* n : nodes)
+      checkBf16(*n);
+    if (nodes.size() == 1 && isControlFlow(head)) {
+      try {
+        lowerControlFlow(head);
+      } catch (const Error& e) {
+        throw e.within({{}, head.name, head.opType()});
+      }
+      return;
+    }
     const Node& last = *nodes.back();
     std::vector<std::string> names;
     for (const Node* n : nodes)
@@ -194,6 +256,7 @@ private:
   const graph::Graph& g_;
   LoweredModel model_;
   std::unordered_map<const Value*, int> slots_;
+  std::unordered_set<const Value*> uses_; // values some node reads
 };
 
 } // namespace

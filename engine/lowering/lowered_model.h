@@ -2,6 +2,7 @@
 // The result of lowering a graph: kernels (loop IR) and the calls that run them over
 // tensor slots. The executor (engine/runtime) and the module exporter read it.
 
+#include "engine/graph/graph.h"
 #include "engine/graph/tensor_data.h"
 #include "engine/loop_ir/ir.h"
 
@@ -21,6 +22,9 @@ struct TensorSlot {
   graph::DType dtype = graph::DType::F32;
   std::vector<std::int64_t> shape;
   std::optional<graph::TensorData> constant; // for kind == Constant
+  // A model output whose shape is known only at run time (a Loop's scan output): `shape`
+  // has -1 there and only the control-flow call that produces it may write it.
+  bool dynamicShape = false;
   std::int64_t byteSize() const;
 };
 
@@ -28,6 +32,10 @@ struct KernelCall {
   std::string kernel;             // index into LoweredModel::kernels by name
   std::vector<int> args;          // slot per kernel parameter (inputs, then outputs)
   std::vector<std::string> nodes; // the ONNX nodes it computes (provenance)
+  // Control flow (If, Loop, Scan) runs on the host, not as a kernel: `kernel` is empty and
+  // this is the node (valid while the lowered graph lives); `args` are its present inputs
+  // (captured values included), then its present outputs.
+  const graph::Node* hostNode = nullptr;
 };
 
 struct LoweredModel {

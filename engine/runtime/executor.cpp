@@ -35,7 +35,10 @@ std::int64_t nowNs() {
 } // namespace
 
 Executor::Executor(ExecutionPlan plan, int threads)
-    : plan_(std::move(plan)), pool_(std::make_unique<ThreadPool>(threads)) {
+    : Executor(std::move(plan), std::make_shared<ThreadPool>(threads)) {}
+
+Executor::Executor(ExecutionPlan plan, std::shared_ptr<ThreadPool> pool)
+    : plan_(std::move(plan)), pool_(std::move(pool)) {
   offsets_.assign(plan_.slots.size(), 0);
   // Constants: one aligned block, copied once.
   std::uint64_t constantTotal = 0;
@@ -93,11 +96,15 @@ std::vector<Tensor> Executor::run(std::span<const Tensor> inputs, CallObserver* 
   std::vector<Tensor> outputs;
   for (int o : plan_.outputs) {
     const PlanSlot& slot = plan_.slots[o];
-    outputs.push_back(Tensor::allocate(slot.type, slot.shape));
+    outputs.push_back(slot.dynamicShape ? Tensor() : Tensor::allocate(slot.type, slot.shape));
   }
-  for (std::size_t o = 0; o < plan_.outputs.size(); ++o)
-    if (plan_.slots[plan_.outputs[o]].role == SlotRole::Output)
+  for (std::size_t o = 0; o < plan_.outputs.size(); ++o) {
+    const PlanSlot& slot = plan_.slots[plan_.outputs[o]];
+    if (slot.dynamicShape)
+      address[plan_.outputs[o]] = &outputs[o];
+    else if (slot.role == SlotRole::Output)
       address[plan_.outputs[o]] = outputs[o].rawData();
+  }
   for (std::size_t s = 0; s < plan_.slots.size(); ++s) {
     if (plan_.slots[s].role == SlotRole::Constant)
       address[s] = constants_.data() + offsets_[s];
@@ -105,7 +112,11 @@ std::vector<Tensor> Executor::run(std::span<const Tensor> inputs, CallObserver* 
       address[s] = arena_.data() + offsets_[s];
   }
 
-  ThreadPool* previous = setCurrentThreadPool(pool_.get());
+  // Restores the caller's pool also when a host call throws.
+  struct PoolScope {
+    ThreadPool* previous;
+    ~PoolScope() { setCurrentThreadPool(previous); }
+  } scope{setCurrentThreadPool(pool_.get())};
   std::vector<void*> args;
   for (std::size_t c = 0; c < plan_.calls.size(); ++c) {
     const PlanCall& call = plan_.calls[c];
@@ -113,16 +124,19 @@ std::vector<Tensor> Executor::run(std::span<const Tensor> inputs, CallObserver* 
     for (int a : call.args)
       args.push_back(address[a]);
     const std::int64_t start = observer ? nowNs() : 0;
-    call.function(args.data());
+    if (call.host)
+      call.host->run(args.data());
+    else
+      call.function(args.data());
     if (observer)
       observer->onCall(c, start, nowNs());
   }
-  setCurrentThreadPool(previous);
 
   // Outputs that no kernel writes (a graph input or constant returned as is) are copied.
   for (std::size_t o = 0; o < plan_.outputs.size(); ++o) {
     const int s = plan_.outputs[o];
-    if (plan_.slots[s].role != SlotRole::Output && outputs[o].byteSize() > 0)
+    if (plan_.slots[s].role != SlotRole::Output && !plan_.slots[s].dynamicShape &&
+        outputs[o].byteSize() > 0)
       std::memcpy(outputs[o].rawData(), address[s], outputs[o].byteSize());
   }
   return outputs;

@@ -2,6 +2,7 @@
 // Runs compiled kernels in order over a static memory plan. Knows nothing of graphs:
 // it gets plain slots (tensors) and calls (kernel function + slot arguments).
 
+#include "engine/runtime/host_call.h"
 #include "engine/runtime/tensor.h"
 #include "engine/runtime/thread_pool.h"
 
@@ -24,6 +25,9 @@ struct PlanSlot {
   ElementType type = ElementType::F32;
   std::vector<std::int64_t> shape;
   const void* constantData = nullptr; // Constant slots: the bytes (copied by the executor)
+  // An output whose shape only a host call knows (-1 dims in `shape`): the call gets a
+  // Tensor* instead of an address and assigns the result.
+  bool dynamicShape = false;
   std::uint64_t byteSize() const;
 };
 
@@ -31,6 +35,8 @@ struct PlanCall {
   std::string kernel;
   KernelFunction function = nullptr;
   std::vector<int> args; // slot per kernel parameter
+  // Set instead of `function` for control flow, which runs on the calling thread.
+  std::shared_ptr<HostCall> host;
 };
 
 struct ExecutionPlan {
@@ -50,6 +56,8 @@ class Executor {
 public:
   // threads <= 0: one per core.
   Executor(ExecutionPlan plan, int threads = 0);
+  // Shares `pool` (the executors of a model's subgraphs use their parent's).
+  Executor(ExecutionPlan plan, std::shared_ptr<ThreadPool> pool);
   ~Executor();
 
   // Checks the inputs (count, element type, shape: lathe::Error naming the input) and
@@ -61,10 +69,11 @@ public:
   std::uint64_t naiveArenaBytes() const { return naiveBytes_; } // without reuse
   std::uint64_t constantBytes() const { return constants_.size(); }
   int threads() const { return pool_->threadCount(); }
+  const std::shared_ptr<ThreadPool>& pool() const { return pool_; }
 
 private:
   ExecutionPlan plan_;
-  std::unique_ptr<ThreadPool> pool_;
+  std::shared_ptr<ThreadPool> pool_;
   AlignedBuffer arena_;
   AlignedBuffer constants_;
   std::vector<std::uint64_t> offsets_; // per slot: offset in arena_ or constants_

@@ -275,6 +275,83 @@ def check_fold_constant_subgraph(lathe, models):
     expect(np.abs(got - want).max() < 1e-3, f"folded result matches numpy ({np.abs(got - want).max()})")
 
 
+def check_control_flow(lathe, models):
+    """If, Loop and Scan run their subgraphs, which read values of the main graph."""
+    import tempfile
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper
+    work = tempfile.mkdtemp(prefix="lathe_cli_")
+    f32 = TensorProto.FLOAT
+    # Loop: acc += x * scale (scale is computed in the main graph and read by the body), with
+    # every iteration's acc as a scan output; the trip count is an input.
+    body = helper.make_graph(
+        [helper.make_node("Mul", ["x", "scale"], ["xs"]),
+         helper.make_node("Add", ["acc_in", "xs"], ["acc_out"]),
+         helper.make_node("Identity", ["cond_in"], ["cond_out"]),
+         helper.make_node("Identity", ["acc_out"], ["scan_out"])],
+        "body",
+        [helper.make_tensor_value_info("i", TensorProto.INT64, []),
+         helper.make_tensor_value_info("cond_in", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_in", f32, [3])],
+        [helper.make_tensor_value_info("cond_out", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("acc_out", f32, [3]),
+         helper.make_tensor_value_info("scan_out", f32, [3])])
+    then_g = helper.make_graph([helper.make_node("Add", ["final", "scale"], ["t"])], "then", [],
+                               [helper.make_tensor_value_info("t", f32, [3])])
+    else_g = helper.make_graph([helper.make_node("Neg", ["final"], ["e"])], "else", [],
+                               [helper.make_tensor_value_info("e", f32, [3])])
+    # Scan (reverse): running sum of the rows of m, from the last row.
+    scan_body = helper.make_graph(
+        [helper.make_node("Add", ["s_in", "row"], ["s_out"]),
+         helper.make_node("Identity", ["s_out"], ["rows_out"])],
+        "scan_body",
+        [helper.make_tensor_value_info("s_in", f32, [3]),
+         helper.make_tensor_value_info("row", f32, [3])],
+        [helper.make_tensor_value_info("s_out", f32, [3]),
+         helper.make_tensor_value_info("rows_out", f32, [3])])
+    nodes = [helper.make_node("Mul", ["x", "x"], ["scale"]),
+             helper.make_node("Loop", ["trips", "", "acc0"], ["final", "history"], body=body),
+             helper.make_node("If", ["flag"], ["chosen"], then_branch=then_g, else_branch=else_g),
+             helper.make_node("Scan", ["acc0", "m"], ["total", "partial"], body=scan_body,
+                              num_scan_inputs=1, scan_input_directions=[1])]
+    graph = helper.make_graph(
+        nodes, "control_flow",
+        [helper.make_tensor_value_info("x", f32, [3]),
+         helper.make_tensor_value_info("trips", TensorProto.INT64, []),
+         helper.make_tensor_value_info("acc0", f32, [3]),
+         helper.make_tensor_value_info("flag", TensorProto.BOOL, []),
+         helper.make_tensor_value_info("m", f32, [4, 3])],
+        [helper.make_tensor_value_info("history", f32, ["trips", 3]),
+         helper.make_tensor_value_info("chosen", f32, [3]),
+         helper.make_tensor_value_info("total", f32, [3]),
+         helper.make_tensor_value_info("partial", f32, [4, 3])])
+    model = f"{work}/cf.onnx"
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 16)]), model)
+    rng = np.random.RandomState(1)
+    x = rng.uniform(-1, 1, 3).astype(np.float32)
+    acc0 = rng.uniform(-1, 1, 3).astype(np.float32)
+    m = rng.uniform(-1, 1, (4, 3)).astype(np.float32)
+    for trips, flag in ((5, True), (2, False)):
+        np.savez(f"{work}/in.npz", x=x, trips=np.array(trips, np.int64), acc0=acc0,
+                 flag=np.array(flag), m=m)
+        rc, out, err = run(lathe, "run", model, "--inputs", f"{work}/in.npz", "--outputs",
+                           f"{work}/out.npz")
+        expect(rc == 0, f"run the control-flow model ({trips} trips)", out + err)
+        got = np.load(f"{work}/out.npz")
+        history = acc0 + np.outer(np.arange(1, trips + 1), x * x * x)
+        expect(got["history"].shape == (trips, 3) and np.allclose(got["history"], history, atol=1e-5),
+               f"Loop scan output has one row per trip ({trips})", str(got["history"]))
+        chosen = history[-1] + x * x if flag else -history[-1]
+        expect(np.allclose(got["chosen"], chosen, atol=1e-5), "If ran the right branch")
+        # Rows are read from the last; outputs are written in iteration order.
+        partial = acc0 + np.cumsum(m[::-1], axis=0)
+        expect(np.allclose(got["partial"], partial, atol=1e-5) and
+               np.allclose(got["total"], partial[-1], atol=1e-5), "reverse Scan", str(got["partial"]))
+    rc, out, err = run(lathe, "compile", model, "-o", f"{work}/cf.tar")
+    expect(rc == 1 and "control flow" in err and "Loop" in err, "bundles refuse control flow", err)
+
+
 CHECKS = {name[len("check_"):]: fn for name, fn in globals().items() if name.startswith("check_")}
 
 if __name__ == "__main__":

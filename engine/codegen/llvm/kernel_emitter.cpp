@@ -1,6 +1,7 @@
 #include "engine/codegen/llvm/kernel_emitter.h"
 
 #include "engine/codegen/llvm/llvm_math.h"
+#include "engine/loop_ir/ir_operators.h"
 #include "engine/loop_ir/ir_visitor.h"
 #include "engine/support/diagnostics.h"
 
@@ -388,6 +389,8 @@ private:
     case I::Fma:
       return b_.CreateIntrinsic(llvm::Intrinsic::fma, {args[0]->getType()}, args);
     case I::Extern: {
+      if (op.name == loop::kBitcast)
+        return b_.CreateBitCast(args[0], llvmType(op.type));
       std::vector<llvm::Type*> types;
       for (llvm::Value* a : args)
         types.push_back(a->getType());

@@ -3,6 +3,7 @@
 #include "engine/frontend/onnx/tensor_proto.h"
 #include "engine/support/diagnostics.h"
 
+#include <algorithm>
 #include <onnx/onnx_pb.h>
 #include <unordered_set>
 
@@ -24,10 +25,28 @@ public:
     auto g = std::make_unique<graph::Graph>();
     g->opsetVersion = opset;
     fill(*g, proto, /*topLevel=*/true);
+    bindEmptyInputs(*g);
     return g;
   }
 
 private:
+  // An input with no elements has nothing to read at run time: everything about it is in its
+  // type. Its uses read an empty constant instead, so ops that need compile-time operands
+  // (an empty `axes`, say) see one; the input itself stays, unused, in the signature.
+  static void bindEmptyInputs(graph::Graph& g) {
+    for (graph::Value* in : std::vector<graph::Value*>(g.inputs)) {
+      if (!in->type.isStatic() || in->type.dtype == graph::DType::Undefined)
+        continue;
+      const std::vector<std::int64_t> dims = in->type.staticDims();
+      if (std::find(dims.begin(), dims.end(), 0) == dims.end())
+        continue;
+      graph::Value* empty = g.addConstant(
+          g.uniqueName(in->name() + "_empty"),
+          graph::TensorData(in->type.dtype, dims, std::make_shared<const std::string>()));
+      g.replaceAllUsesWith(in, empty);
+    }
+  }
+
   TensorType convertType(const onnx::TypeProto& type, const std::string& what) {
     TensorType t;
     if (!type.has_tensor_type())
@@ -65,10 +84,7 @@ private:
     for (const Dim& d : *t.shape) {
       if (!d.isKnown())
         continue;
-      if (d.value == 0)
-        throw Error(ErrorKind::Unsupported, "input '" + name + "' has a zero-sized dimension " +
-                                                toString(t) + "; inputs must not be empty");
-      if (n > kMaxTensorElements / d.value)
+      if (d.value > 0 && n > kMaxTensorElements / d.value)
         throw Error(ErrorKind::Invalid, "input '" + name + "' has an absurd shape " + toString(t) +
                                             " (more than 2^34 elements)");
       n *= d.value;
@@ -208,6 +224,21 @@ private:
     std::map<std::string, graph::Attribute> attributes;
     for (auto& a : *np.mutable_attribute())
       attributes.emplace(a.name(), convertAttribute(a, "attribute '" + a.name() + "'"));
+
+    // Values a subgraph reads from enclosing graphs become extra inputs of this node, named
+    // by its "captures" attribute: graph passes then see them as uses (DCE keeps them alive,
+    // CSE and folding may replace them) and the runtime passes them in by position.
+    std::vector<std::string> captured;
+    for (const auto& [key, attr] : attributes)
+      for (const graph::Graph* sub : attr.graphs())
+        for (const auto& v : sub->values())
+          if (v->kind() == graph::ValueKind::Capture &&
+              std::find(captured.begin(), captured.end(), v->name()) == captured.end())
+            captured.push_back(v->name());
+    for (const std::string& name : captured)
+      inputs.push_back(lookup(g, name));
+    if (!captured.empty())
+      attributes.emplace(graph::kCapturesAttribute, graph::Attribute{captured});
 
     graph::Node* node = g.addNode(np.op_type(), std::move(inputs), outputs,
                                   np.domain() == "ai.onnx" ? "" : np.domain());

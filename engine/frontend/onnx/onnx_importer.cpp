@@ -173,6 +173,15 @@ ImportResult importOnnxFile(const std::string& path, const ImportOptions& option
   result.sourceOpset = defaultOpset(model, path);
   checkOpsKnown(model.graph(), path);
   checkValueTypes(model.graph(), path);
+  // Scan-8 has a batch axis that Scan-9 dropped; the ONNX version converter drops it from the
+  // graph's inputs too, so the converted model no longer takes the original's inputs.
+  if (result.sourceOpset < 9)
+    for (const auto& n : model.graph().node())
+      if (n.op_type() == "Scan")
+        throw Error(ErrorKind::Unsupported,
+                    "Scan from opset 8 (with a batch axis) is not supported; re-export the model "
+                    "with opset 9 or later",
+                    {path, n.name(), n.op_type()});
 
   progress(20, "loading weights");
   const std::string modelDir = fs::path(path).parent_path().string();
