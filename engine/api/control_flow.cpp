@@ -7,6 +7,7 @@
 
 #include <cstring>
 #include <limits>
+#include <map>
 
 namespace lathe::api {
 namespace {
@@ -135,22 +136,6 @@ struct Operands {
   }
 };
 
-// A subgraph compiled as a model of its own: its inputs are the ONNX inputs of the body
-// followed by the node's captured values.
-struct Body {
-  std::unique_ptr<graph::Graph> graph;
-  std::unique_ptr<CompiledModel> compiled;
-
-  std::vector<Tensor> run(const std::vector<Tensor>& inputs) const {
-    return compiled->executor->run(inputs);
-  }
-  std::size_t outputCount() const { return compiled->executor->plan().outputs.size(); }
-  const runtime::PlanSlot& output(std::size_t i) const {
-    const runtime::ExecutionPlan& plan = compiled->executor->plan();
-    return plan.slots[plan.outputs[i]];
-  }
-};
-
 const graph::Graph& subgraphAttribute(const Node& node, const std::string& key) {
   const graph::Attribute* a = node.findAttribute(key);
   if (!a || !a->is<graph::GraphPtr>() || !a->as<graph::GraphPtr>())
@@ -159,54 +144,168 @@ const graph::Graph& subgraphAttribute(const Node& node, const std::string& key) 
   return *a->as<graph::GraphPtr>();
 }
 
+// Runs the default pipeline on a prepared subgraph and compiles it.
+struct CompiledBody {
+  std::unique_ptr<graph::Graph> graph; // the lowered calls point into it
+  std::unique_ptr<CompiledModel> model;
+};
+
+CompiledBody compilePrepared(std::unique_ptr<graph::Graph> g, const target::Target& target,
+                             const std::shared_ptr<runtime::ThreadPool>& pool) {
+  pipeline::PassManager pm;
+  pm.addPasses(pipeline::defaultPipeline());
+  pm.run(*g);
+  foldConstantSubgraphs(*g);
+  for (const Value* out : g->outputs)
+    if (!out->type.isStatic() && !(out->producer() && out->producer()->opType() == "Loop"))
+      throw Error(ErrorKind::Unsupported, "output '" + out->name() + "' has shape " +
+                                              graph::toString(out->type) +
+                                              "; code generation needs static shapes");
+  CompiledBody body;
+  body.model = compileWithPool(*g, target, pool, false);
+  body.graph = std::move(g);
+  return body;
+}
+
+bool needsStaticShapes(const Error& e) {
+  return e.kind() == ErrorKind::Unsupported &&
+         e.reason().find("needs static shapes") != std::string::npos;
+}
+
+// A subgraph compiled as a model of its own: its inputs are the ONNX inputs of the body
+// followed by the node's captured values. When its shapes depend on the values of small
+// integer inputs (a Slice bounded by the iteration number, say), it is compiled at run time
+// for each set of those values met, with them as constants.
+class Body {
+public:
+  Body() = default;
+  Body(const Node& node, const std::string& key, const std::vector<graph::TensorType>& formalTypes,
+       const Operands& operands, const target::Target& target,
+       const std::shared_ptr<runtime::ThreadPool>& pool)
+      : what_("subgraph '" + key + "'"), where_{{}, node.name, node.opType()}, target_(target),
+        pool_(pool) {
+    prepared_ = subgraphAttribute(node, key).clone();
+    graph::Graph& g = *prepared_;
+    if (g.inputs.size() != formalTypes.size())
+      throw Error(ErrorKind::Invalid,
+                  what_ + " takes " + std::to_string(g.inputs.size()) + " inputs; " +
+                      node.opType() + " passes it " + std::to_string(formalTypes.size()),
+                  where_);
+    for (std::size_t i = 0; i < formalTypes.size(); ++i) {
+      graph::TensorType& declared = g.inputs[i]->type;
+      if (declared.dtype != graph::DType::Undefined && declared.dtype != formalTypes[i].dtype)
+        throw Error(ErrorKind::Invalid,
+                    what_ + " input '" + g.inputs[i]->name() + "' is " + graph::toString(declared) +
+                        " but receives " + graph::toString(formalTypes[i]),
+                    where_);
+      declared = formalTypes[i];
+      if (isSmallInteger(formalTypes[i]))
+        keyInputs_.push_back(i);
+    }
+    const graph::Attribute* names = node.findAttribute(graph::kCapturesAttribute);
+    for (std::size_t k = 0; k < operands.captured.size(); ++k) {
+      const std::string& name = names->as<std::vector<std::string>>()[k];
+      graph::Value* v = g.findValue(name);
+      if (v && v->kind() == graph::ValueKind::Capture) {
+        v->type = operands.captured[k]->type;
+        g.captureToInput(v);
+      } else { // only the other branch reads it
+        g.addInput(g.uniqueName(name), operands.captured[k]->type);
+      }
+    }
+    try {
+      fixed_ = compilePrepared(g.clone(), target_, pool_);
+    } catch (const Error& e) {
+      if (!needsStaticShapes(e) || keyInputs_.empty())
+        throw located(e);
+    }
+  }
+
+  std::vector<Tensor> run(const std::vector<Tensor>& inputs) {
+    if (fixed_.model)
+      return fixed_.model->executor->run(inputs);
+    std::string key;
+    for (std::size_t i : keyInputs_)
+      key.append(reinterpret_cast<const char*>(inputs[i].rawData()), inputs[i].byteSize());
+    auto it = specialized_.find(key);
+    if (it == specialized_.end()) {
+      if (specialized_.size() >= kMaxSpecializations)
+        throw Error(ErrorKind::Unsupported,
+                    "in " + what_ + ": shapes depend on input values, and more than " +
+                        std::to_string(kMaxSpecializations) + " different values were met",
+                    where_);
+      it = specialized_.emplace(key, specialize(inputs)).first;
+    }
+    return it->second.model->executor->run(inputs);
+  }
+
+  std::size_t outputCount() const { return prepared_->outputs.size(); }
+  // Element type and shape of output i when it is static (-1 dims otherwise).
+  std::pair<ElementType, std::vector<std::int64_t>> outputType(std::size_t i) const {
+    if (fixed_.model) {
+      const runtime::ExecutionPlan& plan = fixed_.model->executor->plan();
+      const runtime::PlanSlot& slot = plan.slots[plan.outputs[i]];
+      return {slot.type, slot.shape};
+    }
+    const graph::TensorType& t = prepared_->outputs[i]->type;
+    std::vector<std::int64_t> shape;
+    if (t.shape)
+      for (const graph::Dim& d : *t.shape)
+        shape.push_back(d.isKnown() ? d.value : -1);
+    return {elementTypeOf(t.dtype), shape};
+  }
+
+private:
+  static constexpr std::size_t kMaxSpecializations = 1024;
+
+  static bool isSmallInteger(const graph::TensorType& t) {
+    const bool integral = t.dtype == graph::DType::I64 || t.dtype == graph::DType::I32 ||
+                          t.dtype == graph::DType::Bool;
+    if (!integral || !t.isStatic())
+      return false;
+    std::int64_t n = 1;
+    for (std::int64_t d : t.staticDims())
+      n *= d;
+    return n <= 16;
+  }
+
+  Error located(const Error& e) const {
+    return Error(e.kind(), "in " + what_ + ": " + formatError(e.kind(), e.reason(), e.where()),
+                 where_);
+  }
+
+  CompiledBody specialize(const std::vector<Tensor>& inputs) const {
+    std::unique_ptr<graph::Graph> g = prepared_->clone();
+    for (std::size_t i : keyInputs_) {
+      graph::Value* in = g->inputs[i];
+      const Tensor& t = inputs[i];
+      auto bytes =
+          std::make_shared<std::string>(static_cast<const char*>(t.rawData()), t.byteSize());
+      graph::Value* c = g->addConstant(g->uniqueName(in->name() + "_value"),
+                                       graph::TensorData(in->type.dtype, t.shape(), bytes));
+      g->replaceAllUsesWith(in, c);
+    }
+    try {
+      return compilePrepared(std::move(g), target_, pool_);
+    } catch (const Error& e) {
+      throw located(e);
+    }
+  }
+
+  std::string what_;
+  ErrorLocation where_;
+  target::Target target_;
+  std::shared_ptr<runtime::ThreadPool> pool_;
+  std::unique_ptr<graph::Graph> prepared_; // typed, captures bound, before the pipeline
+  std::vector<std::size_t> keyInputs_;     // small integer inputs shapes may depend on
+  CompiledBody fixed_;                     // when shapes do not depend on values
+  std::map<std::string, CompiledBody> specialized_;
+};
+
 Body compileBody(const Node& node, const std::string& key,
                  const std::vector<graph::TensorType>& formalTypes, const Operands& operands,
                  const target::Target& target, const std::shared_ptr<runtime::ThreadPool>& pool) {
-  const graph::Graph& sub = subgraphAttribute(node, key);
-  const std::string what = "subgraph '" + key + "'";
-  Body body;
-  body.graph = sub.clone();
-  graph::Graph& g = *body.graph;
-  if (g.inputs.size() != formalTypes.size())
-    throw Error(ErrorKind::Invalid, what + " takes " + std::to_string(g.inputs.size()) +
-                                        " inputs; " + node.opType() + " passes it " +
-                                        std::to_string(formalTypes.size()));
-  for (std::size_t i = 0; i < formalTypes.size(); ++i) {
-    graph::TensorType& declared = g.inputs[i]->type;
-    if (declared.dtype != graph::DType::Undefined && declared.dtype != formalTypes[i].dtype)
-      throw Error(ErrorKind::Invalid, what + " input '" + g.inputs[i]->name() + "' is " +
-                                          graph::toString(declared) + " but receives " +
-                                          graph::toString(formalTypes[i]));
-    declared = formalTypes[i];
-  }
-  const graph::Attribute* names = node.findAttribute(graph::kCapturesAttribute);
-  for (std::size_t k = 0; k < operands.captured.size(); ++k) {
-    const std::string& name = names->as<std::vector<std::string>>()[k];
-    graph::Value* v = g.findValue(name);
-    if (v && v->kind() == graph::ValueKind::Capture) {
-      v->type = operands.captured[k]->type;
-      g.captureToInput(v);
-    } else { // only the other branch reads it
-      g.addInput(g.uniqueName(name), operands.captured[k]->type);
-    }
-  }
-  try {
-    pipeline::PassManager pm;
-    pm.addPasses(pipeline::defaultPipeline());
-    pm.run(g);
-    foldConstantSubgraphs(g);
-    for (const Value* out : g.outputs)
-      if (!out->type.isStatic() && out->producer() &&
-          out->producer()->opType() != "Loop") // a nested Loop's scan output is checked at run time
-        throw Error(ErrorKind::Unsupported, "output '" + out->name() + "' has shape " +
-                                                graph::toString(out->type) +
-                                                "; subgraph outputs need static shapes");
-    body.compiled = compileWithPool(g, target, pool, false);
-  } catch (const Error& e) {
-    throw Error(e.kind(), "in " + what + ": " + formatError(e.kind(), e.reason(), e.where()),
-                {{}, node.name, node.opType()});
-  }
-  return body;
+  return Body(node, key, formalTypes, operands, target, pool);
 }
 
 graph::TensorType staticTypeOf(const Value& v) {
@@ -329,16 +428,19 @@ public:
     for (std::size_t s = 0; s < scans; ++s) {
       const std::size_t o = carried + s;
       if (operands_.outputArg[o] >= 0)
-        writeOutput(stack(scanned[s], body_.output(1 + o)), outputs_[o],
+        writeOutput(stack(scanned[s], body_.outputType(1 + o)), outputs_[o],
                     args[operands_.outputArg[o]], name_);
     }
   }
 
 private:
   // The per-iteration values of a scan output, stacked along a new first axis.
-  static Tensor stack(const std::vector<Tensor>& values, const runtime::PlanSlot& slot) {
-    std::vector<std::int64_t> shape = values.empty() ? slot.shape : values.front().shape();
-    const ElementType type = values.empty() ? slot.type : values.front().elementType();
+  static Tensor stack(const std::vector<Tensor>& values,
+                      const std::pair<ElementType, std::vector<std::int64_t>>& perIteration) {
+    std::vector<std::int64_t> shape = values.empty() ? perIteration.second : values.front().shape();
+    const ElementType type = values.empty() ? perIteration.first : values.front().elementType();
+    for (std::int64_t& d : shape)
+      d = std::max<std::int64_t>(d, 0); // no iterations: an unknown dim is empty
     shape.insert(shape.begin(), static_cast<std::int64_t>(values.size()));
     Tensor out = Tensor::allocate(type, shape);
     std::byte* at = out.bytes().data();
@@ -419,7 +521,7 @@ public:
       outputs_.push_back(v ? argTypeOf(*v) : ArgType{});
       if (j >= stateCount_)
         outAxes_.push_back(
-            normalizeAxis(outAxes[j - stateCount_], body_.output(j).shape.size() + 1, node));
+            normalizeAxis(outAxes[j - stateCount_], body_.outputType(j).second.size() + 1, node));
     }
   }
 
