@@ -134,6 +134,11 @@ struct CompileOptions {
   bool keepCode = false;       // keep loop IR, LLVM IR and assembly per kernel
   std::string bundlePath;      // also write a module bundle (.tar) here
   std::string dumpDir;         // with bundlePath: per-kernel loop IR, LLVM IR, assembly
+  // Called between stages ("folding constants", "lowering", "generating code", ...).
+  std::function<void(const Progress&)> onProgress;
+  // Polled between stages; when it becomes true the call fails with kind "cancelled". Code
+  // generation itself (LLVM) runs to its end before the flag is seen.
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct KernelReport {

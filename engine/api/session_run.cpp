@@ -183,13 +183,21 @@ CompileResult Session::compile(const CompileOptions& options) {
       throw Error(ErrorKind::Invalid, "no model is open");
     requireStaticInputs(*state_->graph);
     const target::Target target = target::parseTarget(options.target);
+    auto stage = [&](int percent, const std::string& name) {
+      if (options.cancel && options.cancel->load())
+        throw Error(ErrorKind::Cancelled, "compile cancelled");
+      if (options.onProgress)
+        options.onProgress({percent, name});
+    };
     auto report = std::make_shared<CompileReport>();
     report->target = target.text();
     // Constant subgraphs the pipeline could not fold are computed once, here.
+    stage(0, "folding constants");
     const std::unique_ptr<graph::Graph> folded = state_->graph->clone();
     Stopwatch foldWatch;
     report->foldedNodes = foldConstantSubgraphs(*folded);
     report->foldMilliseconds = foldWatch.elapsedMs();
+    stage(10, "lowering and generating code");
     // In memory (JIT) when running here without a bundle; otherwise the code is generated
     // once, into the bundle, and a host bundle is loaded back for run().
     const bool inMemory = target.isHost() && options.bundlePath.empty();
@@ -206,6 +214,7 @@ CompileResult Session::compile(const CompileOptions& options) {
       bundleLowered = lowering::lowerGraph(*folded);
       report->lowerMilliseconds = watch.elapsedMs();
       planOnly(bundleLowered, *report);
+      stage(20, "generating code");
     }
     const lowering::LoweredModel& lowered = inMemory ? state_->compiled->lowered : bundleLowered;
     if (!options.bundlePath.empty()) {
@@ -229,6 +238,8 @@ CompileResult Session::compile(const CompileOptions& options) {
       }
       report->kernels.push_back(std::move(kr));
     }
+    if (options.onProgress)
+      options.onProgress({100, "done"});
     result.report = std::move(report);
   } catch (const Error& e) {
     Error located = e.within({state_->path, {}, {}});
