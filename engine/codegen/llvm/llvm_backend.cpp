@@ -88,6 +88,9 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const target::Target& t
     throw Error(ErrorKind::Unsupported, "target \"" + t.text() + "\": " + error);
   llvm::TargetOptions options;
   options.UnsafeFPMath = false; // results must match ONNX Runtime
+  // a * b + c may become one fused multiply-add (one rounding instead of two), as ONNX
+  // Runtime's kernels do: twice the arithmetic per instruction in every conv and matmul.
+  options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
   const llvm::CodeGenOptLevel level = r.optLevel >= 3   ? llvm::CodeGenOptLevel::Aggressive
                                       : r.optLevel == 2 ? llvm::CodeGenOptLevel::Default
                                       : r.optLevel == 1 ? llvm::CodeGenOptLevel::Less
