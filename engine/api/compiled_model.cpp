@@ -1,6 +1,7 @@
 #include "engine/api/compiled_model.h"
 
 #include "engine/api/control_flow.h"
+#include "engine/codegen/llvm/codegen.h"
 #include "engine/lowering/lower_graph.h"
 #include "engine/support/diagnostics.h"
 #include "engine/support/timer.h"
@@ -43,6 +44,12 @@ runtime::ElementType elementTypeOf(graph::DType dtype) {
   throw Error(ErrorKind::Unsupported, "a value of unknown element type");
 }
 
+lowering::LoweringOptions loweringOptions(const target::Target& target) {
+  lowering::LoweringOptions options;
+  options.vectorBits = codegen::vectorBits(target);
+  return options;
+}
+
 std::unique_ptr<CompiledModel> compileForHost(const graph::Graph& graph,
                                               const target::Target& target, int threads,
                                               bool keepText) {
@@ -55,7 +62,7 @@ std::unique_ptr<CompiledModel> compileWithPool(const graph::Graph& graph,
                                                bool keepText) {
   auto compiled = std::make_unique<CompiledModel>();
   Stopwatch watch;
-  compiled->lowered = lowering::lowerGraph(graph);
+  compiled->lowered = lowering::lowerGraph(graph, loweringOptions(target));
   compiled->lowerMilliseconds = watch.elapsedMs();
   watch.restart();
   codegen::CodegenOptions options;

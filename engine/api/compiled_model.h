@@ -3,6 +3,7 @@
 #include "engine/codegen/llvm/compiler.h"
 #include "engine/export/bundle.h"
 #include "engine/graph/graph.h"
+#include "engine/lowering/lower_graph.h"
 #include "engine/lowering/lowered_model.h"
 #include "engine/runtime/executor.h"
 #include "engine/target/target.h"
@@ -20,6 +21,9 @@ struct CompiledModel {
 };
 
 runtime::ElementType elementTypeOf(graph::DType dtype);
+
+// What the default schedules may assume of `target` (its vector width).
+lowering::LoweringOptions loweringOptions(const target::Target& target);
 
 // Lowers, compiles for the host and prepares an executor with `threads` threads.
 std::unique_ptr<CompiledModel>

@@ -211,7 +211,7 @@ CompileResult Session::compile(const CompileOptions& options) {
       report->constantBytes = state_->compiled->executor->constantBytes();
     } else {
       Stopwatch watch;
-      bundleLowered = lowering::lowerGraph(*folded);
+      bundleLowered = lowering::lowerGraph(*folded, loweringOptions(target));
       report->lowerMilliseconds = watch.elapsedMs();
       planOnly(bundleLowered, *report);
       stage(20, "generating code");

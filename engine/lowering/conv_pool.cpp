@@ -9,8 +9,7 @@
 // epilogue. Padding costs no per-element test: unit-stride Conv runs on a zero-padded copy
 // of the input (see wideConv); everything else loops over the output range each tap reads
 // inside the input, computed per tap.
-#include "engine/lowering/op_rules.h"
-#include "engine/lowering/window_helpers.h"
+#include "engine/lowering/conv_internal.h"
 
 #include <algorithm>
 #include <limits>
@@ -93,12 +92,6 @@ std::vector<std::int64_t> weightKernel(const Node& node, const TensorRef& w) {
     unsupportedNode(node, "kernel_shape differs from the weight's spatial dims");
   return kernel;
 }
-
-struct ConvOperands {
-  TensorRef x, w, y;
-  std::optional<TensorRef> bias;
-  std::int64_t group = 1;
-};
 
 ConvOperands convOperands(const Node& node, KernelBuilder& kb) {
   ConvOperands ops{kb.input(*node.input(0), node), kb.input(*node.input(1), node), {}, {}, 1};
@@ -336,8 +329,11 @@ Stmt lowerConv(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
     return a.padBegin != 0 || a.padEnd != 0;
   });
   // 1-D rows are long already; padding them into a copy would not pay.
-  if (unitStrides && (axes.size() > 1 || !padded))
+  if (unitStrides && (axes.size() > 1 || !padded)) {
+    if (Stmt tiled = tiledConv(node, kb, epilogue, ops, axes, {}); tiled.defined())
+      return tiled;
     return wideConv(node, kb, epilogue, ops, axes);
+  }
   const bool pointwise =
       std::all_of(axes.begin(), axes.end(), [](const WindowAxis& a) { return a.kernel == 1; });
   if (pointwise && !padded) {
@@ -348,6 +344,8 @@ Stmt lowerConv(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
       a.in = a.out;
       a.stride = 1;
     }
+    if (Stmt tiled = tiledConv(node, kb, epilogue, ops, dense, strides); tiled.defined())
+      return tiled;
     return wideConv(node, kb, epilogue, ops, dense, strides);
   }
   return rangeConv(node, kb, epilogue, ops, axes);

@@ -77,6 +77,11 @@ public:
 
   Expr freshVar(const std::string& hint); // an i64 loop variable with a unique name
 
+  // The target's vector register width in bits (0: unknown; schedules leave vectorization
+  // to LLVM), for schedules that keep tiles of results in registers.
+  void setVectorBits(int bits) { vectorBits_ = bits; }
+  int vectorBits() const { return vectorBits_; }
+
   // for i0 in [0,shape0) ... body(indices). The outermost loop with more than one
   // iteration is parallel when the nest has at least `parallelThreshold` iterations.
   Stmt loopNest(const std::vector<std::int64_t>& shape,
@@ -98,6 +103,7 @@ private:
   std::map<std::string, TensorRef> byValue_;
   std::map<std::string, const graph::Value*> redirects_;
   std::map<std::string, int> varCounts_;
+  int vectorBits_ = 0;
 };
 
 } // namespace lathe::lowering

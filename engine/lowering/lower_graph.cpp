@@ -84,7 +84,7 @@ std::string kernelName(const Node& node, std::size_t index) {
 
 class Lowerer {
 public:
-  explicit Lowerer(const graph::Graph& g) : g_(g) {}
+  Lowerer(const graph::Graph& g, const LoweringOptions& options) : g_(g), options_(options) {}
 
   LoweredModel run() {
     for (const auto& [value, uses] : g_.computeUses())
@@ -204,6 +204,7 @@ private:
     const std::string name =
         head.group >= 0 ? g_.groups()[head.group].name : kernelName(head, model_.calls.size());
     KernelBuilder kb(name, names);
+    kb.setVectorBits(options_.vectorBits);
     Stmt body;
     try {
       // The epilogue: the nodes after the head, applied in order to the head's value.
@@ -254,6 +255,7 @@ private:
   }
 
   const graph::Graph& g_;
+  LoweringOptions options_;
   LoweredModel model_;
   std::unordered_map<const Value*, int> slots_;
   std::unordered_set<const Value*> uses_; // values some node reads
@@ -261,8 +263,8 @@ private:
 
 } // namespace
 
-LoweredModel lowerGraph(const graph::Graph& graph) {
-  return Lowerer(graph).run();
+LoweredModel lowerGraph(const graph::Graph& graph, const LoweringOptions& options) {
+  return Lowerer(graph, options).run();
 }
 
 } // namespace lathe::lowering

@@ -4,9 +4,16 @@
 
 namespace lathe::lowering {
 
+// What the default schedules may assume of the target.
+struct LoweringOptions {
+  // Width of the target's vector registers (512 for AVX-512, 256 for AVX2, 128 for NEON);
+  // 0 keeps to schedules that leave vectorization to LLVM.
+  int vectorBits = 0;
+};
+
 // Lowers every node (each fused group into ONE kernel named after the group) to loop IR.
 // The graph must have static shapes. Throws lathe::Error (Unsupported) naming the node
 // for ops without a lowering.
-LoweredModel lowerGraph(const graph::Graph& graph);
+LoweredModel lowerGraph(const graph::Graph& graph, const LoweringOptions& options = {});
 
 } // namespace lathe::lowering

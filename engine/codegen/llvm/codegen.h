@@ -16,6 +16,10 @@ std::string hostCpuFeatures(); // "+avx2,+fma,..." as LLVM sees this CPU
 // The target with every field filled in (host triple, cpu and features resolved).
 target::Target resolveTarget(const target::Target& target);
 
+// The width in bits of the widest vector registers `target` has for f32 arithmetic
+// (512 with AVX-512, 256 with AVX/AVX2, 128 with SSE, NEON or wasm SIMD; 0 without).
+int vectorBits(const target::Target& target);
+
 // Whether LLVM can generate code for `target`; if not, `why` says what is missing.
 bool targetAvailable(const target::Target& target, std::string* why = nullptr);
 

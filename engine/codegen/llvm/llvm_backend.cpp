@@ -9,11 +9,13 @@
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/MC/TargetRegistry.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/TargetParser/Host.h>
+#include <llvm/TargetParser/Triple.h>
 #include <mutex>
 
 namespace lathe::codegen {
@@ -59,6 +61,30 @@ target::Target resolveTarget(const target::Target& t) {
   if (host && r.features.empty() && r.cpu == hostCpuName())
     r.features = hostCpuFeatures();
   return r;
+}
+
+int vectorBits(const target::Target& t) {
+  if (t.kind != target::Kind::Llvm)
+    return 0;
+  initializeLlvm();
+  const target::Target r = resolveTarget(t);
+  std::string error;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(r.triple, error);
+  if (!target)
+    return 0;
+  std::unique_ptr<llvm::MCSubtargetInfo> info(
+      target->createMCSubtargetInfo(r.triple, r.cpu, r.features));
+  if (!info)
+    return 0;
+  auto has = [&](const char* feature) { return info->checkFeatures(std::string("+") + feature); };
+  const llvm::Triple triple(r.triple);
+  if (triple.isX86())
+    return has("avx512f") ? 512 : has("avx") ? 256 : has("sse2") ? 128 : 0;
+  if (triple.isAArch64())
+    return has("neon") ? 128 : 0;
+  if (triple.isWasm())
+    return has("simd128") ? 128 : 0;
+  return 0;
 }
 
 bool targetAvailable(const target::Target& t, std::string* why) {

@@ -1,0 +1,24 @@
+#pragma once
+// Internal to the Conv lowerings (conv_pool.cpp, conv_tiled.cpp).
+#include "engine/lowering/op_rules.h"
+#include "engine/lowering/window_helpers.h"
+
+#include <optional>
+
+namespace lathe::lowering {
+
+struct ConvOperands {
+  TensorRef x, w, y;
+  std::optional<TensorRef> bias;
+  std::int64_t group = 1;
+};
+
+// Unit-stride Conv (after `subsample`, when given, has picked every stride-th input of a
+// 1x1 Conv) with a tile of output channels x positions kept in vector registers across the
+// whole reduction. An undefined Stmt when the schedule does not apply (groups, no vector
+// width known, odd channel counts); the caller then uses another.
+Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilogue,
+               const ConvOperands& ops, const std::vector<WindowAxis>& axes,
+               const std::vector<std::int64_t>& subsample);
+
+} // namespace lathe::lowering

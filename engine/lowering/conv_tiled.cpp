@@ -1,0 +1,205 @@
+// Register-tiled Conv: the default schedule for unit-stride Conv (and strided 1x1 Conv after
+// subsampling) when the target's vector width is known.
+//
+// As in wideConv (conv_pool.cpp) the input is seen as a "wide" grid: zero padded when there
+// is padding, so that tap k of output position f reads input position f + offset(k) of the
+// flattened plane. A task computes a tile of R output channels x V vectors of positions
+// and keeps it in registers (a small stack buffer with constant indices, which LLVM
+// promotes) across the whole reduction over input channels and taps: per tap it loads V
+// input vectors and R broadcast weights for R*V fused multiply-adds, instead of loading and
+// storing the accumulators for every multiply-add. Tiles past the end of the plane compute
+// positions nobody reads; the input copy has room for what they load.
+//
+// Tasks are numbered so that consecutive ones share the same positions with other output
+// channels: a thread's chunk reuses the input tile from cache while the weights stream.
+#include "engine/lowering/conv_internal.h"
+
+#include <algorithm>
+
+namespace lathe::lowering {
+namespace {
+
+struct TileShape {
+  std::int64_t R, V; // output channels, vectors of positions
+};
+
+// Tiles sized to the register file: 32 vector registers with AVX-512 (R*V accumulators,
+// V inputs, broadcasts folded into the multiply-adds), 16 with AVX2.
+std::optional<TileShape> tileFor(int lanes, std::int64_t M) {
+  if (lanes >= 16) {
+    if (M % 8 == 0)
+      return TileShape{8, 3};
+    if (M % 4 == 0)
+      return TileShape{4, 4};
+    return std::nullopt;
+  }
+  if (lanes >= 4 && M % 4 == 0)
+    return TileShape{4, lanes == 8 ? 2 : 4};
+  return std::nullopt;
+}
+
+Expr ramp(const Expr& base, int lanes) {
+  return loop::Ramp::make(base, loop::makeIndex(1), lanes);
+}
+
+std::vector<Expr> concat(std::vector<Expr> a, const std::vector<Expr>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
+} // namespace
+
+Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilogue,
+               const ConvOperands& ops, const std::vector<WindowAxis>& axes,
+               const std::vector<std::int64_t>& subsample) {
+  const int lanes = kb.vectorBits() / 32;
+  const TensorRef &x = ops.x, &w = ops.w, &y = ops.y;
+  if (ops.group != 1 || y.dtype != graph::DType::F32 || x.dtype != graph::DType::F32 || lanes < 4)
+    return Stmt();
+  const std::int64_t N = x.shape[0], C = x.shape[1], M = w.shape[0];
+  const std::optional<TileShape> tile = tileFor(lanes, M);
+  if (!tile)
+    return Stmt();
+  const std::int64_t R = tile->R, V = tile->V, TW = V * lanes;
+
+  const std::size_t S = axes.size();
+  std::vector<std::int64_t> padded(S), wide(S, 1), kernel(S), out(S), inExtents(S), padBegin(S);
+  bool anyPad = false;
+  for (std::size_t a = 0; a < S; ++a) {
+    padded[a] = axes[a].in + axes[a].padBegin + axes[a].padEnd;
+    anyPad = anyPad || padded[a] != axes[a].in;
+    kernel[a] = axes[a].kernel;
+    out[a] = axes[a].out;
+    inExtents[a] = axes[a].in;
+    padBegin[a] = axes[a].padBegin;
+    if (axes[a].out + (axes[a].kernel - 1) * axes[a].dilation > padded[a])
+      return Stmt();
+  }
+  for (std::size_t a = S - 1; a-- > 0;)
+    wide[a] = wide[a + 1] * padded[a + 1];
+  std::int64_t F = 1, maxOffset = 0; // wide positions up to the last real output
+  for (std::size_t a = 0; a < S; ++a) {
+    F += (axes[a].out - 1) * wide[a];
+    maxOffset += (axes[a].kernel - 1) * axes[a].dilation * wide[a];
+  }
+  const std::int64_t FT = (F + TW - 1) / TW, Fround = FT * TW;
+  const std::int64_t planeIn = product(padded), KK = product(kernel);
+  auto wideIndex = [&](const std::vector<Expr>& pos, const std::vector<std::int64_t>& shift) {
+    Expr flat = loop::makeIndex(0);
+    for (std::size_t a = 0; a < S; ++a)
+      flat = flat + (pos[a] + shift[a]) * wide[a];
+    return flat;
+  };
+
+  // The input as tiles read it: copied when padded, subsampled, or when the last tile would
+  // read past the end of a plane; the copy's zeroed tail covers the last plane's overrun.
+  const bool copy = anyPad || !subsample.empty() || Fround + maxOffset > planeIn;
+  const std::int64_t tail = std::max<std::int64_t>(0, Fround + maxOffset - planeIn);
+  const TensorRef src = copy ? kb.scratch("xpad", x.dtype, {N * C * planeIn + tail})
+                             : TensorRef{x.buffer, {N * C * planeIn}, x.dtype};
+  // Results: straight into Y when its planes are the wide grid and whole tiles fit.
+  const bool dense = F == product(out);
+  const bool direct = dense && Fround == F;
+  const std::int64_t outRow = direct ? F : Fround;
+  const TensorRef result = direct ? TensorRef{y.buffer, {N * M * F}, y.dtype}
+                                  : kb.scratch("ywide", y.dtype, {N * M * Fround});
+
+  // --- the tiles ---
+  const std::int64_t MB = M / R;
+  const Expr t = kb.freshVar("t");
+  const Expr n = t / (FT * MB), f0 = ((t / MB) % FT) * TW, m0 = (t % MB) * R;
+  const loop::Type vt = loop::f32().withLanes(lanes);
+  const TensorRef acc = kb.scratch("tile", y.dtype, {R * V * lanes});
+  auto accAt = [&](std::int64_t r, std::int64_t v) {
+    return ramp(loop::makeIndex((r * V + v) * lanes), lanes);
+  };
+  std::vector<Stmt> body;
+  for (std::int64_t r = 0; r < R; ++r)
+    for (std::int64_t v = 0; v < V; ++v)
+      body.push_back(loop::Store::make(acc.buffer, accAt(r, v),
+                                       loop::Broadcast::make(constantOf(y.dtype, 0), lanes)));
+  const Expr c = kb.freshVar("c");
+  const Stmt taps = nestedLoops(
+      kb, kernel,
+      [&](const std::vector<Expr>& tap) {
+        Expr offset = loop::makeIndex(0);
+        for (std::size_t a = 0; a < S; ++a)
+          offset = offset + tap[a] * (axes[a].dilation * wide[a]);
+        std::vector<Expr> xs, ws;
+        for (std::int64_t v = 0; v < V; ++v)
+          xs.push_back(freshScalar(kb, "xv", vt));
+        for (std::int64_t r = 0; r < R; ++r)
+          ws.push_back(freshScalar(kb, "wv", vt));
+        std::vector<Stmt> updates;
+        for (std::int64_t r = 0; r < R; ++r)
+          for (std::int64_t v = 0; v < V; ++v)
+            updates.push_back(
+                loop::Store::make(acc.buffer, accAt(r, v),
+                                  loop::Load::make(acc.buffer, accAt(r, v)) + ws[r] * xs[v]));
+        Stmt s = loop::Block::make(updates);
+        for (std::int64_t r = R; r-- > 0;)
+          s = loop::LetStmt::make(
+              ws[r], loop::Broadcast::make(w.load(concat({m0 + r, c}, tap)), lanes), s);
+        for (std::int64_t v = V; v-- > 0;)
+          s = loop::LetStmt::make(
+              xs[v],
+              loop::Load::make(src.buffer,
+                               ramp((n * C + c) * planeIn + f0 + v * lanes + offset, lanes)),
+              s);
+        return s;
+      },
+      "k");
+  body.push_back(forCount(c, C, taps));
+  for (std::int64_t r = 0; r < R; ++r)
+    for (std::int64_t v = 0; v < V; ++v)
+      body.push_back(loop::Store::make(result.buffer,
+                                       ramp((n * M + m0 + r) * outRow + f0 + v * lanes, lanes),
+                                       loop::Load::make(acc.buffer, accAt(r, v))));
+  Stmt main = forCount(t, N * FT * MB, kb.allocate(acc, loop::Block::make(body)),
+                       parallelFor(N * M * C * KK * Fround));
+
+  // --- bias and the fused epilogue, from the wide grid into Y ---
+  if (!direct || ops.bias || node.group >= 0) {
+    const Expr pm = kb.freshVar("pm");
+    const Stmt finish = nestedLoops(
+        kb, out,
+        [&](const std::vector<Expr>& o) {
+          const std::vector<Expr> idx = concat({pm / M, pm % M}, o);
+          Expr v = result.loadFlat(pm * outRow + wideIndex(o, std::vector<std::int64_t>(S, 0)));
+          if (ops.bias)
+            v = v + ops.bias->load({pm % M});
+          return y.store(idx, epilogue(v, idx));
+        },
+        "e");
+    main = loop::Block::make(main, forCount(pm, N * M, finish, parallelFor(N * M * product(out))));
+  }
+  if (!direct)
+    main = kb.allocate(result, main, true);
+  if (!copy)
+    return main;
+
+  // --- the zero-padded (or subsampled) copy of the input ---
+  const Expr row = kb.freshVar("nc"), q = kb.freshVar("q"), q2 = kb.freshVar("q");
+  std::vector<std::int64_t> planes = dropFront(x.shape, 2);
+  planes.insert(planes.begin(), N * C);
+  const TensorRef xPlanes{x.buffer, planes, x.dtype};
+  const Stmt copyIn = nestedLoops(
+      kb, inExtents,
+      [&](const std::vector<Expr>& i) {
+        std::vector<Expr> read{row};
+        for (std::size_t a = 0; a < S; ++a)
+          read.push_back(subsample.empty() ? i[a] : i[a] * subsample[a]);
+        return src.storeFlat(row * planeIn + wideIndex(i, padBegin), xPlanes.load(read));
+      },
+      "i");
+  const Stmt clear =
+      anyPad ? forCount(q, planeIn, src.storeFlat(row * planeIn + q, constantOf(x.dtype, 0)))
+             : loop::noOp();
+  Stmt fill = forCount(row, N * C, loop::Block::make(clear, copyIn), parallelFor(N * C * planeIn));
+  if (tail > 0)
+    fill = loop::Block::make(
+        fill, forCount(q2, tail, src.storeFlat(N * C * planeIn + q2, constantOf(x.dtype, 0))));
+  return kb.allocate(src, loop::Block::make(fill, main), true);
+}
+
+} // namespace lathe::lowering
