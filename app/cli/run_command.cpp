@@ -1,9 +1,11 @@
 // lathe run MODEL.onnx [--inputs in.npz] [--fill random|zeros|ones] [--outputs out.npz]
 //   [--repeat N] [--threads T] [--print-time] [--print-top K] [--json] [--input-shapes ...]
+//   [--profile [--report table|csv|json] [--trace trace.json]]
 #include "app/cli/commands.h"
 #include "engine/api/session.h"
 
 #include <cstdio>
+#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -44,8 +46,9 @@ namespace {
 
 struct RunCommandOptions {
   std::string model, inputs, outputs, fill, inputShapes, target = "llvm";
+  std::string report = "table", trace; // with profile
   int repeat = 1, threads = 0, top = 0;
-  bool printTime = false, json = false;
+  bool printTime = false, json = false, profile = false;
 };
 
 std::string shapeText(const std::vector<std::int64_t>& shape) {
@@ -82,12 +85,28 @@ int runModel(const RunCommandOptions& o) {
   run.outputsNpz = o.outputs;
   run.repeat = o.repeat;
   run.topK = o.top;
+  run.profile = o.profile;
   const api::RunResult result = session.run(run);
   if (!result.ok()) {
     std::cerr << "lathe: error: " << result.failure->message << "\n";
     return 1;
   }
   const api::RunReport& r = *result.report;
+  if (r.profile && !o.trace.empty()) {
+    std::ofstream file(o.trace, std::ios::binary);
+    file << api::profileChromeTrace(r);
+    if (!file.flush()) {
+      std::cerr << "lathe: error: " << o.trace << ": cannot write the trace\n";
+      return 1;
+    }
+    std::cerr << "lathe: wrote " << o.trace << " (" << r.profile->events.size()
+              << " events; open it in https://ui.perfetto.dev or chrome://tracing)\n";
+  }
+  // A CSV or JSON profile is the whole of stdout, so that it can be redirected to a file.
+  if (r.profile && o.report != "table" && !o.json) {
+    std::cout << api::formatProfile(r, o.report);
+    return 0;
+  }
   if (o.json) {
     nlohmann::json j{{"mean_ms", r.meanMs}, {"median_ms", r.medianMs},
                      {"min_ms", r.minMs},   {"max_ms", r.maxMs},
@@ -100,6 +119,8 @@ int runModel(const RunCommandOptions& o) {
         oj["top"].push_back({{"index", index}, {"value", value}});
       j["outputs"].push_back(oj);
     }
+    if (r.profile)
+      j["profile"] = nlohmann::json::parse(api::formatProfile(r, "json"));
     std::cout << j.dump(2) << "\n";
     return 0;
   }
@@ -117,6 +138,8 @@ int runModel(const RunCommandOptions& o) {
               << std::setw(10) << r.meanMs << std::setw(13) << r.medianMs << std::setw(12)
               << r.maxMs << std::setw(13) << r.minMs << std::setw(13) << r.stdMs << "\n";
   }
+  if (r.profile)
+    std::cout << "\n" << api::formatProfile(r, "table");
   return 0;
 }
 
@@ -147,6 +170,20 @@ void addRunCommand(CLI::App& app, int& exitCode) {
                   "Fix symbolic input dims: \"name:[d0,d1,...] other:[...]\"");
   cmd->add_option("--target", o->target, "Target string (running needs the host)")
       ->capture_default_str();
+  CLI::Option* profile = cmd->add_flag(
+      "--profile", o->profile,
+      "Time every kernel call and parallel-loop chunk of the timed runs (after a warm-up run) "
+      "and print a per-kernel table sorted by time");
+  cmd->add_option("--report", o->report,
+                  "With --profile: the per-kernel table as text (after the outputs), or as csv "
+                  "or json (the whole of stdout)")
+      ->check(CLI::IsMember({"table", "csv", "json"}))
+      ->capture_default_str()
+      ->needs(profile);
+  cmd->add_option("--trace", o->trace,
+                  "With --profile: write a Chrome trace (JSON) of the timed runs, one lane per "
+                  "thread, for Perfetto or chrome://tracing")
+      ->needs(profile);
   cmd->callback([o, &exitCode] {
     try {
       exitCode = runModel(*o);

@@ -36,8 +36,10 @@ KernelsPanel::KernelsPanel(QWidget* parent)
     : QWidget(parent), stack_(new QStackedWidget(this)),
       placeholder_(createPlaceholderLabel(QString(), this)), summary_(new QLabel(this)),
       table_(new QTableView(this)), codeTabs_(new QTabWidget(this)),
-      loopIr_(views::createCodeView(this)), llvmIr_(views::createCodeView(this)),
-      llvmIrOptimized_(views::createCodeView(this)), assembly_(views::createCodeView(this)),
+      loopIr_(views::createCodeView(this, views::CodeLanguage::LatheIr)),
+      llvmIr_(views::createCodeView(this, views::CodeLanguage::LlvmIr)),
+      llvmIrOptimized_(views::createCodeView(this, views::CodeLanguage::LlvmIr)),
+      assembly_(views::createCodeView(this, views::CodeLanguage::Assembly)),
       splitter_(new QSplitter(Qt::Horizontal, this)), model_(new KernelListModel(this)),
       proxy_(new QSortFilterProxyModel(this)) {
   proxy_->setSourceModel(model_);

@@ -22,8 +22,9 @@ int main(int argc, char** argv) {
                                QStringLiteral("[MODEL.onnx]"));
   const QCommandLineOption screenshot(
       QStringLiteral("screenshot"),
-      QStringLiteral("Open MODEL, save main_window.png, properties.png, passes.png and ir.png "
-                     "into DIR, and exit (works with QT_QPA_PLATFORM=offscreen)."),
+      QStringLiteral("Open MODEL, save main_window.png, graph.png, properties.png, passes.png, "
+                     "graph_after_pass.png, ir.png, kernels.png and main_window_code.png into "
+                     "DIR, and exit (works with QT_QPA_PLATFORM=offscreen)."),
       QStringLiteral("DIR"));
   parser.addOption(screenshot);
   parser.process(app);

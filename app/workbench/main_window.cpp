@@ -9,10 +9,13 @@
 #include "app/workbench/properties_panel.h"
 #include "app/workbench/recent_files.h"
 #include "views/common/code_view.h"
+#include "views/diff/changed_nodes.h"
+#include "views/graph/graph_view.h"
 
 #include <QAction>
 #include <QApplication>
 #include <QCloseEvent>
+#include <QComboBox>
 #include <QDateTime>
 #include <QDir>
 #include <QDockWidget>
@@ -27,18 +30,21 @@
 #include <QSettings>
 #include <QSplitter>
 #include <QStackedWidget>
+#include <QStandardItemModel>
 #include <QStatusBar>
 #include <QStyle>
-#include <QTabWidget>
 #include <QTextDocument>
+#include <QTimer>
 #include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <set>
 
 namespace lathe::workbench {
 namespace {
 
-constexpr int kLayoutVersion = 1;
+// 2: the graph became the central widget and every panel a dock.
+constexpr int kLayoutVersion = 2;
 const QString kModelFilter = QStringLiteral("ONNX models (*.onnx);;All files (*)");
 
 QString qs(const std::string& s) {
@@ -68,10 +74,18 @@ MainWindow::MainWindow(QWidget* parent)
   setWindowTitle(tr("Lathe"));
   setAcceptDrops(true);
   createCentralArea();
-  createLogDock();
+  createDocks();
   createStatusBar();
   createActions();
   resize(1400, 900);
+  // Dock sizes only stick once the window is laid out: on the first pass of the event loop,
+  // unless restoreSettings() brought back the user's own layout.
+  QTimer::singleShot(0, this, [this] {
+    if (layoutRestored_)
+      return;
+    resizeDocks({modelDock_, propertiesDock_}, {280, 360}, Qt::Horizontal);
+    resizeDocks({passesDock_}, {230}, Qt::Vertical);
+  });
 
   connect(loader_, &ModelLoader::progressChanged, this, [this](int percent, const QString& stage) {
     loadProgress_->setValue(percent);
@@ -85,6 +99,10 @@ MainWindow::MainWindow(QWidget* parent)
     log(tr("Cancelled opening %1").arg(QDir::toNativeSeparators(path)));
   });
   connect(compiler_, &ModelCompiler::compiled, this, &MainWindow::showKernels);
+  connect(compiler_, &ModelCompiler::stageChanged, this, [this](const QString& stage) {
+    compileStage_->setText(
+        tr("Compiling %1: %2\u2026").arg(QFileInfo(currentFile_).fileName(), stage));
+  });
   connect(compiler_, &ModelCompiler::failed, this, &MainWindow::showCompileFailure);
 }
 
@@ -108,9 +126,19 @@ void MainWindow::createActions() {
   quitAction_->setMenuRole(QAction::QuitRole);
   connect(quitAction_, &QAction::triggered, this, &QWidget::close);
 
-  findAction_ = new QAction(tr("&Find in Model\u2026"), this);
+  findAction_ = new QAction(s->standardIcon(QStyle::SP_FileDialogContentsView),
+                            tr("&Find in Graph\u2026"), this);
+  findAction_->setObjectName(QStringLiteral("findAction"));
   findAction_->setShortcut(QKeySequence::Find);
-  connect(findAction_, &QAction::triggered, browser_, &ModelBrowser::focusSearch);
+  findAction_->setToolTip(tr("Find a node by name or op type (%1)")
+                              .arg(findAction_->shortcut().toString(QKeySequence::NativeText)));
+  connect(findAction_, &QAction::triggered, graph_, &views::GraphView::focusSearch);
+  findInModelAction_ = new QAction(tr("Find in &Model Tree\u2026"), this);
+  findInModelAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_F));
+  connect(findInModelAction_, &QAction::triggered, this, [this] {
+    showPanel(Panel::Model);
+    browser_->focusSearch();
+  });
 
   compileAction_ = new QAction(s->standardIcon(QStyle::SP_MediaPlay), tr("&Compile"), this);
   compileAction_->setObjectName(QStringLiteral("compileAction"));
@@ -134,10 +162,36 @@ void MainWindow::createActions() {
 
   QMenu* edit = menuBar()->addMenu(tr("&Edit"));
   edit->addAction(findAction_);
+  edit->addAction(findInModelAction_);
 
   QMenu* build = menuBar()->addMenu(tr("&Build"));
   build->addAction(compileAction_);
 
+  createToolBar(recent);
+
+  // The graph's zoom actions work from anywhere in the window, not only inside the view.
+  for (QAction* action : {graph_->fitAction(), graph_->zoomInAction(), graph_->zoomOutAction()})
+    action->setShortcutContext(Qt::WindowShortcut);
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  view->addAction(graph_->fitAction());
+  view->addAction(graph_->zoomInAction());
+  view->addAction(graph_->zoomOutAction());
+  view->addSeparator();
+  for (QDockWidget* dock : {modelDock_, propertiesDock_, passesDock_, codeDock_, irDock_, logDock_})
+    view->addAction(dock->toggleViewAction());
+  view->addAction(findChild<QToolBar*>(QStringLiteral("mainToolBar"))->toggleViewAction());
+
+  QMenu* help = menuBar()->addMenu(tr("&Help"));
+  help->addAction(tr("&About Lathe"), this, [this] {
+    QMessageBox::about(this, tr("About Lathe"),
+                       tr("<b>Lathe %1</b><p>A workbench for an ML compiler: open an ONNX model "
+                          "and see its graph, its passes and the IR after each, and the code "
+                          "its kernels compile to.</p>")
+                           .arg(QApplication::applicationVersion()));
+  });
+}
+
+void MainWindow::createToolBar(QMenu* recent) {
   QToolBar* toolbar = addToolBar(tr("Main"));
   toolbar->setObjectName(QStringLiteral("mainToolBar"));
   toolbar->setMovable(false);
@@ -149,69 +203,60 @@ void MainWindow::createActions() {
   }
   toolbar->addAction(reloadAction_);
   toolbar->addSeparator();
+
+  targetPicker_ = new QComboBox(toolbar);
+  targetPicker_->setObjectName(QStringLiteral("targetPicker"));
+  targetPicker_->setToolTip(tr("Target to compile for"));
+  targetPicker_->setSizeAdjustPolicy(QComboBox::AdjustToContents);
+  auto* targets = new QStandardItemModel(targetPicker_);
+  for (const api::TargetSummary& target : api::knownTargets()) {
+    auto* item = new QStandardItem(qs(target.label));
+    item->setData(qs(target.text), Qt::UserRole);
+    item->setToolTip(QStringLiteral("%1\n%2").arg(qs(target.text), qs(target.description)));
+    if (!target.runsHere) {
+      // Cross targets are listed so the choice is visible, but code for them cannot run in
+      // this process: `lathe compile --target` builds bundles for them.
+      item->setEnabled(false);
+      item->setToolTip(item->toolTip() +
+                       tr("\nCross target: cannot run here; use lathe compile --target"));
+    }
+    targets->appendRow(item);
+  }
+  targetPicker_->setModel(targets);
+  toolbar->addWidget(targetPicker_);
   toolbar->addAction(compileAction_);
-
-  QMenu* view = menuBar()->addMenu(tr("&View"));
-  view->addAction(toolbar->toggleViewAction());
-  view->addAction(findChild<QDockWidget*>(QStringLiteral("logDock"))->toggleViewAction());
-
-  QMenu* help = menuBar()->addMenu(tr("&Help"));
-  help->addAction(tr("&About Lathe"), this, [this] {
-    QMessageBox::about(this, tr("About Lathe"),
-                       tr("<b>Lathe %1</b><p>A workbench for an ML compiler: open an ONNX model "
-                          "and see its graph, its passes and the IR after each.</p>")
-                           .arg(QApplication::applicationVersion()));
-  });
+  toolbar->addSeparator();
+  // Its own action: the graph's Fit action (Ctrl+0) keeps its shortcut and its place in the
+  // graph's bar.
+  QAction* fit = toolbar->addAction(style()->standardIcon(QStyle::SP_TitleBarNormalButton),
+                                    tr("Fit Graph"), graph_, &views::GraphView::fitToView);
+  fit->setToolTip(tr("Show the whole graph (%1)")
+                      .arg(graph_->fitAction()->shortcut().toString(QKeySequence::NativeText)));
+  toolbar->addAction(findAction_);
 }
 
 void MainWindow::createCentralArea() {
-  browser_ = new ModelBrowser(this);
-  browser_->setMinimumWidth(320);
-  properties_ = new PropertiesPanel(this);
-  passes_ = new PassesPanel(this);
-  kernels_ = new KernelsPanel(this);
-  kernels_->setObjectName(QStringLiteral("kernelsPanel"));
-  irView_ = views::createCodeView(this);
-  irView_->setObjectName(QStringLiteral("irView"));
-  irView_->setPlaceholderText(tr("The IR after the last pass appears here."));
-  irPage_ = new QWidget(this);
-  auto* irLayout = new QVBoxLayout(irPage_);
-  irLayout->setContentsMargins(6, 6, 6, 6);
-  irLayout->addWidget(irView_);
-
-  tabs_ = new QTabWidget(this);
-  tabs_->setObjectName(QStringLiteral("panelTabs"));
-  tabs_->setDocumentMode(true);
-  tabs_->addTab(properties_, tr("Properties"));
-  tabs_->addTab(passes_, tr("Passes"));
-  tabs_->addTab(irPage_, tr("IR"));
-  tabs_->addTab(kernels_, tr("Kernels"));
-  tabs_->setMinimumWidth(400);
-
-  splitter_ = new QSplitter(Qt::Horizontal, this);
-  splitter_->setObjectName(QStringLiteral("mainSplitter"));
-  splitter_->setChildrenCollapsible(false);
-  splitter_->addWidget(browser_);
-  splitter_->addWidget(tabs_);
-  splitter_->setStretchFactor(0, 2);
-  splitter_->setStretchFactor(1, 3);
-  splitter_->setSizes({640, 760});
-
-  connect(browser_, &ModelBrowser::nodeSelected, this, [this](int node) {
-    selectedNode_ = node;
-    properties_->setNode(
-        report_ ? std::shared_ptr<const api::GraphSnapshot>(report_, &report_->final) : nullptr,
-        node);
-    // With the Kernels tab in front, a node selects its kernel there; otherwise the node's
-    // properties come to the front.
-    if (tabs_->currentWidget() == kernels_)
-      syncKernelToNode();
-    else if (node >= 0)
-      showPanel(Panel::Properties);
-  });
-  connect(tabs_, &QTabWidget::currentChanged, this, [this] {
-    if (tabs_->currentWidget() == kernels_)
-      syncKernelToNode();
+  graph_ = new views::GraphView(this);
+  graphBanner_ = new QLabel(this);
+  graphBanner_->setObjectName(QStringLiteral("graphBanner"));
+  graphBanner_->setTextFormat(Qt::RichText);
+  graphBanner_->setContentsMargins(8, 4, 8, 4);
+  graphBanner_->setAutoFillBackground(true);
+  graphBanner_->setBackgroundRole(QPalette::ToolTipBase);
+  graphBanner_->setForegroundRole(QPalette::ToolTipText);
+  graphBanner_->hide();
+  connect(graphBanner_, &QLabel::linkActivated, this, &MainWindow::showFinalGraph);
+  auto* graphPage = new QWidget(this);
+  auto* graphLayout = new QVBoxLayout(graphPage);
+  graphLayout->setContentsMargins(0, 0, 0, 0);
+  graphLayout->setSpacing(0);
+  graphLayout->addWidget(graphBanner_);
+  graphLayout->addWidget(graph_, 1);
+  connect(graph_, &views::GraphView::nodeSelected, this, &MainWindow::onGraphNodeSelected);
+  connect(graph_, &views::GraphView::layoutFinished, this, [this](double milliseconds) {
+    const auto& shown = graph_->snapshot();
+    if (shown)
+      log(tr("Laid out the graph (%1 nodes) in %2").arg(shown->nodes.size()).arg(ms(milliseconds)));
   });
 
   auto* welcome = createPlaceholderLabel(
@@ -222,28 +267,59 @@ void MainWindow::createCentralArea() {
       this);
   welcome->setTextFormat(Qt::RichText);
 
-  // The splitter sits in a frame with a margin so the panels do not touch the window edge.
-  auto* work = new QWidget(this);
-  auto* workLayout = new QVBoxLayout(work);
-  workLayout->setContentsMargins(6, 6, 6, 0);
-  workLayout->addWidget(splitter_);
-
   centralStack_ = new QStackedWidget(this);
   centralStack_->addWidget(welcome);
-  centralStack_->addWidget(work);
+  centralStack_->addWidget(graphPage);
   setCentralWidget(centralStack_);
 }
 
-void MainWindow::createLogDock() {
+QDockWidget* MainWindow::addPanel(QWidget* panel, const QString& title, const QString& name,
+                                  Qt::DockWidgetArea area) {
+  auto* dock = new QDockWidget(title, this);
+  dock->setObjectName(name);
+  dock->setWidget(panel);
+  addDockWidget(area, dock);
+  return dock;
+}
+
+void MainWindow::createDocks() {
+  setDockOptions(AnimatedDocks | AllowTabbedDocks | AllowNestedDocks);
+  setTabPosition(Qt::AllDockWidgetAreas, QTabWidget::North);
+  browser_ = new ModelBrowser(this);
+  properties_ = new PropertiesPanel(this);
+  passes_ = new PassesPanel(this);
+  kernels_ = new KernelsPanel(this);
+  kernels_->setObjectName(QStringLiteral("kernelsPanel"));
+  irView_ = views::createCodeView(this, views::CodeLanguage::LatheIr);
+  irView_->setObjectName(QStringLiteral("irView"));
+  irView_->setPlaceholderText(tr("The IR after the last pass appears here."));
   logView_ = views::createCodeView(this);
   logView_->setObjectName(QStringLiteral("logView"));
   logView_->setMaximumBlockCount(5000);
   logView_->setFocusPolicy(Qt::ClickFocus); // a log is read, not typed into: skip it on Tab
-  auto* dock = new QDockWidget(tr("Log"), this);
-  dock->setObjectName(QStringLiteral("logDock"));
-  dock->setWidget(logView_);
-  addDockWidget(Qt::BottomDockWidgetArea, dock);
-  resizeDocks({dock}, {130}, Qt::Vertical);
+
+  // Tree on the left, details on the right, the wide text panels under the graph.
+  modelDock_ = addPanel(browser_, tr("Model"), QStringLiteral("modelDock"), Qt::LeftDockWidgetArea);
+  propertiesDock_ = addPanel(properties_, tr("Properties"), QStringLiteral("propertiesDock"),
+                             Qt::RightDockWidgetArea);
+  passesDock_ =
+      addPanel(passes_, tr("Passes"), QStringLiteral("passesDock"), Qt::BottomDockWidgetArea);
+  codeDock_ = addPanel(kernels_, tr("Code"), QStringLiteral("codeDock"), Qt::BottomDockWidgetArea);
+  irDock_ = addPanel(irView_, tr("IR"), QStringLiteral("irDock"), Qt::BottomDockWidgetArea);
+  logDock_ = addPanel(logView_, tr("Log"), QStringLiteral("logDock"), Qt::BottomDockWidgetArea);
+  tabifyDockWidget(passesDock_, codeDock_);
+  tabifyDockWidget(codeDock_, irDock_);
+  tabifyDockWidget(irDock_, logDock_);
+  passesDock_->raise();
+
+  connect(browser_, &ModelBrowser::nodeSelected, this, &MainWindow::onTreeNodeSelected);
+  connect(kernels_, &KernelsPanel::kernelSelected, this, &MainWindow::highlightKernel);
+  connect(passes_, &PassesPanel::passSelected, this, &MainWindow::showGraphAfterPass);
+  // Bringing Code to the front shows the kernel of the selected node.
+  connect(codeDock_, &QDockWidget::visibilityChanged, this, [this](bool visible) {
+    if (visible)
+      syncKernelToNode();
+  });
 }
 
 void MainWindow::createStatusBar() {
@@ -268,16 +344,24 @@ void MainWindow::createStatusBar() {
   compileProgress_->setRange(0, 0); // busy
   compileProgress_->setTextVisible(false);
   compileProgress_->setFixedWidth(120);
+  cancelCompileButton_ = new QToolButton(this);
+  cancelCompileButton_->setObjectName(QStringLiteral("cancelCompile"));
+  cancelCompileButton_->setText(tr("Cancel"));
+  cancelCompileButton_->setToolTip(tr("Stop waiting for the compile"));
+  cancelCompileButton_->setAutoRaise(true);
+  connect(cancelCompileButton_, &QToolButton::clicked, this, &MainWindow::cancelCompile);
 
   statusBar()->addWidget(modelInfo_, 1);
   statusBar()->addPermanentWidget(compileStage_);
   statusBar()->addPermanentWidget(compileProgress_);
+  statusBar()->addPermanentWidget(cancelCompileButton_);
   statusBar()->addPermanentWidget(loadStage_);
   statusBar()->addPermanentWidget(loadProgress_);
   statusBar()->addPermanentWidget(cancelButton_);
   clearLoading();
   compileStage_->hide();
   compileProgress_->hide();
+  cancelCompileButton_->hide();
 }
 
 void MainWindow::restoreSettings() {
@@ -285,8 +369,8 @@ void MainWindow::restoreSettings() {
   QSettings settings;
   settings.beginGroup(QStringLiteral("mainWindow"));
   restoreGeometry(settings.value(QStringLiteral("geometry")).toByteArray());
-  restoreState(settings.value(QStringLiteral("state")).toByteArray(), kLayoutVersion);
-  splitter_->restoreState(settings.value(QStringLiteral("splitter")).toByteArray());
+  layoutRestored_ =
+      restoreState(settings.value(QStringLiteral("state")).toByteArray(), kLayoutVersion);
   passes_->splitter()->restoreState(settings.value(QStringLiteral("passesSplitter")).toByteArray());
   kernels_->splitter()->restoreState(
       settings.value(QStringLiteral("kernelsSplitter")).toByteArray());
@@ -297,7 +381,6 @@ void MainWindow::saveLayout() const {
   settings.beginGroup(QStringLiteral("mainWindow"));
   settings.setValue(QStringLiteral("geometry"), saveGeometry());
   settings.setValue(QStringLiteral("state"), saveState(kLayoutVersion));
-  settings.setValue(QStringLiteral("splitter"), splitter_->saveState());
   settings.setValue(QStringLiteral("passesSplitter"), passes_->splitter()->saveState());
   settings.setValue(QStringLiteral("kernelsSplitter"), kernels_->splitter()->saveState());
 }
@@ -385,9 +468,15 @@ void MainWindow::showModel(const QString& path, std::shared_ptr<const api::Model
   const QString fileName = QFileInfo(path).fileName();
 
   // Aliasing pointers: the panels share the report instead of copying graphs and IR.
-  browser_->setSnapshot(std::shared_ptr<const api::GraphSnapshot>(report_, &r.final));
+  const std::shared_ptr<const api::GraphSnapshot> finalGraph(report_, &r.final);
+  browser_->setSnapshot(finalGraph);
+  graph_->setSnapshot(finalGraph);
+  graphPass_ = -1;
+  graphBanner_->hide();
   properties_->setNode(nullptr, -1);
-  passes_->setPasses(std::shared_ptr<const std::vector<api::PassRecord>>(report_, &r.passes));
+  passes_->setPasses(std::shared_ptr<const std::vector<api::PassRecord>>(report_, &r.passes),
+                     std::shared_ptr<const api::GraphSnapshot>(report_, &r.imported));
+  properties_->setSession(session_);
   irView_->setPlainText(qs(r.final.irText));
   kernels_->setReport(nullptr);
   centralStack_->setCurrentIndex(1);
@@ -448,10 +537,34 @@ void MainWindow::showErrorDialog(const QString& objectName, const QString& title
 bool MainWindow::compile() {
   if (!report_ || !session_ || compiler_->isCompiling())
     return false;
-  if (!compiler_->compile(session_, report_))
+  const QString targetText = target();
+  if (!compiler_->compile(session_, report_, targetText.toStdString()))
     return false;
-  log(tr("Compiling %1 for this machine").arg(QFileInfo(currentFile_).fileName()));
+  log(tr("Compiling %1 for %2").arg(QFileInfo(currentFile_).fileName(), targetText));
   setCompiling(true);
+  return true;
+}
+
+void MainWindow::cancelCompile() {
+  if (!compiler_->isCompiling())
+    return;
+  // The engine cannot stop a compile half-way: it runs to its end and its result is dropped.
+  compiler_->drop();
+  setCompiling(false);
+  log(tr("Cancelled compiling %1").arg(QFileInfo(currentFile_).fileName()));
+}
+
+QString MainWindow::target() const {
+  const QString text = targetPicker_->currentData(Qt::UserRole).toString();
+  return text.isEmpty() ? QStringLiteral("llvm") : text;
+}
+
+bool MainWindow::setTarget(const QString& target) {
+  const int index = targetPicker_->findData(target, Qt::UserRole);
+  const auto* model = qobject_cast<const QStandardItemModel*>(targetPicker_->model());
+  if (index < 0 || !model || !model->item(index)->isEnabled())
+    return false;
+  targetPicker_->setCurrentIndex(index);
   return true;
 }
 
@@ -468,6 +581,7 @@ void MainWindow::setCompiling(bool compiling) {
     compileStage_->setText(tr("Compiling %1\u2026").arg(QFileInfo(currentFile_).fileName()));
   compileStage_->setVisible(compiling);
   compileProgress_->setVisible(compiling);
+  cancelCompileButton_->setVisible(compiling);
   compileAction_->setEnabled(!compiling && session_ != nullptr);
   kernels_->setCompiling(compiling);
 }
@@ -485,8 +599,7 @@ void MainWindow::showKernels(const std::shared_ptr<const api::ModelReport>& mode
           .arg(r.kernels.size())
           .arg(ms(r.lowerMilliseconds), ms(r.codegenMilliseconds),
                QString::number(r.arenaBytes / 1024.0, 'f', 1)));
-  if (tabs_->currentWidget() == kernels_)
-    syncKernelToNode();
+  syncKernelToNode();
   emit compiled();
 }
 
@@ -517,6 +630,83 @@ void MainWindow::syncKernelToNode() {
   kernels_->selectKernelForNode(report_->final.nodes[selectedNode_].name);
 }
 
+void MainWindow::onTreeNodeSelected(int node) {
+  selectedNode_ = node;
+  const std::shared_ptr<const api::GraphSnapshot> finalGraph =
+      report_ ? std::shared_ptr<const api::GraphSnapshot>(report_, &report_->final) : nullptr;
+  properties_->setNode(finalGraph, node);
+  // The tree shows the final graph; the graph view may show a pass's graph, whose indices differ.
+  if (graphPass_ < 0)
+    graph_->selectNode(node);
+  syncKernelToNode();
+}
+
+void MainWindow::onGraphNodeSelected(int node) {
+  if (node < 0 || !report_)
+    return; // a click on empty space keeps what the panels show
+  if (graphPass_ < 0) {
+    browser_->selectNode(node); // the tree's nodeSelected updates everything else
+    return;
+  }
+  const auto& graph = report_->passes[graphPass_].graphAfter;
+  properties_->setNode(graph, node);
+  showPanel(Panel::Properties);
+}
+
+void MainWindow::highlightKernel(int kernel) {
+  const auto& compiled = kernels_->report();
+  if (!report_ || graphPass_ >= 0 || !compiled || kernel < 0 ||
+      kernel >= static_cast<int>(compiled->kernels.size())) {
+    if (graphPass_ < 0)
+      graph_->highlightNodes({});
+    return;
+  }
+  const std::set<std::string> names(compiled->kernels[kernel].nodes.begin(),
+                                    compiled->kernels[kernel].nodes.end());
+  std::vector<int> nodes;
+  for (int n = 0; n < static_cast<int>(report_->final.nodes.size()); ++n) {
+    if (names.count(report_->final.nodes[n].name))
+      nodes.push_back(n);
+  }
+  graph_->highlightNodes(std::move(nodes));
+}
+
+void MainWindow::showGraphAfterPass(int pass) {
+  if (!report_ || pass < 0 || pass >= static_cast<int>(report_->passes.size()))
+    return;
+  const api::PassRecord& record = report_->passes[pass];
+  if (!record.graphAfter)
+    return;
+  graphPass_ = pass;
+  graph_->setSnapshot(record.graphAfter);
+  // Outline the nodes this pass made or changed (the same rule as the Passes panel's count).
+  const views::NodeChanges changes = passes_->nodeChanges(pass);
+  std::vector<int> changed = changes.changed;
+  const int changedCount = static_cast<int>(changed.size());
+  if (!changed.empty())
+    graph_->revealNode(changed.front()); // open where the pass made its first change
+  graph_->highlightNodes(std::move(changed));
+  graphBanner_->setText(
+      tr("Showing the graph after pass %1 \u00b7 <b>%2</b> (%3 nodes, %4 new or changed, "
+         "outlined) \u2014 <a href=\"final\">Show final graph</a>")
+          .arg(pass + 1)
+          .arg(qs(record.name).toHtmlEscaped())
+          .arg(record.graphAfter->nodes.size())
+          .arg(changedCount)
+          .append(changes.removed > 0 ? tr(" · %1 removed").arg(changes.removed) : QString()));
+  graphBanner_->show();
+}
+
+void MainWindow::showFinalGraph() {
+  if (!report_)
+    return;
+  graphPass_ = -1;
+  graphBanner_->hide();
+  graph_->setSnapshot(std::shared_ptr<const api::GraphSnapshot>(report_, &report_->final));
+  graph_->selectNode(selectedNode_);
+  highlightKernel(kernels_->selectedKernel());
+}
+
 bool MainWindow::selectNode(int node) {
   return browser_->selectNode(node);
 }
@@ -527,20 +717,29 @@ bool MainWindow::selectPass(int pass) {
 }
 
 void MainWindow::showPanel(Panel panel) {
+  QDockWidget* dock = nullptr;
   switch (panel) {
+  case Panel::Model:
+    dock = modelDock_;
+    break;
   case Panel::Properties:
-    tabs_->setCurrentWidget(properties_);
-    return;
+    dock = propertiesDock_;
+    break;
   case Panel::Passes:
-    tabs_->setCurrentWidget(passes_);
-    return;
+    dock = passesDock_;
+    break;
   case Panel::Ir:
-    tabs_->setCurrentWidget(irPage_);
-    return;
+    dock = irDock_;
+    break;
   case Panel::Kernels:
-    tabs_->setCurrentWidget(kernels_);
-    return;
+    dock = codeDock_;
+    break;
+  case Panel::Log:
+    dock = logDock_;
+    break;
   }
+  dock->show();
+  dock->raise();
 }
 
 void MainWindow::log(const QString& line, LogLevel level) {

@@ -1,20 +1,25 @@
 #pragma once
-// The workbench window: model tree on the left; properties, passes and IR on the right; a
-// log dock; loading with progress and Cancel in the status bar; compiling for the host with
-// its kernels in a "Kernels" tab.
+// The workbench window: the laid-out graph in the middle; the model tree, properties,
+// passes, code (kernels), IR and log in dockable panels around it; loading and compiling with
+// progress and Cancel in the status bar.
 
 #include "engine/api/session.h"
 
 #include <QMainWindow>
 #include <memory>
 
+class QComboBox;
+class QDockWidget;
 class QLabel;
+class QMenu;
 class QPlainTextEdit;
 class QProgressBar;
-class QSplitter;
 class QStackedWidget;
-class QTabWidget;
 class QToolButton;
+
+namespace lathe::views {
+class GraphView;
+}
 
 namespace lathe::workbench {
 
@@ -30,7 +35,7 @@ class MainWindow : public QMainWindow {
   Q_OBJECT
 
 public:
-  enum class Panel { Properties, Passes, Ir, Kernels };
+  enum class Panel { Model, Properties, Passes, Ir, Kernels, Log };
 
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
@@ -48,20 +53,33 @@ public:
   QString currentFile() const { return currentFile_; }
   bool isLoading() const;
 
-  // Compiles the model on display for this machine in the background; compiled() or
-  // compileFailed() follows unless another model is shown first. False if there is no model
-  // or it is being compiled already.
+  // Compiles the model on display for the target picked in the toolbar (the host by default)
+  // in the background; compiled() or compileFailed() follows unless another model is shown
+  // first or the compile is cancelled. False if there is no model or it is being compiled
+  // already.
   bool compile();
+  // Stops waiting for the compile in flight; its result is dropped when it arrives.
+  void cancelCompile();
+  // The target string compile() uses; false if `target` is not offered or cannot run here.
+  QString target() const;
+  bool setTarget(const QString& target);
   bool isCompiling() const;
   // The kernels of the model on display; nullptr until it has been compiled.
   const std::shared_ptr<const api::CompileReport>& compileReport() const;
-  // Index into compileReport()->kernels; shows the Kernels tab.
+  // Index into compileReport()->kernels; shows the Code panel and outlines the kernel's nodes
+  // in the graph.
   bool selectKernel(int kernel);
 
-  // Index into report()->final.nodes; false if there is no such node.
+  // Index into report()->final.nodes; selects it in the tree, the graph and Properties, and
+  // its kernel in Code. False if there is no such node.
   bool selectNode(int node);
-  // Index into report()->passes; shows the Passes tab.
+  // Index into report()->passes; shows the Passes panel and the graph after that pass.
   bool selectPass(int pass);
+  // Shows the final graph again after selectPass().
+  void showFinalGraph();
+  // The pass whose graph the graph view shows; -1 for the final graph.
+  int graphPass() const { return graphPass_; }
+  views::GraphView* graphView() const { return graph_; }
   void showPanel(Panel panel);
 
 signals:
@@ -77,9 +95,16 @@ protected:
 
 private:
   void createActions();
+  void createToolBar(QMenu* recent);
   void createCentralArea();
-  void createLogDock();
+  void createDocks();
+  QDockWidget* addPanel(QWidget* panel, const QString& title, const QString& name,
+                        Qt::DockWidgetArea area);
   void createStatusBar();
+  void onTreeNodeSelected(int node);
+  void onGraphNodeSelected(int node);
+  void highlightKernel(int kernel);
+  void showGraphAfterPass(int pass);
   void chooseFile();
   void reload();
   void cancelLoad();
@@ -109,22 +134,31 @@ private:
   std::shared_ptr<const api::ModelReport> report_;
   QString currentFile_;
   bool persistSettings_ = false;
+  bool layoutRestored_ = false; // restoreSettings() found a saved layout of this version
 
   QAction* openAction_ = nullptr;
   QAction* reloadAction_ = nullptr;
   QAction* quitAction_ = nullptr;
   QAction* findAction_ = nullptr;
+  QAction* findInModelAction_ = nullptr;
   QAction* compileAction_ = nullptr;
+  QComboBox* targetPicker_ = nullptr;
 
   QStackedWidget* centralStack_ = nullptr;
-  QSplitter* splitter_ = nullptr;
+  views::GraphView* graph_ = nullptr;
+  QLabel* graphBanner_ = nullptr; // "showing the graph after pass X — Show final graph"
+  int graphPass_ = -1;
   ModelBrowser* browser_ = nullptr;
-  QTabWidget* tabs_ = nullptr;
+  QDockWidget* modelDock_ = nullptr;
+  QDockWidget* propertiesDock_ = nullptr;
+  QDockWidget* passesDock_ = nullptr;
+  QDockWidget* codeDock_ = nullptr;
+  QDockWidget* irDock_ = nullptr;
+  QDockWidget* logDock_ = nullptr;
   PropertiesPanel* properties_ = nullptr;
   PassesPanel* passes_ = nullptr;
   KernelsPanel* kernels_ = nullptr;
   QPlainTextEdit* irView_ = nullptr;
-  QWidget* irPage_ = nullptr; // irView_ with the margins the other tabs have
   QPlainTextEdit* logView_ = nullptr;
   QLabel* modelInfo_ = nullptr;
   QLabel* loadStage_ = nullptr;
@@ -132,6 +166,7 @@ private:
   QToolButton* cancelButton_ = nullptr;
   QLabel* compileStage_ = nullptr;
   QProgressBar* compileProgress_ = nullptr; // busy indicator: a compile reports no progress
+  QToolButton* cancelCompileButton_ = nullptr;
 };
 
 } // namespace lathe::workbench

@@ -4,6 +4,7 @@
 #include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 #include <exception>
+#include <functional>
 
 namespace lathe::workbench {
 namespace {
@@ -20,9 +21,13 @@ api::CompileResult internalFailure(const std::string& path, const std::string& r
 }
 
 api::CompileResult compileOnWorker(const std::shared_ptr<api::Session>& session,
-                                   const std::string& path) {
+                                   const std::string& path, const std::string& target,
+                                   const std::shared_ptr<std::atomic<bool>>& cancel,
+                                   const std::function<void(const api::Progress&)>& onProgress) {
   api::CompileOptions options;
-  options.target = "llvm"; // the host
+  options.target = target;
+  options.cancel = cancel.get(); // drop() sets it: the engine stops at its next stage
+  options.onProgress = onProgress;
   options.keepCode = true; // the Kernels tab shows LLVM IR and assembly
   // compile promises not to throw; if a bug makes it throw anyway, the window stays up.
   try {
@@ -40,11 +45,14 @@ ModelCompiler::ModelCompiler(QObject* parent) : QObject(parent) {}
 
 ModelCompiler::~ModelCompiler() {
   for (const auto& job : jobs_)
+    job->cancel->store(true); // nobody will see the results: stop as soon as possible
+  for (const auto& job : jobs_)
     job->watcher->waitForFinished();
 }
 
 bool ModelCompiler::compile(std::shared_ptr<api::Session> session,
-                            std::shared_ptr<const api::ModelReport> model) {
+                            std::shared_ptr<const api::ModelReport> model,
+                            const std::string& target) {
   if (!session || !model)
     return false;
   for (const auto& job : jobs_) {
@@ -57,16 +65,31 @@ bool ModelCompiler::compile(std::shared_ptr<api::Session> session,
   job->model = std::move(model);
   job->watcher = new QFutureWatcher<api::CompileResult>(this);
   const quint64 id = job->id;
+  job->cancel = std::make_shared<std::atomic<bool>>(false);
+  // Called on the worker: the stage crosses to the GUI thread as a queued call, which Qt
+  // discards if the compiler is gone by then.
+  auto onProgress = [this, id](const api::Progress& progress) {
+    QMetaObject::invokeMethod(
+        this,
+        [this, id, stage = QString::fromStdString(progress.stage)] {
+          if (current_ && current_->id == id)
+            emit stageChanged(stage);
+        },
+        Qt::QueuedConnection);
+  };
   connect(job->watcher, &QFutureWatcherBase::finished, this, [this, id] { finish(id); });
   // The worker gets its own reference: the Session lives until the compile is done even if
   // the window has moved on to another model.
-  job->watcher->setFuture(QtConcurrent::run(compileOnWorker, job->session, job->model->path));
+  job->watcher->setFuture(QtConcurrent::run(compileOnWorker, job->session, job->model->path, target,
+                                            job->cancel, onProgress));
   current_ = job.get();
   jobs_.push_back(std::move(job));
   return true;
 }
 
 void ModelCompiler::drop() {
+  if (current_)
+    current_->cancel->store(true);
   current_ = nullptr;
 }
 

@@ -6,7 +6,9 @@
 #include "engine/api/session.h"
 
 #include <QObject>
+#include <atomic>
 #include <memory>
+#include <string>
 #include <vector>
 
 template <typename T>
@@ -22,17 +24,21 @@ public:
   // Waits for the workers, so none outlives the compiler.
   ~ModelCompiler() override;
 
-  // Starts compiling the model `session` holds, keeping the code of every kernel. `model`
+  // Starts compiling the model `session` holds for `target` (a target string that runs
+  // here), keeping the code of every kernel. `model`
   // comes back with the result so the caller can tell whether it is still the one on
   // display. Refuses (false) while a job on the same Session is in flight: a Session
   // serves one thread at a time.
-  bool compile(std::shared_ptr<api::Session> session,
-               std::shared_ptr<const api::ModelReport> model);
-  // Forgets the job in flight: nothing arrives for it.
+  bool compile(std::shared_ptr<api::Session> session, std::shared_ptr<const api::ModelReport> model,
+               const std::string& target = "llvm");
+  // Forgets the job in flight: nothing arrives for it, and the engine is asked to stop it at
+  // its next stage (code generation itself runs to its end).
   void drop();
   bool isCompiling() const { return current_ != nullptr; }
 
 signals:
+  // The stage the current job reached ("lowering", "generating code", ...).
+  void stageChanged(const QString& stage);
   void compiled(std::shared_ptr<const lathe::api::ModelReport> model,
                 std::shared_ptr<const lathe::api::CompileReport> report);
   void failed(std::shared_ptr<const lathe::api::ModelReport> model,
@@ -43,6 +49,7 @@ private:
     quint64 id = 0;
     std::shared_ptr<api::Session> session;
     std::shared_ptr<const api::ModelReport> model;
+    std::shared_ptr<std::atomic<bool>> cancel;             // read by the worker
     QFutureWatcher<api::CompileResult>* watcher = nullptr; // child of the compiler
   };
 

@@ -1,17 +1,19 @@
 #include "app/workbench/passes_panel.h"
 
 #include "views/common/code_view.h"
+#include "views/diff/ir_diff_view.h"
 #include "views/models/pass_list_model.h"
 
 #include <QCheckBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
-#include <QPlainTextEdit>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
+#include <QStackedWidget>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace lathe::workbench {
 
@@ -19,9 +21,13 @@ using views::PassListModel;
 
 PassesPanel::PassesPanel(QWidget* parent)
     : QWidget(parent), hideUnchanged_(new QCheckBox(tr("Hide unchanged passes"), this)),
-      summary_(new QLabel(this)), table_(new QTableView(this)), irTitle_(new QLabel(this)),
-      irView_(views::createCodeView(this)), splitter_(new QSplitter(Qt::Vertical, this)),
-      model_(new PassListModel(this)), proxy_(new QSortFilterProxyModel(this)) {
+      summary_(new QLabel(this)), table_(new QTableView(this)),
+      showDiff_(new QCheckBox(tr("Side by side diff"), this)), irTitle_(new QLabel(this)),
+      description_(new QLabel(this)), irStack_(new QStackedWidget(this)),
+      diff_(new views::IrDiffView(this)),
+      irView_(views::createCodeView(this, views::CodeLanguage::LatheIr)),
+      splitter_(new QSplitter(Qt::Vertical, this)), model_(new PassListModel(this)),
+      proxy_(new QSortFilterProxyModel(this)) {
   proxy_->setSourceModel(model_);
   proxy_->setSortRole(PassListModel::SortRole);
   proxy_->setFilterRole(PassListModel::ChangedRole);
@@ -61,9 +67,23 @@ PassesPanel::PassesPanel(QWidget* parent)
 
   irTitle_->setObjectName(QStringLiteral("passIrTitle"));
   irTitle_->setTextFormat(Qt::RichText);
-  irTitle_->setWordWrap(true);
+  description_->setObjectName(QStringLiteral("passDescription"));
+  description_->setWordWrap(true);
+  description_->setForegroundRole(QPalette::PlaceholderText);
   irView_->setObjectName(QStringLiteral("passIrView"));
   irView_->setPlaceholderText(tr("Select a pass to see the IR after it."));
+  diff_->setObjectName(QStringLiteral("passDiffView"));
+  diff_->setPlaceholderText(tr("Select a pass to see what it changed."));
+  irStack_->addWidget(diff_);
+  irStack_->addWidget(irView_);
+  showDiff_->setObjectName(QStringLiteral("showPassDiff"));
+  showDiff_->setToolTip(tr("IR before and after the pass with the changes highlighted, or "
+                           "the IR after it alone"));
+  showDiff_->setChecked(true);
+  connect(showDiff_, &QCheckBox::toggled, this, [this](bool diff) {
+    irStack_->setCurrentWidget(diff ? static_cast<QWidget*>(diff_) : irView_);
+    showIr(shown_); // the diff is computed only while it is on display
+  });
 
   auto* top = new QWidget(this);
   auto* topLayout = new QVBoxLayout(top);
@@ -78,8 +98,12 @@ PassesPanel::PassesPanel(QWidget* parent)
   auto* bottom = new QWidget(this);
   auto* bottomLayout = new QVBoxLayout(bottom);
   bottomLayout->setContentsMargins(0, 4, 0, 0);
-  bottomLayout->addWidget(irTitle_);
-  bottomLayout->addWidget(irView_, 1);
+  auto* titleRow = new QHBoxLayout;
+  titleRow->addWidget(irTitle_, 1);
+  titleRow->addWidget(showDiff_);
+  bottomLayout->addLayout(titleRow);
+  bottomLayout->addWidget(description_);
+  bottomLayout->addWidget(irStack_, 1);
 
   splitter_->setObjectName(QStringLiteral("passesSplitter"));
   splitter_->setChildrenCollapsible(false);
@@ -94,7 +118,28 @@ PassesPanel::PassesPanel(QWidget* parent)
   showPass(-1);
 }
 
-void PassesPanel::setPasses(std::shared_ptr<const std::vector<api::PassRecord>> passes) {
+// A short dock keeps its rows for the IR: the description is then only the title's tooltip.
+void PassesPanel::updateDescription() {
+  description_->setVisible(!description_->text().isEmpty() && height() >= 360);
+}
+
+void PassesPanel::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  updateDescription();
+  // In a wide, short dock the list goes beside the diff, which needs the height more than
+  // the width; in a tall one it goes above.
+  const Qt::Orientation wanted = width() > 2 * height() ? Qt::Horizontal : Qt::Vertical;
+  if (splitter_->orientation() == wanted)
+    return;
+  splitter_->setOrientation(wanted);
+  const int list = wanted == Qt::Horizontal ? std::min(width() / 3, 380) : height() * 2 / 5;
+  const int total = wanted == Qt::Horizontal ? width() : height();
+  splitter_->setSizes({list, total - list});
+}
+
+void PassesPanel::setPasses(std::shared_ptr<const std::vector<api::PassRecord>> passes,
+                            std::shared_ptr<const api::GraphSnapshot> imported) {
+  imported_ = std::move(imported);
   model_->setPasses(std::move(passes));
   updateSummary();
   showPass(-1);
@@ -124,23 +169,61 @@ bool PassesPanel::selectPass(int pass) {
   return true;
 }
 
+void PassesPanel::setShowDiff(bool diff) {
+  showDiff_->setChecked(diff);
+}
+
+views::NodeChanges PassesPanel::nodeChanges(int pass) const {
+  const api::PassRecord* p = model_->pass(pass);
+  if (!p || !p->graphAfter)
+    return {};
+  const api::PassRecord* previous = model_->pass(pass - 1);
+  const api::GraphSnapshot* before =
+      previous ? previous->graphAfter.get() : (pass == 0 ? imported_.get() : nullptr);
+  if (!before)
+    return {};
+  return views::changedNodes(*before, *p->graphAfter);
+}
+
 void PassesPanel::showPass(int pass) {
   const api::PassRecord* p = model_->pass(pass);
+  shown_ = p ? pass : -1;
   if (!p) {
-    irTitle_->setText(tr("IR after the selected pass"));
+    irTitle_->setText(tr("IR before and after the selected pass"));
+    description_->clear();
+  } else {
+    QString title = tr("<b>%1</b> \u00b7 %2 \u00b7 %3 ms")
+                        .arg(QString::fromStdString(p->name).toHtmlEscaped(),
+                             p->changed ? tr("changed the graph") : tr("no change"),
+                             QString::number(p->milliseconds, 'f', 2));
+    const views::NodeChanges nodes = nodeChanges(pass);
+    if (!nodes.changed.empty() || nodes.removed > 0)
+      title += tr(" \u00b7 %1 nodes new or changed, %2 removed")
+                   .arg(nodes.changed.size())
+                   .arg(nodes.removed);
+    irTitle_->setText(title);
+    description_->setText(QString::fromStdString(p->description));
+  }
+  irTitle_->setToolTip(description_->text());
+  updateDescription();
+  showIr(shown_);
+  emit passSelected(shown_);
+}
+
+// The IR of the pass on display, in the view that is on display: the diff is computed
+// only while it is visible. irView_ always holds the IR after the pass.
+void PassesPanel::showIr(int pass) {
+  const api::PassRecord* p = model_->pass(pass);
+  if (!p) {
     irView_->clear();
-    emit passSelected(-1);
+    diff_->clear();
     return;
   }
-  QString title = tr("IR after <b>%1</b> \u00b7 %2 \u00b7 %3 ms")
-                      .arg(QString::fromStdString(p->name).toHtmlEscaped(),
-                           p->changed ? tr("changed the graph") : tr("no change"),
-                           QString::number(p->milliseconds, 'f', 2));
-  if (!p->description.empty())
-    title += QStringLiteral(" \u2014 ") + QString::fromStdString(p->description).toHtmlEscaped();
-  irTitle_->setText(title);
   irView_->setPlainText(QString::fromStdString(p->irAfter));
-  emit passSelected(pass);
+  if (showDiff_->isChecked())
+    diff_->setTexts(p->irBefore, p->irAfter);
+  else
+    diff_->clear();
 }
 
 } // namespace lathe::workbench

@@ -2,11 +2,12 @@
 
 #include "app/workbench/kernels_panel.h"
 #include "app/workbench/main_window.h"
+#include "views/graph/graph_view.h"
 
 #include <QApplication>
 #include <QDir>
+#include <QDockWidget>
 #include <QPixmap>
-#include <QTabWidget>
 #include <QTimer>
 #include <cstdio>
 
@@ -51,7 +52,7 @@ void settle() {
 ScreenshotSession::ScreenshotSession(MainWindow* window, QString directory, QObject* parent)
     : QObject(parent), window_(window), directory_(std::move(directory)) {
   connect(window_, &MainWindow::modelLoaded, this,
-          [this] { QTimer::singleShot(0, this, &ScreenshotSession::capture); });
+          [this] { afterLayout(&ScreenshotSession::capture); });
   connect(window_, &MainWindow::compiled, this,
           [this] { QTimer::singleShot(0, this, &ScreenshotSession::captureKernels); });
   const auto fail = [](const QString& message) {
@@ -73,6 +74,23 @@ bool ScreenshotSession::save(QWidget* widget, const QString& fileName) {
   return true;
 }
 
+void ScreenshotSession::afterLayout(void (ScreenshotSession::*next)()) {
+  views::GraphView* graph = window_->graphView();
+  if (!graph->isLayingOut()) {
+    QTimer::singleShot(0, this, next);
+    return;
+  }
+  auto connection = std::make_shared<QMetaObject::Connection>();
+  *connection = connect(graph, &views::GraphView::layoutFinished, this, [this, connection, next] {
+    disconnect(*connection);
+    QTimer::singleShot(0, this, next);
+  });
+}
+
+QWidget* ScreenshotSession::dock(const char* name) const {
+  return window_->findChild<QDockWidget*>(QString::fromLatin1(name));
+}
+
 void ScreenshotSession::capture() {
   if (!QDir().mkpath(directory_)) {
     std::fprintf(stderr, "lathe-workbench: cannot create %s\n", qPrintable(directory_));
@@ -80,20 +98,24 @@ void ScreenshotSession::capture() {
     return;
   }
   const api::ModelReport& report = *window_->report();
-  auto* tabs = window_->findChild<QTabWidget*>(QStringLiteral("panelTabs"));
-
   window_->selectNode(firstConvLikeNode(report.final));
   window_->showPanel(MainWindow::Panel::Properties);
-  bool ok = save(window_, QStringLiteral("main_window.png"));
-  ok = save(tabs, QStringLiteral("properties.png")) && ok;
+  ok_ = save(window_, QStringLiteral("main_window.png"));
+  ok_ = save(window_->graphView(), QStringLiteral("graph.png")) && ok_;
+  ok_ = save(dock("propertiesDock"), QStringLiteral("properties.png")) && ok_;
 
   window_->selectPass(firstChangedPass(report.passes));
-  ok = save(tabs, QStringLiteral("passes.png")) && ok;
+  afterLayout(&ScreenshotSession::capturePass);
+}
 
+void ScreenshotSession::capturePass() {
+  ok_ = save(dock("passesDock"), QStringLiteral("passes.png")) && ok_;
+  ok_ = save(window_->centralWidget(), QStringLiteral("graph_after_pass.png")) && ok_;
+  window_->showFinalGraph();
   window_->showPanel(MainWindow::Panel::Ir);
-  ok = save(tabs, QStringLiteral("ir.png")) && ok;
+  ok_ = save(dock("irDock"), QStringLiteral("ir.png")) && ok_;
   std::fflush(stdout);
-  if (!ok || !window_->compile()) {
+  if (!ok_ || !window_->compile()) {
     QApplication::exit(1);
     return;
   }
@@ -101,13 +123,13 @@ void ScreenshotSession::capture() {
 }
 
 void ScreenshotSession::captureKernels() {
-  auto* tabs = window_->findChild<QTabWidget*>(QStringLiteral("panelTabs"));
   auto* kernels = window_->findChild<KernelsPanel*>();
   window_->selectKernel(firstFusedKernel(*window_->compileReport()));
   kernels->showCode(KernelsPanel::Code::LoopIr);
-  const bool ok = save(tabs, QStringLiteral("kernels.png"));
+  bool ok = save(dock("codeDock"), QStringLiteral("kernels.png"));
+  ok = save(window_, QStringLiteral("main_window_code.png")) && ok;
   std::fflush(stdout);
-  QApplication::exit(ok ? 0 : 1);
+  QApplication::exit(ok && ok_ ? 0 : 1);
 }
 
 } // namespace lathe::workbench

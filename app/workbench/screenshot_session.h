@@ -1,7 +1,8 @@
 #pragma once
-// `lathe-workbench MODEL --screenshot DIR`: open the model, save a PNG of the window and of
-// each tab, compile it and save the Kernels tab, then quit. Used for docs and to review the look
-// without a display.
+// `lathe-workbench MODEL --screenshot DIR`: open the model, wait for the graph's layout, save
+// a PNG of the window, the graph and each panel (and the graph after the first pass that
+// changed something), compile it and save the Code panel, then quit. Used for docs and to review
+// the look without a display.
 
 #include <QObject>
 #include <QString>
@@ -19,12 +20,17 @@ public:
   ScreenshotSession(MainWindow* window, QString directory, QObject* parent = nullptr);
 
 private:
+  // Calls `next` once the graph view has shown its layout.
+  void afterLayout(void (ScreenshotSession::*next)());
   void capture();
+  void capturePass();
   void captureKernels();
   bool save(QWidget* widget, const QString& fileName);
+  QWidget* dock(const char* name) const;
 
   MainWindow* window_;
   QString directory_;
+  bool ok_ = true; // every PNG so far was written
 };
 
 } // namespace lathe::workbench

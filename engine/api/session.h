@@ -114,6 +114,18 @@ struct OpenResult {
   bool ok() const { return report != nullptr; }
 };
 
+// Value statistics of one constant (a weight), for the Properties histogram.
+struct ConstantStats {
+  std::string name, dtype;
+  std::vector<std::int64_t> shape;
+  std::int64_t count = 0;     // elements
+  std::int64_t nonFinite = 0; // NaN and infinite elements, left out of everything below
+  double min = 0, max = 0, mean = 0, std = 0; // std: population standard deviation
+  // Equal-width bins over [min, max]; the last bin includes max. All values fall in one
+  // bin when min == max.
+  std::vector<std::uint64_t> histogram;
+};
+
 // Names and descriptions of the default pipeline's passes, in order.
 struct PassInfoSummary {
   std::string name, description;
@@ -127,6 +139,15 @@ struct OpInfoSummary {
   std::string inputs, outputs; // arity: "1", "2 to 3", "1 or more"
 };
 std::vector<OpInfoSummary> knownOps();
+
+// Targets the workbench offers in its picker, host variants first.
+struct TargetSummary {
+  std::string label;       // "x86-64-v3 (this machine, AVX2)", "AArch64 Linux"
+  std::string text;        // a target string for CompileOptions::target
+  std::string description; // one line
+  bool runsHere = false;   // code for it can run in this process (host triple)
+};
+std::vector<TargetSummary> knownTargets();
 
 struct CompileOptions {
   std::string target = "llvm"; // a target string; running needs the host
@@ -174,6 +195,9 @@ struct RunOptions {
   std::string outputsNpz; // write the outputs here when set
   int repeat = 1;         // timed runs (after one warm-up run when repeat > 1)
   int topK = 0;           // top-k entries per output in the summary
+  // Record per-kernel and per-thread times of the timed runs (RunReport::profile); adds a
+  // warm-up run also when repeat is 1, and measures this machine's peak FLOP/s once.
+  bool profile = false;
 };
 
 struct OutputSummary {
@@ -183,12 +207,60 @@ struct OutputSummary {
   std::vector<std::pair<std::int64_t, double>> top; // (flat index, value), largest first
 };
 
+// One kernel's line in the profile, summed over its calls in every timed run.
+struct KernelProfileRow {
+  std::string kernel;
+  std::vector<std::string> nodes; // ONNX nodes it computes
+  std::int64_t calls = 0;
+  double totalMs = 0, meanMs = 0;
+  double percent = 0;        // of the time of all kernels
+  double flopsPerCall = 0;   // 0 when unknown (only Conv, ConvTranspose, MatMul, Gemm count)
+  double gflops = -1;        // negative when unknown
+  double percentOfPeak = -1; // negative when unknown
+};
+
+// One bar of the timeline: a whole kernel call on the calling thread (thread 0), or one
+// chunk of a parallel loop inside it on the pool thread that ran it.
+struct TraceEvent {
+  std::string kernel; // empty for a chunk outside every call
+  int call = -1;      // index into RunProfile::calls
+  int run = 0;        // timed run
+  int thread = 0;     // 0: the calling thread; i > 0: pool worker i
+  bool chunk = false;
+  double startUs = 0, durationUs = 0; // from the start of the first timed run
+};
+
+struct RunProfile {
+  struct Call {
+    std::string kernel;
+    std::vector<std::string> nodes;
+    double flops = 0; // per call; 0 when unknown
+  };
+  std::vector<Call> calls;             // the plan's calls, in order
+  std::vector<KernelProfileRow> rows;  // by total time, largest first
+  std::vector<TraceEvent> events;      // calls in time order, then chunks by thread
+  std::vector<std::pair<double, double>> runsUs; // (start, duration) of each timed run
+  int threads = 0;
+  double peakGflops = 0; // measured (FMA microbenchmark); 0 when unknown
+  std::string peakIsa;   // "avx512", "avx2" or "scalar"
+  std::size_t droppedEvents = 0;
+};
+
 struct RunReport {
   std::vector<OutputSummary> outputs;
   std::vector<double> latenciesMs; // one per timed run
   double meanMs = 0, medianMs = 0, minMs = 0, maxMs = 0, stdMs = 0;
   int threads = 0;
+  std::optional<RunProfile> profile; // with RunOptions::profile
 };
+
+// A run's profile as "table" (aligned text, units in the headers), "csv" or "json";
+// maxRows > 0 limits the table. Empty when the run was not profiled.
+std::string formatProfile(const RunReport& report, const std::string& format,
+                          std::size_t maxRows = 0);
+// A run's profile as a Chrome trace (Trace Event Format JSON) for Perfetto or
+// chrome://tracing. Empty when the run was not profiled.
+std::string profileChromeTrace(const RunReport& report);
 
 struct RunResult {
   std::shared_ptr<const RunReport> report;
@@ -226,6 +298,11 @@ public:
   CompileResult compile(const CompileOptions& options = {});
   // Runs the compiled model (compiling for the host first if needed).
   RunResult run(const RunOptions& options = {});
+
+  // Statistics of the constant named `valueName` in the open model's final graph (after
+  // the pipeline), values converted to double; nullopt if there is no such constant or its
+  // bytes are not loaded. Reads only: may run on a worker while compile() runs on another.
+  std::optional<ConstantStats> constantStats(const std::string& valueName, int bins = 64) const;
 
 private:
   friend BackendTestResult runBackendTest(const std::string&, double, double);

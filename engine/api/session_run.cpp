@@ -1,10 +1,14 @@
 // Session::compile, Session::run and the ONNX backend-test runner.
 #include "engine/api/bundle_io.h"
 #include "engine/api/fold_constant_subgraphs.h"
+#include "engine/api/kernel_flops.h"
+#include "engine/api/profile_report.h"
 #include "engine/api/session_state.h"
 #include "engine/frontend/onnx/tensor_file.h"
 #include "engine/loop_ir/ir_printer.h"
 #include "engine/lowering/lower_graph.h"
+#include "engine/profiler/peak_flops.h"
+#include "engine/profiler/profiler.h"
 #include "engine/runtime/memory_plan.h"
 #include "engine/runtime/npy.h"
 #include "engine/runtime/timing_stats.h"
@@ -174,6 +178,28 @@ void requireStaticInputs(const graph::Graph& g) {
                                         "; fix them with --input-shapes \"" + example + "\"");
 }
 
+// Kernel, ONNX nodes and FLOP estimate of each call of the compiled model's plan.
+std::vector<profiler::CallInfo> describeCalls(const CompiledModel& compiled,
+                                              const graph::Graph* graph) {
+  const auto& planCalls = compiled.executor->plan().calls;
+  std::vector<std::vector<std::string>> nodes(planCalls.size());
+  if (compiled.lowered.calls.size() == planCalls.size()) {
+    for (std::size_t c = 0; c < planCalls.size(); ++c)
+      nodes[c] = compiled.lowered.calls[c].nodes;
+  } else if (compiled.bundle && compiled.bundle->manifest.calls.size() == planCalls.size()) {
+    for (std::size_t c = 0; c < planCalls.size(); ++c)
+      nodes[c] = compiled.bundle->manifest.calls[c].nodes;
+  }
+  // A bundle carries no graph: its kernels' FLOPs stay unknown.
+  std::vector<double> flops(planCalls.size(), 0.0);
+  if (graph && compiled.lowered.calls.size() == planCalls.size())
+    flops = estimateCallFlops(*graph, nodes);
+  std::vector<profiler::CallInfo> calls;
+  for (std::size_t c = 0; c < planCalls.size(); ++c)
+    calls.push_back({planCalls[c].kernel, std::move(nodes[c]), flops[c]});
+  return calls;
+}
+
 } // namespace
 
 CompileResult Session::compile(const CompileOptions& options) {
@@ -325,13 +351,33 @@ RunResult Session::run(const RunOptions& options) {
     report->threads = exec.threads();
     std::vector<runtime::Tensor> outputs;
     const int repeat = std::max(1, options.repeat);
-    if (repeat > 1)
-      outputs = exec.run(inputs); // warm-up
+    std::optional<profiler::Profiler> recorder;
+    if (options.profile)
+      recorder.emplace(*exec.pool(), plan.calls.size(), repeat);
+    runtime::CallObserver* observer = recorder ? &*recorder : nullptr;
+    if (repeat > 1 || recorder) { // warm-up; with profiling it sizes the event buffers
+      if (recorder)
+        recorder->beginRun();
+      outputs = exec.run(inputs, observer);
+      if (recorder) {
+        recorder->endRun();
+        recorder->resetForRuns(repeat);
+      }
+    }
     for (int r = 0; r < repeat; ++r) {
       Stopwatch watch;
-      outputs = exec.run(inputs);
+      if (recorder)
+        recorder->beginRun();
+      outputs = exec.run(inputs, observer);
+      if (recorder)
+        recorder->endRun();
       report->latenciesMs.push_back(watch.elapsedMs());
     }
+    if (recorder)
+      report->profile = toRunProfile(recorder->finish(describeCalls(*state_->compiled,
+                                                                    state_->graph.get())),
+                                     profiler::measurePeakGflops(exec.threads()),
+                                     profiler::peakFlopsIsa());
     const runtime::TimingStats stats = runtime::computeTimingStats(report->latenciesMs);
     report->meanMs = stats.mean;
     report->medianMs = stats.median;

@@ -1,5 +1,7 @@
 #include "engine/runtime/thread_pool.h"
 
+#include "engine/support/diagnostics.h"
+
 #include <algorithm>
 #include <utility>
 
@@ -93,12 +95,22 @@ void ThreadPool::workerLoop(Worker& self, int index) {
 void ThreadPool::runChunk(int index) noexcept {
   const std::int64_t begin = chunkBegin(n_, chunks_, index);
   const std::int64_t end = chunkBegin(n_, chunks_, index + 1);
+  ChunkRecorder* const recorder = loopRecorder_;
+  const std::int64_t startNs = recorder ? steadyNowNs() : 0;
   try {
     body_(begin, end, closure_);
   } catch (...) {
     if (!failed_.exchange(true, std::memory_order_relaxed))
       error_ = std::current_exception();
   }
+  if (recorder)
+    recorder->record(index, {startNs, steadyNowNs(), begin, end});
+}
+
+void ThreadPool::setChunkRecorder(ChunkRecorder* recorder) {
+  LATHE_CHECK(!recorder || recorder->threads() >= threadCount_,
+              "a chunk recorder needs a lane per pool thread");
+  recorder_.store(recorder, std::memory_order_relaxed);
 }
 
 void ThreadPool::parallelFor(std::int64_t n, RangeFn body, void* closure) {
@@ -117,6 +129,8 @@ void ThreadPool::parallelFor(std::int64_t n, RangeFn body, void* closure) {
   chunks_ = chunks;
   body_ = body;
   closure_ = closure;
+  // Published to the workers with the loop by the start semaphores below.
+  loopRecorder_ = recorder_.load(std::memory_order_relaxed);
   failed_.store(false, std::memory_order_relaxed);
   error_ = nullptr;
   pending_.store(chunks - 1, std::memory_order_relaxed);

@@ -14,6 +14,7 @@
 //    loops that already loaded the old pool keep using it, so the old pool must outlive
 //    them. The executor sets it once (ScopedCurrentThreadPool) around running a module.
 
+#include "engine/runtime/chunk_recorder.h"
 #include "engine/runtime/runtime_abi.h"
 
 #include <atomic>
@@ -63,6 +64,12 @@ public:
         const_cast<void*>(static_cast<const void*>(std::addressof(fn))));
   }
 
+  // Records the start and end of every chunk of the loops submitted after this call, chunk
+  // i in lane i (null stops). Loops that run serially (one thread, n == 1, nested) are not
+  // recorded. The recorder needs threadCount() lanes and must outlive the loops using it.
+  // Off, the cost is one relaxed load per loop and one branch per chunk.
+  void setChunkRecorder(ChunkRecorder* recorder);
+
 private:
   struct Worker {
     std::binary_semaphore start{0};
@@ -82,12 +89,14 @@ private:
   int chunks_ = 0;
   RangeFn body_ = nullptr;
   void* closure_ = nullptr;
+  ChunkRecorder* loopRecorder_ = nullptr; // recorder_ as the loop in flight saw it
 
   std::atomic<int> pending_{0}; // workers that have not finished their chunk
   std::binary_semaphore done_{0};
   std::atomic<bool> failed_{false};
   std::exception_ptr error_; // written once per loop, by whoever sets failed_ first
   bool stopping_ = false;
+  std::atomic<ChunkRecorder*> recorder_{nullptr};
 };
 
 // True while this thread runs a chunk of some pool's parallelFor (where nested loops

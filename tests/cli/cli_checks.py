@@ -352,6 +352,71 @@ def check_control_flow(lathe, models):
     expect(rc == 1 and "control flow" in err and "Loop" in err, "bundles refuse control flow", err)
 
 
+def check_profile(lathe, models):
+    """--profile: the per-kernel table, CSV, JSON and a Chrome trace of the timed runs."""
+    import csv
+    import io
+    import os
+    import tempfile
+    work = tempfile.mkdtemp(prefix="lathe_cli_")
+    model = f"{models}/sample_cnn.onnx"
+    base = ["run", model, "--threads", "2", "--repeat", "3", "--profile"]
+
+    rc, out, err = run(lathe, *base)
+    expect(rc == 0, "run --profile exits 0", out + err)
+    lines = out.splitlines()
+    head = [i for i, l in enumerate(lines) if l.startswith("kernel ")]
+    expect(len(head) == 1, "one table header", out)
+    for column in ("ONNX nodes", "calls", "total (ms)", "mean (ms)", "% total", "GFLOP/s", "% peak"):
+        expect(column in lines[head[0]], f"the table has '{column}'", out)
+    expect("Kernel profile: 3 runs, 2 threads" in out, "the table says what it measured", out)
+    rows = [l.split() for l in lines[head[0] + 1:] if l.strip()]
+    expect(rows and all(r[-5].replace(".", "").isdigit() for r in rows), "table rows", out)
+    totals = [float(r[-5]) for r in rows]
+    expect(totals == sorted(totals, reverse=True), "the table is sorted by total time", out)
+    expect(any("conv" in r[0] and r[-2] != "-" for r in rows), "conv kernels have GFLOP/s", out)
+    expect(any(r[-2] == "-" for r in rows), "kernels without FLOPs show '-'", out)
+
+    rc, out, err = run(lathe, *base, "--report", "csv")
+    expect(rc == 0, "--report csv exits 0", out + err)
+    table = list(csv.DictReader(io.StringIO(out)))
+    expect(table and list(table[0]) == ["kernel", "nodes", "calls", "total_ms", "mean_ms", "percent",
+                                        "flops_per_call", "gflops", "percent_of_peak"],
+           "the CSV header", out)
+    expect(all(int(r["calls"]) % 3 == 0 for r in table), "3 calls per kernel and run", out)
+    expect(abs(sum(float(r["percent"]) for r in table) - 100) < 0.01, "percents add up to 100", out)
+    expect(all(r["gflops"] == "" or float(r["gflops"]) > 0 for r in table), "CSV GFLOP/s", out)
+
+    trace = f"{work}/trace.json"
+    rc, out, err = run(lathe, *base, "--report", "json", "--trace", trace)
+    expect(rc == 0 and os.path.exists(trace), "--report json --trace exits 0 and writes", out + err)
+    j = json.loads(out)
+    expect(j["runs"] == 3 and j["threads"] == 2 and j["peak_gflops"] > 0, "JSON header", out)
+    total = sum(k["total_ms"] for k in j["kernels"])
+    expect(0 < total <= j["wall_ms"], f"kernel time {total} within the runs' wall time", out)
+    expect(any(k["gflops"] is not None for k in j["kernels"]), "JSON GFLOP/s", out)
+    with open(trace) as f:
+        events = json.load(f)["traceEvents"]
+    calls = sum(k["calls"] for k in j["kernels"])
+    kernel_events = [e for e in events if e["ph"] == "X" and e.get("cat") == "kernel"]
+    expect(len(kernel_events) == calls, f"one X event per kernel call ({len(kernel_events)} vs {calls})")
+    names = {e["tid"]: e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
+    expect(set(names) == {0, 1}, "a thread_name per thread", str(names))
+    chunk_threads = {e["tid"] for e in events if e["ph"] == "X" and e.get("cat") == "chunk"}
+    expect(1 in chunk_threads, "worker chunks on their own lane", str(chunk_threads))
+    expect(all(e["dur"] >= 0 and e["ts"] >= 0 for e in events if e["ph"] == "X"), "ts and dur")
+    expect(sum(1 for e in events if e.get("cat") == "run") == 3, "one run event per timed run")
+    for e in kernel_events:
+        expect(isinstance(e["args"]["nodes"], list) and e["args"]["nodes"], "events name their nodes")
+
+    rc, out, err = run(lathe, *base, "--json")
+    expect(rc == 0 and json.loads(out)["profile"]["kernels"], "--json embeds the profile", out + err)
+    rc, out, err = run(lathe, "run", model, "--report", "csv")
+    expect(rc != 0 and "--profile" in err, "--report needs --profile", out + err)
+    rc, out, err = run(lathe, "run", model, "--profile", "--trace", f"{work}/no/such/dir/t.json")
+    expect(rc == 1 and "cannot write" in err, "an unwritable trace is an error", out + err)
+
+
 CHECKS = {name[len("check_"):]: fn for name, fn in globals().items() if name.startswith("check_")}
 
 if __name__ == "__main__":

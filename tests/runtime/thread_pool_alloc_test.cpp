@@ -55,5 +55,25 @@ TEST(ThreadPoolAllocation, ParallelForDoesNotAllocate) {
   EXPECT_GT(total.load(), 0);
 }
 
+// The profiler's chunk events go to buffers sized up front.
+TEST(ThreadPoolAllocation, RecordingChunksDoesNotAllocate) {
+  ThreadPool pool(4);
+  ChunkRecorder recorder(pool.threadCount(), 16);
+  pool.setChunkRecorder(&recorder);
+  ScopedCurrentThreadPool scope(&pool);
+  std::atomic<std::int64_t> total{0};
+  pool.parallelFor(100, body, &total); // warm up
+
+  allocations = 0;
+  counting = true;
+  for (int i = 0; i < 2000; ++i) // fills the lanes, then counts the rest as dropped
+    lathe_parallel_for(64, body, &total);
+  counting = false;
+  pool.setChunkRecorder(nullptr);
+  EXPECT_EQ(allocations.load(), 0);
+  EXPECT_EQ(recorder.events(3).size(), 16u);
+  EXPECT_GT(recorder.dropped(), 0u);
+}
+
 } // namespace
 } // namespace lathe::runtime

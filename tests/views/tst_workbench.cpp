@@ -2,6 +2,8 @@
 // load, select, search, fail, cancel, supersede, drop. No test waits on a modal dialog.
 
 #include "app/workbench/main_window.h"
+#include "views/graph/graph_canvas.h"
+#include "views/graph/graph_view.h"
 #include "views/models/kernel_list_model.h"
 #include "views/models/model_tree_model.h"
 #include "views/models/node_properties_model.h"
@@ -10,6 +12,8 @@
 #include <QAbstractItemView>
 #include <QAction>
 #include <QApplication>
+#include <QComboBox>
+#include <QDockWidget>
 #include <QFileInfo>
 #include <QLabel>
 #include <QLineEdit>
@@ -20,7 +24,7 @@
 #include <QProgressBar>
 #include <QSettings>
 #include <QSignalSpy>
-#include <QTabWidget>
+#include <QStandardItemModel>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextDocument>
@@ -30,6 +34,7 @@
 #include <functional>
 #include <memory>
 
+using lathe::views::GraphView;
 using lathe::views::KernelListModel;
 using lathe::views::ModelTreeModel;
 using lathe::views::PassListModel;
@@ -84,6 +89,7 @@ private slots:
   void startsWithoutModel();
   void opensSampleModel();
   void selectingNodeShowsItsProperties();
+  void clickingGraphNodeSelectsItEverywhere();
   void selectingPassShowsItsIr();
   void searchFiltersTree();
   void compileShowsKernels();
@@ -93,6 +99,8 @@ private slots:
   void badModelShowsErrorAndKeepsOldModel();
   void newerLoadSupersedesOlder();
   void cancelKeepsOldModel();
+  void targetPickerOffersHostAndCrossTargets();
+  void cancelledCompileIsDropped();
   void acceptsDroppedOnnxFiles();
   void cleanupTestCase();
 
@@ -165,6 +173,15 @@ void TestWorkbench::opensSampleModel() {
       QStringLiteral("Opened sample_cnn.onnx")));
   QCOMPARE(QSettings().value(QStringLiteral("recentFiles")).toStringList().value(0),
            QFileInfo(kSample).absoluteFilePath());
+
+  // The graph is the central widget, laid out in the background.
+  GraphView* graph = window_->graphView();
+  QCOMPARE(window_->centralWidget()->isAncestorOf(graph), true);
+  QCOMPARE(graph->snapshot().get(), &report->final);
+  QTRY_VERIFY_WITH_TIMEOUT(!graph->isLayingOut(), kLoadTimeoutMs);
+  QVERIFY(graph->isVisible());
+  for (int n = 0; n < static_cast<int>(report->final.nodes.size()); ++n)
+    QVERIFY(graph->itemForNode(n));
 }
 
 void TestWorkbench::selectingNodeShowsItsProperties() {
@@ -180,8 +197,9 @@ void TestWorkbench::selectingNodeShowsItsProperties() {
 
   window_->showPanel(MainWindow::Panel::Ir);
   tree->setCurrentIndex(conv); // as a click would
-  auto* tabs = widget<QTabWidget>("panelTabs");
-  QCOMPARE(tabs->tabText(tabs->currentIndex()), QStringLiteral("Properties"));
+  QVERIFY(widget<QDockWidget>("propertiesDock")->isVisible());
+  QCOMPARE(window_->graphView()->selectedNode(), node);
+  QVERIFY(window_->graphView()->itemForNode(node)->isSelected());
 
   const QAbstractItemModel* properties = widget<QAbstractItemView>("propertiesView")->model();
   QCOMPARE(propertyValue(properties, QStringLiteral("Op")), QStringLiteral("Conv"));
@@ -193,6 +211,36 @@ void TestWorkbench::selectingNodeShowsItsProperties() {
   QCOMPARE(tree->currentIndex().data(ModelTreeModel::NodeIndexRole).toInt(), 0);
   QCOMPARE(propertyValue(properties, QStringLiteral("Op")),
            QString::fromStdString(window_->report()->final.nodes[0].opType));
+  QCOMPARE(window_->graphView()->selectedNode(), 0);
+}
+
+void TestWorkbench::clickingGraphNodeSelectsItEverywhere() {
+  const auto& graph = window_->report()->final;
+  GraphView* view = window_->graphView();
+  QTRY_VERIFY_WITH_TIMEOUT(!view->isLayingOut(), kLoadTimeoutMs);
+  const int node = static_cast<int>(graph.nodes.size()) - 1;
+  auto* item = view->itemForNode(node);
+  QVERIFY(item);
+  view->canvas()->centerOn(item);
+  QTest::mouseClick(view->canvas()->viewport(), Qt::LeftButton, {},
+                    view->canvas()->mapFromScene(item->scenePos()));
+  QVERIFY(item->isSelected());
+  QCOMPARE(
+      widget<QTreeView>("modelTree")->currentIndex().data(ModelTreeModel::NodeIndexRole).toInt(),
+      node);
+  const QAbstractItemModel* properties = widget<QAbstractItemView>("propertiesView")->model();
+  QCOMPARE(propertyValue(properties, QStringLiteral("Name")),
+           QString::fromStdString(graph.nodes[node].name));
+
+  // Ctrl+F goes to the graph's search box; a search selects the match everywhere.
+  widget<QAction>("findAction")->trigger();
+  QVERIFY(widget<QLineEdit>("graphSearch")->hasFocus());
+  view->setSearchText(QString::fromStdString(graph.nodes[0].name));
+  QCOMPARE(view->selectedNode(), 0);
+  QCOMPARE(
+      widget<QTreeView>("modelTree")->currentIndex().data(ModelTreeModel::NodeIndexRole).toInt(),
+      0);
+  view->setSearchText(QString());
 }
 
 void TestWorkbench::selectingPassShowsItsIr() {
@@ -213,6 +261,18 @@ void TestWorkbench::selectingPassShowsItsIr() {
   QCOMPARE(widget<QPlainTextEdit>("passIrView")->toPlainText(),
            QString::fromStdString(record.irAfter));
   QVERIFY(widget<QLabel>("passIrTitle")->text().contains(QString::fromStdString(record.name)));
+  // The graph shows the graph after that pass, until "Show final graph".
+  QCOMPARE(window_->graphPass(), pass);
+  QCOMPARE(window_->graphView()->snapshot(), record.graphAfter);
+  auto* banner = widget<QLabel>("graphBanner");
+  QVERIFY(banner->isVisible());
+  QVERIFY(banner->text().contains(QString::fromStdString(record.name)));
+  QTRY_VERIFY_WITH_TIMEOUT(!window_->graphView()->isLayingOut(), kLoadTimeoutMs);
+  QVERIFY(window_->graphView()->highlightedItemCount() > 0); // what the pass changed
+  emit banner->linkActivated(QStringLiteral("final"));
+  QCOMPARE(window_->graphPass(), -1);
+  QCOMPARE(window_->graphView()->snapshot().get(), &report->final);
+  QVERIFY(!banner->isVisible());
 
   // Hiding unchanged passes keeps the selected (changed) one.
   auto* hide = widget<QAbstractButton>("hideUnchangedPasses");
@@ -227,6 +287,8 @@ void TestWorkbench::selectingPassShowsItsIr() {
   QVERIFY(window_->selectPass(0));
   QCOMPARE(widget<QPlainTextEdit>("passIrView")->toPlainText(),
            QString::fromStdString(report->passes[0].irAfter));
+  QCOMPARE(window_->graphPass(), 0);
+  window_->showFinalGraph();
 }
 
 void TestWorkbench::searchFiltersTree() {
@@ -300,7 +362,6 @@ void TestWorkbench::selectingNodeSelectsItsKernel() {
   QVERIFY(report);
   const auto& graph = window_->report()->final;
   auto* tree = widget<QTreeView>("modelTree");
-  auto* tabs = widget<QTabWidget>("panelTabs");
   auto* list = widget<QAbstractItemView>("kernelList");
   const auto treeIndexOf = [&](const std::string& name) {
     return findIndex(tree->model(), [&](const QModelIndex& index) {
@@ -325,17 +386,22 @@ void TestWorkbench::selectingNodeSelectsItsKernel() {
 
   window_->showPanel(MainWindow::Panel::Kernels);
   tree->setCurrentIndex(nodeIndex); // as a click would
-  QCOMPARE(tabs->currentWidget()->objectName(), QStringLiteral("kernelsPanel"));
+  QVERIFY(widget<QDockWidget>("codeDock")->isVisible());
   QCOMPARE(list->currentIndex().data(KernelListModel::KernelIndexRole).toInt(), kernel);
   QCOMPARE(widget<QPlainTextEdit>("kernelLoopIr")->toPlainText(),
            QString::fromStdString(report->kernels[kernel].loopIr));
+  // The kernel's nodes are outlined in the graph.
+  const int node = nodeIndex.data(ModelTreeModel::NodeIndexRole).toInt();
+  QTRY_VERIFY_WITH_TIMEOUT(!window_->graphView()->isLayingOut(), kLoadTimeoutMs);
+  QVERIFY(window_->graphView()->itemForNode(node)->isHighlighted());
 
-  // On another tab the node's properties come forward; showing Kernels then follows the node.
+  // Selecting a kernel outlines its nodes; selecting the node again brings its kernel back.
   QVERIFY(window_->selectKernel(0));
+  QVERIFY(!window_->graphView()->itemForNode(node)->isHighlighted());
   window_->showPanel(MainWindow::Panel::Ir);
   tree->setCurrentIndex(QModelIndex());
   tree->setCurrentIndex(nodeIndex);
-  QCOMPARE(tabs->tabText(tabs->currentIndex()), QStringLiteral("Properties"));
+  QCOMPARE(list->currentIndex().data(KernelListModel::KernelIndexRole).toInt(), kernel);
   window_->showPanel(MainWindow::Panel::Kernels);
   QCOMPARE(list->currentIndex().data(KernelListModel::KernelIndexRole).toInt(), kernel);
 }
@@ -444,6 +510,55 @@ void TestWorkbench::cancelKeepsOldModel() {
   QCOMPARE(loaded.count(), 0);
   QCOMPARE(window_->report(), before);
   QVERIFY(widget<QPlainTextEdit>("logView")->toPlainText().contains(QStringLiteral("Cancelled")));
+}
+
+void TestWorkbench::targetPickerOffersHostAndCrossTargets() {
+  auto* picker = widget<QComboBox>("targetPicker");
+  QVERIFY(picker->count() >= 3);
+  QCOMPARE(picker->itemData(0).toString(), QStringLiteral("llvm"));
+  QCOMPARE(window_->target(), QStringLiteral("llvm"));
+  const auto* model = qobject_cast<const QStandardItemModel*>(picker->model());
+  QVERIFY(model);
+  int cross = 0;
+  for (int row = 0; row < picker->count(); ++row) {
+    const bool crossTarget =
+        picker->itemData(row).toString().contains(QStringLiteral("-mtriple")) ||
+        picker->itemData(row).toString().startsWith(QStringLiteral("cuda"));
+    QCOMPARE(model->item(row)->isEnabled(), !crossTarget); // shown, but greyed out
+    cross += crossTarget ? 1 : 0;
+  }
+  QVERIFY(cross >= 2);
+  QVERIFY(!window_->setTarget(QStringLiteral("cuda -arch=sm_90")));
+  QVERIFY(!window_->setTarget(QStringLiteral("no such target")));
+  QCOMPARE(window_->target(), QStringLiteral("llvm"));
+}
+
+void TestWorkbench::cancelledCompileIsDropped() {
+  QSignalSpy loaded(window_.get(), &MainWindow::modelLoaded);
+  window_->openFile(kSample);
+  QVERIFY(loaded.wait(kLoadTimeoutMs));
+  QSignalSpy compiled(window_.get(), &MainWindow::compiled);
+  QVERIFY(window_->compile());
+  auto* cancel = widget<QToolButton>("cancelCompile");
+  QVERIFY(cancel->isVisible());
+  cancel->click();
+  QVERIFY(!window_->isCompiling());
+  QVERIFY(!cancel->isVisible());
+  QVERIFY(!widget<QWidget>("compileProgress")->isVisible());
+  QVERIFY(widget<QPlainTextEdit>("logView")->toPlainText().contains(
+      QStringLiteral("Cancelled compiling")));
+  // The engine finishes the cancelled compile; only then may the Session compile again. Its
+  // result never shows.
+  QVERIFY(window_->setTarget(QStringLiteral("llvm -mcpu=x86-64-v3")));
+  bool started = false; // QTRY_VERIFY evaluates its expression once more at the end
+  QTRY_VERIFY_WITH_TIMEOUT(started || (started = window_->compile()), kLoadTimeoutMs);
+  QCOMPARE(compiled.count(), 0);
+  QVERIFY(!window_->compileReport());
+  QVERIFY(compiled.wait(kLoadTimeoutMs));
+  QVERIFY(window_->compileReport());
+  QVERIFY(QString::fromStdString(window_->compileReport()->target)
+              .contains(QStringLiteral("x86-64-v3")));
+  QVERIFY(window_->setTarget(QStringLiteral("llvm")));
 }
 
 void TestWorkbench::acceptsDroppedOnnxFiles() {

@@ -1,0 +1,409 @@
+// The graph view offscreen with real Graphviz layouts of real engine output: sample_cnn, a
+// synthetic 2,000-node ladder and (when the big-model fixture has run) ResNet-50.
+
+#include "views/graph/graph_canvas.h"
+#include "views/graph/graph_items.h"
+#include "views/graph/graph_view.h"
+#include "views/graph/layout_engine.h"
+#include "views/graph/visible_graph.h"
+
+#include <QApplication>
+#include <QFileInfo>
+#include <QGraphicsScene>
+#include <QLabel>
+#include <QSignalSpy>
+#include <QTest>
+#include <QWheelEvent>
+#include <memory>
+
+using lathe::views::GraphView;
+using lathe::views::LayoutEngine;
+using lathe::views::LayoutInput;
+using lathe::views::NodeItem;
+using lathe::views::VisibleNode;
+
+namespace {
+
+const QString kModelDir = QStringLiteral(LATHE_MODEL_DIR);
+constexpr int kLayoutTimeoutMs = 120000;
+
+std::shared_ptr<const lathe::api::GraphSnapshot> openFinal(const QString& path) {
+  lathe::api::Session session;
+  const lathe::api::OpenResult result = session.openModel(path.toStdString());
+  if (!result.ok())
+    qFatal("cannot open %s: %s", qPrintable(path), result.failure->message.c_str());
+  return {result.report, &result.report->final};
+}
+
+// A ladder of `count` elementwise nodes, Relu and Add alternating, each Add also taking the
+// value two steps back; every tenth pair is a fused group.
+std::shared_ptr<const lathe::api::GraphSnapshot> ladder(int count) {
+  auto graph = std::make_shared<lathe::api::GraphSnapshot>();
+  const auto tensor = [](const std::string& name) {
+    return lathe::api::TensorSummary{name, "f32", {"1", "64", "56", "56"}, true, "f32[1,64,56,56]"};
+  };
+  graph->name = "ladder";
+  graph->inputs.push_back(tensor("x"));
+  graph->values["x"] = tensor("x");
+  std::string previous = "x", beforePrevious = "x";
+  for (int i = 0; i < count; ++i) {
+    lathe::api::NodeSummary node;
+    const bool add = i % 2 == 1;
+    node.opType = add ? "Add" : "Relu";
+    node.category = "elementwise";
+    node.name = (add ? "add_" : "relu_") + std::to_string(i);
+    node.inputs = add ? std::vector<std::string>{previous, beforePrevious}
+                      : std::vector<std::string>{previous};
+    const std::string out = "v" + std::to_string(i);
+    node.outputs = {out};
+    graph->values[out] = tensor(out);
+    graph->nodes.push_back(std::move(node));
+    beforePrevious = previous;
+    previous = out;
+    if (add && (i / 2) % 10 == 0) {
+      graph->groups.push_back({"fused_" + std::to_string(i), "Relu+Add", {i - 1, i}});
+      graph->nodes[i - 1].group = graph->nodes[i].group =
+          static_cast<int>(graph->groups.size()) - 1;
+    }
+  }
+  graph->outputs.push_back(tensor(previous));
+  return graph;
+}
+
+bool waitForLayout(GraphView& view, QSignalSpy& spy, int count = 1) {
+  return spy.count() >= count ||
+         QTest::qWaitFor([&] { return spy.count() >= count; }, kLayoutTimeoutMs);
+}
+
+// The first group with more than one node, or -1.
+int firstMultiNodeGroup(const lathe::api::GraphSnapshot& graph) {
+  for (int g = 0; g < static_cast<int>(graph.groups.size()); ++g) {
+    if (graph.groups[g].nodes.size() > 1)
+      return g;
+  }
+  return -1;
+}
+
+} // namespace
+
+class TestGraphView : public QObject {
+  Q_OBJECT
+
+private slots:
+  void initTestCase();
+  void init();
+  void cleanup();
+  void layoutHasAnItemPerNode();
+  void nodesDoNotOverlap();
+  void searchFindsByOpTypeAndName();
+  void clickingNodeEmitsItsIndex();
+  void collapseAndExpandGroup();
+  void highlightsNodes();
+  void zoomsWithKeysWheelAndFit();
+  void staleLayoutIsDropped();
+  void engineReportsOnlyTheLatestJob();
+  void measuresLayoutTimes();
+
+private:
+  bool showAndWait(const std::shared_ptr<const lathe::api::GraphSnapshot>& graph);
+
+  std::shared_ptr<const lathe::api::GraphSnapshot> sample_;
+  std::unique_ptr<GraphView> view_;
+};
+
+void TestGraphView::initTestCase() {
+  sample_ = openFinal(kModelDir + QStringLiteral("/sample_cnn.onnx"));
+  QVERIFY(sample_->nodes.size() > 5);
+  QVERIFY2(firstMultiNodeGroup(*sample_) >= 0, "sample_cnn has no fused group");
+}
+
+void TestGraphView::init() {
+  view_ = std::make_unique<GraphView>();
+  view_->resize(1000, 800);
+  view_->show();
+  QVERIFY(QTest::qWaitForWindowExposed(view_.get()));
+}
+
+void TestGraphView::cleanup() {
+  view_.reset();
+}
+
+bool TestGraphView::showAndWait(const std::shared_ptr<const lathe::api::GraphSnapshot>& graph) {
+  QSignalSpy finished(view_.get(), &GraphView::layoutFinished);
+  view_->setSnapshot(graph);
+  return waitForLayout(*view_, finished);
+}
+
+void TestGraphView::layoutHasAnItemPerNode() {
+  QSignalSpy finished(view_.get(), &GraphView::layoutFinished);
+  view_->setSnapshot(sample_);
+  QVERIFY(view_->isLayingOut());
+  QVERIFY(view_->findChild<QWidget*>(QStringLiteral("graphBusy"))->isVisible());
+  QVERIFY(waitForLayout(*view_, finished));
+  QVERIFY(!view_->isLayingOut());
+  QVERIFY(!view_->findChild<QWidget*>(QStringLiteral("graphBusy"))->isVisible());
+  QVERIFY(finished.at(0).at(0).toDouble() > 0);
+
+  const auto& graph = *sample_;
+  for (int n = 0; n < static_cast<int>(graph.nodes.size()); ++n) {
+    NodeItem* item = view_->itemForNode(n);
+    QVERIFY2(item, qPrintable(QStringLiteral("no item for node %1").arg(n)));
+    QCOMPARE(item->node().kind, VisibleNode::Kind::Op);
+    QCOMPARE(item->node().index, n);
+    QCOMPARE(item->node().title, graph.nodes[n].opType);
+  }
+  // Ops, plus one small node per graph input and output.
+  QCOMPARE(view_->nodeItemCount(),
+           static_cast<int>(graph.nodes.size() + graph.inputs.size() + graph.outputs.size()));
+  QVERIFY(view_->edgeItemCount() >= static_cast<int>(graph.nodes.size()));
+  int groups = 0;
+  for (const auto& group : graph.groups)
+    groups += group.nodes.size() > 1 ? 1 : 0;
+  QCOMPARE(view_->clusterItemCount(), groups);
+  // Laid out top to bottom: the first op sits above the last one.
+  QVERIFY(view_->itemForNode(0)->scenePos().y() <
+          view_->itemForNode(static_cast<int>(graph.nodes.size()) - 1)->scenePos().y());
+}
+
+void TestGraphView::nodesDoNotOverlap() {
+  QVERIFY(showAndWait(sample_));
+  std::vector<QRectF> rects;
+  for (QGraphicsItem* item : view_->canvas()->scene()->items()) {
+    if (auto* node = dynamic_cast<NodeItem*>(item))
+      rects.push_back(node->mapRectToScene(node->shape().boundingRect()));
+  }
+  QCOMPARE(static_cast<int>(rects.size()), view_->nodeItemCount());
+  for (std::size_t i = 0; i < rects.size(); ++i) {
+    QVERIFY(rects[i].width() > 20 && rects[i].height() > 20);
+    for (std::size_t j = i + 1; j < rects.size(); ++j)
+      QVERIFY2(!rects[i].intersects(rects[j]), "two nodes overlap");
+  }
+}
+
+void TestGraphView::searchFindsByOpTypeAndName() {
+  QVERIFY(showAndWait(sample_));
+  const auto& graph = *sample_;
+  std::vector<int> convs;
+  for (int n = 0; n < static_cast<int>(graph.nodes.size()); ++n) {
+    if (QString::fromStdString(graph.nodes[n].opType)
+            .contains(QStringLiteral("conv"), Qt::CaseInsensitive) ||
+        QString::fromStdString(graph.nodes[n].name)
+            .contains(QStringLiteral("conv"), Qt::CaseInsensitive))
+      convs.push_back(n);
+  }
+  QVERIFY(convs.size() >= 2);
+
+  QSignalSpy selected(view_.get(), &GraphView::nodeSelected);
+  view_->setSearchText(QStringLiteral("conv"));
+  QCOMPARE(view_->matchCount(), static_cast<int>(convs.size()));
+  QCOMPARE(view_->currentMatch(), 0);
+  QCOMPARE(view_->selectedNode(), convs[0]);
+  QVERIFY(view_->itemForNode(convs[0])->isSelected());
+  QCOMPARE(selected.last().at(0).toInt(), convs[0]);
+  auto* counter = view_->findChild<QLabel*>(QStringLiteral("graphMatchCount"));
+  QCOMPARE(counter->text(), QStringLiteral("1 of %1").arg(convs.size()));
+
+  view_->findNext();
+  QCOMPARE(view_->selectedNode(), convs[1]);
+  QCOMPARE(selected.last().at(0).toInt(), convs[1]);
+  QCOMPARE(counter->text(), QStringLiteral("2 of %1").arg(convs.size()));
+  // The match is centred in the viewport.
+  const QPointF center = view_->canvas()->mapToScene(view_->canvas()->viewport()->rect().center());
+  QVERIFY(QLineF(center, view_->itemForNode(convs[1])->scenePos()).length() < 40);
+  view_->findPrevious();
+  QCOMPARE(view_->selectedNode(), convs[0]);
+  view_->findPrevious(); // wraps to the last
+  QCOMPARE(view_->selectedNode(), convs.back());
+
+  // By exact node name (unique names: one match).
+  const int last = static_cast<int>(graph.nodes.size()) - 1;
+  QVERIFY(!graph.nodes[last].name.empty());
+  view_->setSearchText(QString::fromStdString(graph.nodes[last].name));
+  QVERIFY(view_->matchCount() >= 1);
+  QCOMPARE(view_->selectedNode(), last);
+
+  view_->setSearchText(QStringLiteral("no-such-op-anywhere"));
+  QCOMPARE(view_->matchCount(), 0);
+  QCOMPARE(counter->text(), QStringLiteral("No matches"));
+}
+
+void TestGraphView::clickingNodeEmitsItsIndex() {
+  QVERIFY(showAndWait(sample_));
+  const int node = static_cast<int>(sample_->nodes.size()) / 2;
+  QSignalSpy selected(view_.get(), &GraphView::nodeSelected);
+  QVERIFY(view_->selectNode(node)); // centres it; code-driven selection does not emit
+  QCOMPARE(selected.count(), 0);
+  QVERIFY(view_->selectNode(-1));
+  QVERIFY(!view_->itemForNode(node)->isSelected());
+
+  NodeItem* item = view_->itemForNode(node);
+  const QPoint at = view_->canvas()->mapFromScene(item->scenePos());
+  QVERIFY(view_->canvas()->viewport()->rect().contains(at));
+  QTest::mouseClick(view_->canvas()->viewport(), Qt::LeftButton, {}, at);
+  QCOMPARE(selected.count(), 1);
+  QCOMPARE(selected.at(0).at(0).toInt(), node);
+  QCOMPARE(view_->selectedNode(), node);
+  QVERIFY(item->isSelected());
+}
+
+void TestGraphView::collapseAndExpandGroup() {
+  QVERIFY(showAndWait(sample_));
+  const int group = firstMultiNodeGroup(*sample_);
+  const auto& members = sample_->groups[group].nodes;
+  const int items = view_->nodeItemCount(), clusters = view_->clusterItemCount();
+
+  QSignalSpy finished(view_.get(), &GraphView::layoutFinished);
+  view_->collapseGroup(group);
+  QVERIFY(view_->isLayingOut());
+  QVERIFY(waitForLayout(*view_, finished));
+  QVERIFY(view_->isGroupCollapsed(group));
+  QCOMPARE(view_->nodeItemCount(), items - static_cast<int>(members.size()) + 1);
+  QCOMPARE(view_->clusterItemCount(), clusters - 1);
+  NodeItem* groupItem = view_->itemForNode(members.front());
+  QVERIFY(groupItem);
+  QCOMPARE(groupItem->node().kind, VisibleNode::Kind::Group);
+  for (const int member : members)
+    QCOMPARE(view_->itemForNode(member), groupItem);
+
+  // Double-clicking the collapsed node expands it again.
+  const QPoint at = view_->canvas()->mapFromScene(groupItem->scenePos());
+  QVERIFY(view_->canvas()->viewport()->rect().contains(at));
+  QTest::mouseDClick(view_->canvas()->viewport(), Qt::LeftButton, {}, at);
+  QVERIFY(waitForLayout(*view_, finished, 2));
+  QVERIFY(!view_->isGroupCollapsed(group));
+  QCOMPARE(view_->nodeItemCount(), items);
+  QCOMPARE(view_->clusterItemCount(), clusters);
+
+  view_->setAllGroupsCollapsed(true);
+  QVERIFY(waitForLayout(*view_, finished, 3));
+  QCOMPARE(view_->clusterItemCount(), 0);
+  QVERIFY(view_->nodeItemCount() < items);
+}
+
+void TestGraphView::highlightsNodes() {
+  QVERIFY(showAndWait(sample_));
+  view_->highlightNodes({0, 1, 2});
+  int distinct = 0;
+  std::set<NodeItem*> seen;
+  for (int n : {0, 1, 2})
+    distinct += seen.insert(view_->itemForNode(n)).second ? 1 : 0;
+  QCOMPARE(view_->highlightedItemCount(), distinct);
+  QVERIFY(view_->itemForNode(1)->isHighlighted());
+  view_->highlightNodes({});
+  QCOMPARE(view_->highlightedItemCount(), 0);
+}
+
+void TestGraphView::zoomsWithKeysWheelAndFit() {
+  QVERIFY(showAndWait(sample_));
+  auto* canvas = view_->canvas();
+  canvas->setFocus();
+  const double start = view_->zoom();
+  QTest::keyClick(canvas, Qt::Key_Equal, Qt::ControlModifier);
+  QVERIFY(view_->zoom() > start);
+  QTest::keyClick(canvas, Qt::Key_Minus, Qt::ControlModifier);
+  QTest::keyClick(canvas, Qt::Key_Minus, Qt::ControlModifier);
+  QVERIFY(view_->zoom() < start);
+
+  // The wheel zooms around the point under the mouse: that scene point stays put (zoomed in
+  // first, so the scene is larger than the viewport and can scroll both ways).
+  canvas->setZoom(3.0);
+  const QPoint at = canvas->viewport()->rect().center() + QPoint(60, 40);
+  const QPointF before = canvas->mapToScene(at);
+  QWheelEvent wheel(at, canvas->viewport()->mapToGlobal(at), {}, QPoint(0, 120), Qt::NoButton,
+                    Qt::NoModifier, Qt::NoScrollPhase, false);
+  const double beforeZoom = view_->zoom();
+  QApplication::sendEvent(canvas->viewport(), &wheel);
+  QVERIFY(view_->zoom() > beforeZoom);
+  QVERIFY(QLineF(canvas->mapToScene(at), before).length() < 3);
+
+  // Ctrl+0 fits: the whole graph is visible.
+  QTest::keyClick(canvas, Qt::Key_0, Qt::ControlModifier);
+  const QRectF visible = canvas->mapToScene(canvas->viewport()->rect()).boundingRect();
+  QVERIFY(visible.adjusted(-2, -2, 2, 2).contains(canvas->scene()->itemsBoundingRect()));
+}
+
+void TestGraphView::staleLayoutIsDropped() {
+  QSignalSpy finished(view_.get(), &GraphView::layoutFinished);
+  const int staleBefore = view_->layoutEngine()->staleJobs();
+  view_->setSnapshot(ladder(400)); // superseded at once
+  view_->setSnapshot(sample_);
+  QVERIFY(waitForLayout(*view_, finished));
+  QTest::qWait(1500); // time enough for the first job to end had it run
+  QCOMPARE(finished.count(), 1);
+  QCOMPARE(view_->layoutEngine()->staleJobs(), staleBefore + 1);
+  QCOMPARE(view_->nodeItemCount(), static_cast<int>(sample_->nodes.size() + sample_->inputs.size() +
+                                                    sample_->outputs.size()));
+  QCOMPARE(view_->itemForNode(0)->node().title, sample_->nodes[0].opType);
+}
+
+void TestGraphView::engineReportsOnlyTheLatestJob() {
+  LayoutEngine engine;
+  QSignalSpy finished(&engine, &LayoutEngine::finished);
+  LayoutInput big;
+  for (int i = 0; i < 300; ++i) {
+    big.nodes.push_back({90, 40});
+    if (i > 0)
+      big.edges.push_back({i - 1, i, "1\u00d764"});
+  }
+  LayoutInput small;
+  small.nodes = {{90, 40}, {90, 40}};
+  small.edges = {{0, 1, ""}};
+  const quint64 first = engine.request(big);
+  QTest::qWait(20); // let the first job start: its result must then be dropped on arrival
+  const quint64 second = engine.request(small);
+  QVERIFY(second > first);
+  QVERIFY(finished.wait(kLayoutTimeoutMs));
+  QTest::qWait(500);
+  QCOMPARE(finished.count(), 1);
+  QCOMPARE(finished.at(0).at(0).value<quint64>(), second);
+  const auto result =
+      finished.at(0).at(1).value<std::shared_ptr<const lathe::views::LayoutResult>>();
+  QVERIFY(result && result->error.empty());
+  QCOMPARE(static_cast<int>(result->nodes.size()), 2);
+  QVERIFY(result->nodes[0].bottom() < result->nodes[1].top()); // tail above head
+  QCOMPARE(engine.staleJobs(), 1);
+}
+
+void TestGraphView::measuresLayoutTimes() {
+  const auto measure = [this](const char* what,
+                              const std::shared_ptr<const lathe::api::GraphSnapshot>& graph) {
+    QSignalSpy finished(view_.get(), &GraphView::layoutFinished);
+    view_->setSnapshot(graph);
+    if (!waitForLayout(*view_, finished))
+      return false;
+    qInfo("graph layout %s: %zu nodes (%d items, %d edges) shown %.0f ms after setSnapshot "
+          "(Graphviz %.0f ms%s)",
+          what, graph->nodes.size(), view_->nodeItemCount(), view_->edgeItemCount(),
+          finished.at(0).at(0).toDouble(), view_->graphvizMilliseconds(),
+          view_->layoutWasBounded() ? ", big-graph limits" : "");
+    // LATHE_GRAPH_SHOTS=DIR saves what each graph looks like, for reviewing the look.
+    const QString shots = qEnvironmentVariable("LATHE_GRAPH_SHOTS");
+    if (!shots.isEmpty())
+      view_->grab().save(
+          shots + QStringLiteral("/%1.png").arg(QString::fromLatin1(what).section(' ', 0, 0)));
+    return view_->itemForNode(static_cast<int>(graph->nodes.size()) - 1) != nullptr;
+  };
+  QVERIFY(measure("sample_cnn", sample_));
+  QVERIFY(measure("ladder", ladder(2000)));
+  const QString resnet = kModelDir + QStringLiteral("/big/resnet50.onnx");
+  if (!QFileInfo::exists(resnet))
+    QSKIP("big/resnet50.onnx not generated (the big_models fixture)");
+  const auto resnetFinal = openFinal(resnet);
+  QVERIFY(measure("resnet50 (final)", resnetFinal));
+  if (!qEnvironmentVariableIsEmpty("LATHE_GRAPH_SHOTS")) {
+    QSignalSpy finished(view_.get(), &GraphView::layoutFinished);
+    view_->collapseGroup(1);
+    QVERIFY(waitForLayout(*view_, finished));
+    view_->highlightNodes({0, 1, 2});
+    view_->selectNode(resnetFinal->groups[1].nodes.front());
+    view_->grab().save(qEnvironmentVariable("LATHE_GRAPH_SHOTS") +
+                       QStringLiteral("/resnet50_collapsed.png"));
+  }
+  lathe::api::Session session;
+  const auto imported = session.openModel(resnet.toStdString());
+  QVERIFY(imported.ok());
+  QVERIFY(measure("resnet50 (imported)", {imported.report, &imported.report->imported}));
+}
+
+QTEST_MAIN(TestGraphView)
+#include "tst_graph_view.moc"

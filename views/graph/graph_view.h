@@ -1,0 +1,148 @@
+#pragma once
+// The model's graph, laid out by Graphviz on the layout thread: ops coloured by category,
+// tensors labelled with their shapes, fused groups framed (and collapsible to one node), search
+// by name or op type, zoom and pan. Indices are into the snapshot's nodes.
+
+#include "engine/api/session.h"
+#include "views/graph/graph_items.h"
+#include "views/graph/visible_graph.h"
+
+#include <QElapsedTimer>
+#include <QWidget>
+#include <memory>
+#include <set>
+#include <vector>
+
+class QAction;
+class QGraphicsScene;
+class QLabel;
+class QLineEdit;
+class QToolButton;
+
+namespace lathe::views {
+
+class GraphCanvas;
+class LayoutEngine;
+struct LayoutResult;
+
+class GraphView : public QWidget {
+  Q_OBJECT
+
+public:
+  explicit GraphView(QWidget* parent = nullptr);
+  ~GraphView() override;
+
+  // Shows `snapshot` once it is laid out (a busy indicator covers the view meanwhile); a newer
+  // call supersedes an older one. nullptr clears the view. Groups start expanded, except on
+  // graphs of thousands of nodes.
+  void setSnapshot(std::shared_ptr<const api::GraphSnapshot> snapshot);
+  const std::shared_ptr<const api::GraphSnapshot>& snapshot() const { return snapshot_; }
+  bool isLayingOut() const;
+
+  // Selects and centres the node (its group's node when the group is collapsed); does not emit
+  // nodeSelected. -1 clears the selection. False if there is no such node.
+  bool selectNode(int node);
+  int selectedNode() const { return selectedNode_; }
+  // Draws these nodes with a distinct outline (e.g. the nodes a pass changed); replaces the last.
+  void highlightNodes(std::vector<int> nodes);
+  int highlightedItemCount() const;
+  // Centres the node without selecting it, now or once the layout in flight is shown.
+  void revealNode(int node);
+
+  void collapseGroup(int group);
+  void expandGroup(int group);
+  void setAllGroupsCollapsed(bool collapsed);
+  bool isGroupCollapsed(int group) const { return collapsed_.count(group) != 0; }
+
+  // Search over node names and op types (case-insensitive). findNext/findPrevious select and
+  // centre the match and emit nodeSelected; they wrap around.
+  void setSearchText(const QString& text);
+  int matchCount() const { return static_cast<int>(matches_.size()); }
+  int currentMatch() const { return currentMatch_; } // 0-based, -1 when none
+  void findNext();
+  void findPrevious();
+  void focusSearch();
+
+  void fitToView();
+  void zoomIn();
+  void zoomOut();
+  double zoom() const;
+  // Fit (Ctrl+0), zoom in (Ctrl+=) and out (Ctrl+-); shortcuts work while the view has focus.
+  QAction* fitAction() const { return fitAction_; }
+  QAction* zoomInAction() const { return zoomInAction_; }
+  QAction* zoomOutAction() const { return zoomOutAction_; }
+
+  // For tests and tools: what the scene shows now.
+  int nodeItemCount() const { return static_cast<int>(nodeItems_.size()); }
+  // Of the last layout shown: the time Graphviz took, and whether big-graph limits applied.
+  double graphvizMilliseconds() const { return graphvizMilliseconds_; }
+  bool layoutWasBounded() const { return layoutBounded_; }
+  int clusterItemCount() const;
+  int edgeItemCount() const;
+  NodeItem* itemForNode(int node) const;
+  GraphCanvas* canvas() const { return canvas_; }
+  LayoutEngine* layoutEngine() const { return engine_; }
+
+signals:
+  // The user selected a node (click, search); -1 when the selection was cleared.
+  void nodeSelected(int node);
+  // The scene shows a new layout; `milliseconds` from the request to the scene being built.
+  void layoutFinished(double milliseconds);
+
+protected:
+  void resizeEvent(QResizeEvent* event) override;
+  void changeEvent(QEvent* event) override;
+
+private:
+  void requestLayout();
+  void showLayout(quint64 job, const std::shared_ptr<const LayoutResult>& result);
+  void buildScene(const LayoutResult& result);
+  void setBusy(bool busy);
+  void placeOverlay();
+  void applySelection(bool center);
+  void applyHighlights();
+  void onSceneSelectionChanged();
+  void goToMatch(int match);
+  void updateMatchLabel();
+  void showInitialView();
+  void toggleGroupAt(QGraphicsItem* item);
+  void showContextMenu(QGraphicsItem* item, const QPoint& globalPos);
+  int groupOfItem(QGraphicsItem* item) const;
+
+  std::shared_ptr<const api::GraphSnapshot> snapshot_;
+  std::set<int> collapsed_;
+  VisibleGraph pending_; // requested, being laid out
+  VisibleGraph shown_;   // what the scene shows
+  bool newSnapshot_ = false;
+  const api::GraphSnapshot* sceneSnapshot_ = nullptr; // the snapshot the scene shows
+  double graphvizMilliseconds_ = 0;
+  bool layoutBounded_ = false;
+  int focusGroup_ = -1;
+  int revealNode_ = -1; // centred once the layout in flight is shown // a toggled group, centred
+                        // again after the relayout
+  QElapsedTimer timer_;
+  int selectedNode_ = -1;
+  std::vector<int> highlighted_;
+  std::vector<int> matches_; // snapshot node indices
+  int currentMatch_ = -1;
+  bool selecting_ = false; // selection changes made by code, not the user
+
+  GraphStyle style_;
+  LayoutEngine* engine_;
+  QGraphicsScene* scene_;
+  GraphCanvas* canvas_;
+  std::vector<NodeItem*> nodeItems_; // by VisibleGraph node index
+  QLineEdit* search_;
+  QToolButton* previous_;
+  QToolButton* next_;
+  QLabel* matchLabel_;
+  QLabel* zoomLabel_;
+  QWidget* overlay_;
+  QLabel* overlayLabel_;
+  QLabel* message_;
+  QAction* fitAction_;
+  QAction* zoomInAction_;
+  QAction* zoomOutAction_;
+};
+
+} // namespace lathe::views
