@@ -13,9 +13,9 @@ struct ConvOperands {
   std::int64_t group = 1;
 };
 
-// Unit-stride Conv (after `subsample`, when given, has picked every stride-th input of a
-// 1x1 Conv) with a tile of output channels x positions kept in vector registers across the
-// whole reduction. An undefined Stmt when the schedule does not apply (groups, no vector
+// Conv (any strides and dilations; or a 1x1 Conv whose strided inputs `subsample` picks)
+// with a tile of output channels x positions kept in vector registers across the whole
+// reduction. An undefined Stmt when the schedule does not apply (groups, no vector
 // width known, odd channel counts); the caller then uses another.
 Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilogue,
                const ConvOperands& ops, const std::vector<WindowAxis>& axes,

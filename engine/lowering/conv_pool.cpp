@@ -348,6 +348,8 @@ Stmt lowerConv(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
       return tiled;
     return wideConv(node, kb, epilogue, ops, dense, strides);
   }
+  if (Stmt tiled = tiledConv(node, kb, epilogue, ops, axes, {}); tiled.defined())
+    return tiled;
   return rangeConv(node, kb, epilogue, ops, axes);
 }
 

@@ -1,5 +1,5 @@
-// Register-tiled Conv: the default schedule for unit-stride Conv (and strided 1x1 Conv after
-// subsampling) when the target's vector width is known.
+// Register-tiled Conv: the default schedule for Conv without groups when the target's
+// vector width is known.
 //
 // As in wideConv (conv_pool.cpp) the input is seen as a "wide" grid: zero padded when there
 // is padding, so that tap k of output position f reads input position f + offset(k) of the
@@ -8,7 +8,9 @@
 // promotes) across the whole reduction over input channels and taps: per tap it loads V
 // input vectors and R broadcast weights for R*V fused multiply-adds, instead of loading and
 // storing the accumulators for every multiply-add. Tiles past the end of the plane compute
-// positions nobody reads; the input copy has room for what they load.
+// positions nobody reads; the input copy has room for what they load. With strides the
+// copy splits each plane into its stride phases, so that every tap still reads a
+// contiguous run of positions.
 //
 // Tasks are numbered so that consecutive ones share the same positions with other output
 // channels: a thread's chunk reuses the input tile from cache while the weights stream.
@@ -62,28 +64,39 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
     return Stmt();
   const std::int64_t R = tile->R, V = tile->V, TW = V * lanes;
 
+  // Strided Conv reads each tap from one phase of the input: padded position o*s + k*d is
+  // position o + (k*d)/s of phase (k*d)%s, so every phase plane is read with unit stride.
   const std::size_t S = axes.size();
-  std::vector<std::int64_t> padded(S), wide(S, 1), kernel(S), out(S), inExtents(S), padBegin(S);
+  std::vector<std::int64_t> padded(S), plane(S), wide(S, 1), stride(S), kernel(S), out(S),
+      inExtents(S), padBegin(S), phaseStride(S, 1);
   bool anyPad = false;
+  std::int64_t P = 1; // phases
   for (std::size_t a = 0; a < S; ++a) {
-    padded[a] = axes[a].in + axes[a].padBegin + axes[a].padEnd;
-    anyPad = anyPad || padded[a] != axes[a].in;
-    kernel[a] = axes[a].kernel;
-    out[a] = axes[a].out;
-    inExtents[a] = axes[a].in;
-    padBegin[a] = axes[a].padBegin;
-    if (axes[a].out + (axes[a].kernel - 1) * axes[a].dilation > padded[a])
+    const WindowAxis& ax = axes[a];
+    padded[a] = ax.in + ax.padBegin + ax.padEnd;
+    anyPad = anyPad || padded[a] != ax.in;
+    stride[a] = ax.stride;
+    kernel[a] = ax.kernel;
+    out[a] = ax.out;
+    inExtents[a] = ax.in;
+    padBegin[a] = ax.padBegin;
+    if ((ax.out - 1) * ax.stride + (ax.kernel - 1) * ax.dilation >= padded[a])
       return Stmt();
+    const std::int64_t qmax = (ax.kernel - 1) * ax.dilation / ax.stride;
+    plane[a] = std::max((padded[a] + ax.stride - 1) / ax.stride, ax.out + qmax);
+    P *= ax.stride;
   }
-  for (std::size_t a = S - 1; a-- > 0;)
-    wide[a] = wide[a + 1] * padded[a + 1];
+  for (std::size_t a = S - 1; a-- > 0;) {
+    wide[a] = wide[a + 1] * plane[a + 1];
+    phaseStride[a] = phaseStride[a + 1] * stride[a + 1];
+  }
   std::int64_t F = 1, maxOffset = 0; // wide positions up to the last real output
   for (std::size_t a = 0; a < S; ++a) {
     F += (axes[a].out - 1) * wide[a];
-    maxOffset += (axes[a].kernel - 1) * axes[a].dilation * wide[a];
+    maxOffset += (axes[a].kernel - 1) * axes[a].dilation / axes[a].stride * wide[a];
   }
   const std::int64_t FT = (F + TW - 1) / TW, Fround = FT * TW;
-  const std::int64_t planeIn = product(padded), KK = product(kernel);
+  const std::int64_t phasePlane = product(plane), KK = product(kernel);
   auto wideIndex = [&](const std::vector<Expr>& pos, const std::vector<std::int64_t>& shift) {
     Expr flat = loop::makeIndex(0);
     for (std::size_t a = 0; a < S; ++a)
@@ -91,12 +104,13 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
     return flat;
   };
 
-  // The input as tiles read it: copied when padded, subsampled, or when the last tile would
-  // read past the end of a plane; the copy's zeroed tail covers the last plane's overrun.
-  const bool copy = anyPad || !subsample.empty() || Fround + maxOffset > planeIn;
-  const std::int64_t tail = std::max<std::int64_t>(0, Fround + maxOffset - planeIn);
-  const TensorRef src = copy ? kb.scratch("xpad", x.dtype, {N * C * planeIn + tail})
-                             : TensorRef{x.buffer, {N * C * planeIn}, x.dtype};
+  // The input as tiles read it: copied when padded, strided, subsampled, or when the last
+  // tile would read past the end of a plane; the copy's zeroed tail covers the overrun.
+  const bool copy = anyPad || P > 1 || !subsample.empty() || Fround + maxOffset > phasePlane;
+  const std::int64_t tail = std::max<std::int64_t>(0, Fround + maxOffset - phasePlane);
+  const std::int64_t rowSize = P * phasePlane; // one input channel: all its phases
+  const TensorRef src = copy ? kb.scratch("xpad", x.dtype, {N * C * rowSize + tail})
+                             : TensorRef{x.buffer, {N * C * rowSize}, x.dtype};
   // Results: straight into Y when its planes are the wide grid and whole tiles fit.
   const bool dense = F == product(out);
   const bool direct = dense && Fround == F;
@@ -122,9 +136,14 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
   const Stmt taps = nestedLoops(
       kb, kernel,
       [&](const std::vector<Expr>& tap) {
-        Expr offset = loop::makeIndex(0);
-        for (std::size_t a = 0; a < S; ++a)
-          offset = offset + tap[a] * (axes[a].dilation * wide[a]);
+        Expr offset = loop::makeIndex(0), phase = loop::makeIndex(0);
+        for (std::size_t a = 0; a < S; ++a) {
+          const Expr reach = tap[a] * axes[a].dilation;
+          offset = offset + (stride[a] == 1 ? reach : reach / stride[a]) * wide[a];
+          if (stride[a] > 1)
+            phase = phase + (reach % stride[a]) * phaseStride[a];
+        }
+        offset = offset + phase * phasePlane;
         std::vector<Expr> xs, ws;
         for (std::int64_t v = 0; v < V; ++v)
           xs.push_back(freshScalar(kb, "xv", vt));
@@ -144,7 +163,7 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
           s = loop::LetStmt::make(
               xs[v],
               loop::Load::make(src.buffer,
-                               ramp((n * C + c) * planeIn + f0 + v * lanes + offset, lanes)),
+                               ramp((n * C + c) * rowSize + f0 + v * lanes + offset, lanes)),
               s);
         return s;
       },
@@ -187,18 +206,26 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
       kb, inExtents,
       [&](const std::vector<Expr>& i) {
         std::vector<Expr> read{row};
-        for (std::size_t a = 0; a < S; ++a)
+        Expr at = row * rowSize;
+        for (std::size_t a = 0; a < S; ++a) {
           read.push_back(subsample.empty() ? i[a] : i[a] * subsample[a]);
-        return src.storeFlat(row * planeIn + wideIndex(i, padBegin), xPlanes.load(read));
+          const Expr pos = i[a] + padBegin[a];
+          if (stride[a] == 1)
+            at = at + pos * wide[a];
+          else
+            at = at + (pos % stride[a]) * (phaseStride[a] * phasePlane) + pos / stride[a] * wide[a];
+        }
+        return src.storeFlat(at, xPlanes.load(read));
       },
       "i");
+  const bool gaps = anyPad || P > 1;
   const Stmt clear =
-      anyPad ? forCount(q, planeIn, src.storeFlat(row * planeIn + q, constantOf(x.dtype, 0)))
-             : loop::noOp();
-  Stmt fill = forCount(row, N * C, loop::Block::make(clear, copyIn), parallelFor(N * C * planeIn));
+      gaps ? forCount(q, rowSize, src.storeFlat(row * rowSize + q, constantOf(x.dtype, 0)))
+           : loop::noOp();
+  Stmt fill = forCount(row, N * C, loop::Block::make(clear, copyIn), parallelFor(N * C * rowSize));
   if (tail > 0)
     fill = loop::Block::make(
-        fill, forCount(q2, tail, src.storeFlat(N * C * planeIn + q2, constantOf(x.dtype, 0))));
+        fill, forCount(q2, tail, src.storeFlat(N * C * rowSize + q2, constantOf(x.dtype, 0))));
   return kb.allocate(src, loop::Block::make(fill, main), true);
 }
 

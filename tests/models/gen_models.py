@@ -465,6 +465,34 @@ def sample_cnn(seed):
     return g.model("lathe_sample_cnn", [f32_info("image", [1, 3, 64, 64])], [f32_info("logits", [1, 10])])
 
 
+def conv_zoo(seed):
+    """Conv geometries for the register-tiled schedule: strides, dilations, asymmetric
+    pads, 1-D and 3-D, channel counts that do and do not fill a tile."""
+    g = GraphBuilder(seed)
+
+    def conv(x, cin, cout, kernel, name, **attrs):
+        w = g.uniform(f"{name}.weight", (cout, cin) + tuple(kernel), -0.3, 0.3)
+        b = g.uniform(f"{name}.bias", (cout,), -0.1, 0.1)
+        return g.op("Conv", [x, w, b], name, **attrs)
+
+    y = conv("x", 3, 16, (7, 7), "stem", strides=[2, 2], pads=[3, 3, 3, 3])      # 16 x 20 x 20
+    y = g.op("Relu", [y], "stem_relu")
+    y = conv(y, 16, 8, (3, 3), "s2", strides=[2, 2], pads=[1, 0, 1, 2])          # asymmetric pads
+    y = conv(y, 8, 12, (3, 3), "dil", dilations=[2, 2], pads=[2, 2, 2, 2])       # 12 channels
+    y = conv(y, 12, 24, (5, 3), "s3", strides=[3, 1], pads=[2, 1, 2, 1])
+    y = conv(y, 24, 6, (1, 1), "narrow")                                         # M = 6: other schedule
+    g.op("Relu", [y], "head_relu", outputs=["y2d"])
+    z = conv("seq", 4, 8, (5,), "c1d", strides=[2], pads=[2, 1], dilations=[1])  # 1-D
+    g.op("Relu", [z], "c1d_relu", outputs=["y1d"])
+    v = conv("vol", 2, 8, (3, 3, 3), "c3d", strides=[2, 1, 2], pads=[1, 1, 1, 1, 1, 1])  # 3-D
+    g.op("Relu", [v], "c3d_relu", outputs=["y3d"])
+    return g.model("conv_zoo",
+                   [f32_info("x", [1, 3, 40, 40]), f32_info("seq", [2, 4, 37]),
+                    f32_info("vol", [1, 2, 7, 9, 11])],
+                   [f32_info("y2d", [1, 6, 4, 10]), f32_info("y1d", [2, 8, 18]),
+                    f32_info("y3d", [1, 8, 4, 9, 6])])
+
+
 def conv_bn_relu(seed, batch=1):
     g = GraphBuilder(seed)
     y = g.conv("x", 3, 4, 3, "conv", "conv.weight", pad=1, bias_name="conv.bias")
@@ -738,6 +766,7 @@ CATALOGUE = {
     "bert": simple(bert, "bert.onnx"),
     "sample_cnn": simple(sample_cnn, "sample_cnn.onnx"),
     "conv_bn_relu": simple(conv_bn_relu, "conv_bn_relu.onnx"),
+    "conv_zoo": simple(conv_zoo, "conv_zoo.onnx"),
     "gemm_bn": simple(gemm_bn, "gemm_bn.onnx"),
     "shape_chain": simple(shape_chain, "shape_chain.onnx"),
     "residual_add": simple(residual_add, "residual_add.onnx"),
