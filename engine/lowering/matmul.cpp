@@ -39,7 +39,89 @@ struct MatrixProduct {
   std::function<Expr(const Expr& sum, const std::vector<Expr>& yIndex)> finish;
 };
 
+// Register-tiled product for f32 with B contiguous in j and N a multiple of the tile width:
+// a task keeps R rows x V vectors of columns of Y in vector registers (a constant-indexed
+// stack buffer that LLVM promotes) across the whole sum over k, loading V vectors of B and
+// R broadcast elements of A per k for R*V fused multiply-adds. Each output element still
+// sums its k terms in order. Consecutive tasks share a block of B with other rows of A.
+// An undefined Stmt when it does not apply.
+Stmt tiledProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p) {
+  const int lanes = kb.vectorBits() / 32;
+  if (lanes < 4 || y.dtype != graph::DType::F32 || !p.bContiguous)
+    return Stmt();
+  const std::int64_t R = p.M % 4 == 0 ? 4 : p.M % 2 == 0 ? 2 : 1;
+  std::int64_t V = 0;
+  for (std::int64_t v : {lanes >= 16 ? 4 : 2, 3, 2, 1})
+    if (v * lanes <= p.N && p.N % (v * lanes) == 0) {
+      V = v;
+      break;
+    }
+  if (V == 0)
+    return Stmt();
+  const std::int64_t TW = V * lanes, JT = p.N / TW, MB = p.M / R;
+  const loop::Type vt = loop::f32().withLanes(lanes);
+
+  const Expr task = kb.freshVar("t");
+  const Expr bi = task / (JT * MB), j0 = ((task / MB) % JT) * TW, i0 = (task % MB) * R;
+  const Expr k = kb.freshVar("k");
+  // B(b, k, j .. j + lanes - 1): the scalar load at j, widened (B is contiguous in j).
+  auto bVector = [&](const Expr& j) -> Expr {
+    const Expr scalar = p.b(bi, k, j);
+    const loop::Load* load = scalar.as<loop::Load>();
+    if (!load)
+      return Expr();
+    return loop::Load::make(load->buffer, loop::Ramp::make(load->index, loop::makeIndex(1), lanes));
+  };
+  const TensorRef tile = kb.scratch("tile", y.dtype, {R * V * lanes});
+  const TensorRef out = kb.scratch("out", y.dtype, {R * TW});
+  auto at = [&](std::int64_t r, std::int64_t v) {
+    return loop::Ramp::make(loop::makeIndex((r * V + v) * lanes), loop::makeIndex(1), lanes);
+  };
+  std::vector<Stmt> body;
+  for (std::int64_t r = 0; r < R; ++r)
+    for (std::int64_t v = 0; v < V; ++v)
+      body.push_back(loop::Store::make(tile.buffer, at(r, v),
+                                       loop::Broadcast::make(constantOf(y.dtype, 0), lanes)));
+  std::vector<Expr> bs, as;
+  for (std::int64_t v = 0; v < V; ++v)
+    bs.push_back(freshScalar(kb, "bv", vt));
+  for (std::int64_t r = 0; r < R; ++r)
+    as.push_back(freshScalar(kb, "av", vt));
+  std::vector<Stmt> updates;
+  for (std::int64_t r = 0; r < R; ++r)
+    for (std::int64_t v = 0; v < V; ++v)
+      updates.push_back(loop::Store::make(tile.buffer, at(r, v),
+                                          loop::Load::make(tile.buffer, at(r, v)) + as[r] * bs[v]));
+  Stmt step = loop::Block::make(updates);
+  for (std::int64_t r = R; r-- > 0;)
+    step = loop::LetStmt::make(as[r], loop::Broadcast::make(p.a(bi, i0 + r, k), lanes), step);
+  for (std::int64_t v = V; v-- > 0;) {
+    const Expr bv = bVector(j0 + v * lanes);
+    if (!bv.defined())
+      return Stmt();
+    step = loop::LetStmt::make(bs[v], bv, step);
+  }
+  body.push_back(forCount(k, p.K, step));
+  for (std::int64_t r = 0; r < R; ++r)
+    for (std::int64_t v = 0; v < V; ++v)
+      body.push_back(loop::Store::make(
+          out.buffer,
+          loop::Ramp::make(loop::makeIndex(r * TW + v * lanes), loop::makeIndex(1), lanes),
+          loop::Load::make(tile.buffer, at(r, v))));
+  // Y written once per element, with alpha, beta*C and the fused epilogue.
+  const Expr r = kb.freshVar("r"), j = kb.freshVar("e");
+  body.push_back(forCount(r, R, forCount(j, TW, [&] {
+                            const std::vector<Expr> idx = p.yIndex(bi, i0 + r, j0 + j);
+                            const Expr sum = out.loadFlat(r * TW + j);
+                            return y.store(idx, p.finish ? p.finish(sum, idx) : sum);
+                          }())));
+  const Stmt taskBody = kb.allocate(tile, kb.allocate(out, loop::Block::make(body)));
+  return forCount(task, p.batch * MB * JT, taskBody, parallelFor(p.batch * p.M * p.N * p.K));
+}
+
 Stmt productLoops(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p) {
+  if (Stmt tiled = tiledProduct(kb, y, p); tiled.defined())
+    return tiled;
   // A task computes R rows, so that each element of B loaded feeds R multiply-adds. Two:
   // the inner loop is bound by the accumulator's loads and stores, and four rows measured
   // slower.

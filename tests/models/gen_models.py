@@ -493,6 +493,23 @@ def conv_zoo(seed):
                     f32_info("y3d", [1, 8, 4, 9, 6])])
 
 
+def matmul_zoo(seed):
+    """Matrix products for the register-tiled schedule: batched MatMul with broadcasting,
+    Gemm with transA, alpha, beta and a bias, row counts that do and do not fill a tile."""
+    g = GraphBuilder(seed)
+    b1 = g.uniform("b1", (40, 48), -0.5, 0.5)
+    g.op("MatMul", ["a1", b1], "mm_broadcast", outputs=["y1"])                 # N = 48
+    b2 = g.uniform("b2", (32, 64), -0.5, 0.5)
+    c2 = g.uniform("c2", (64,), -0.5, 0.5)
+    y2 = g.op("Gemm", ["a2", b2, c2], "gemm", transA=1, alpha=0.5, beta=2.0)   # 6 x 64
+    g.op("Relu", [y2], "gemm_relu", outputs=["y2"])
+    g.op("MatMul", ["a3", "b3"], "mm_batched", outputs=["y3"])                 # 3 rows, N = 32
+    return g.model("matmul_zoo",
+                   [f32_info("a1", [2, 3, 5, 40]), f32_info("a2", [32, 6]),
+                    f32_info("a3", [4, 3, 16]), f32_info("b3", [1, 16, 32])],
+                   [f32_info("y1", [2, 3, 5, 48]), f32_info("y2", [6, 64]), f32_info("y3", [4, 3, 32])])
+
+
 def conv_bn_relu(seed, batch=1):
     g = GraphBuilder(seed)
     y = g.conv("x", 3, 4, 3, "conv", "conv.weight", pad=1, bias_name="conv.bias")
@@ -767,6 +784,7 @@ CATALOGUE = {
     "sample_cnn": simple(sample_cnn, "sample_cnn.onnx"),
     "conv_bn_relu": simple(conv_bn_relu, "conv_bn_relu.onnx"),
     "conv_zoo": simple(conv_zoo, "conv_zoo.onnx"),
+    "matmul_zoo": simple(matmul_zoo, "matmul_zoo.onnx"),
     "gemm_bn": simple(gemm_bn, "gemm_bn.onnx"),
     "shape_chain": simple(shape_chain, "shape_chain.onnx"),
     "residual_add": simple(residual_add, "residual_add.onnx"),
