@@ -5,8 +5,11 @@ Usage: compare_latency.py LATHE NODE_MODULES MODEL.onnx [MODEL.onnx ...] [--thre
        [--repeat 20] [--rounds 3]
 Each model is compiled once to a bundle; then, for every round and thread count, Lathe
 (`lathe run BUNDLE --repeat N --json`) and ONNX Runtime (tests/bench/ort_time.js) are timed
-one after the other. Prints per model and thread count the median of the per-round medians
-and the ratio Lathe/ORT. This machine is shared and noisy: read ratios, not absolutes.
+one after the other. Prints per model and thread count the median of the per-round medians,
+the ratio Lathe/ORT, and the fraction of this machine's peak FLOP/s each reaches: the
+model's FLOPs (2 x multiply-adds of Conv, MatMul and Gemm) and the peak at that thread
+count (an FMA microbenchmark) both come from `lathe run MODEL --profile --report json`,
+measured in the same run. This machine is shared and noisy: read ratios, not absolutes.
 """
 import argparse
 import json
@@ -31,6 +34,15 @@ def ort_median(node_modules, model, threads, repeat):
     return json.loads(out)["median_ms"]
 
 
+def flops_and_peak(lathe, model, threads):
+    """(FLOPs of one run of the model, peak GFLOP/s with `threads` threads)."""
+    out = subprocess.run([lathe, "run", model, "--threads", str(threads), "--profile", "--report",
+                          "json"], capture_output=True, text=True, check=True).stdout
+    profile = json.loads(out)
+    flops = sum((k["flops_per_call"] or 0) * k["calls"] for k in profile["kernels"]) / profile["runs"]
+    return flops, profile["peak_gflops"]
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("lathe")
@@ -51,6 +63,10 @@ def main():
             return 1
         bundles[m] = bundle
         print(r.stdout.strip().splitlines()[0])
+    flops, peak = {}, {}
+    for m in a.models:
+        for t in threads:
+            flops[m], peak[(m, t)] = flops_and_peak(a.lathe, m, t)
     results = {}
     for _ in range(a.rounds):
         for m in a.models:
@@ -58,10 +74,14 @@ def main():
                 results.setdefault((m, t), {"lathe": [], "ort": []})
                 results[(m, t)]["lathe"].append(lathe_median(a.lathe, bundles[m], t, a.repeat))
                 results[(m, t)]["ort"].append(ort_median(a.node_modules, m, t, a.repeat))
-    print(f"\n{'model':<16}{'threads':>8}{'Lathe ms':>11}{'ORT ms':>10}{'Lathe/ORT':>11}")
+    print(f"\n{'model':<16}{'threads':>8}{'Lathe ms':>11}{'ORT ms':>10}{'Lathe/ORT':>11}"
+          f"{'GFLOP':>8}{'peak GFLOP/s':>14}{'Lathe % peak':>14}{'ORT % peak':>12}")
     for (m, t), r in results.items():
         lm, om = statistics.median(r["lathe"]), statistics.median(r["ort"])
-        print(f"{os.path.basename(m):<16}{t:>8}{lm:>11.2f}{om:>10.2f}{lm / om:>11.2f}")
+        gflop, pk = flops[m] / 1e9, peak[(m, t)]
+        print(f"{os.path.basename(m):<16}{t:>8}{lm:>11.2f}{om:>10.2f}{lm / om:>11.2f}"
+              f"{gflop:>8.3f}{pk:>14.1f}{100 * gflop / (lm / 1e3) / pk:>14.1f}"
+              f"{100 * gflop / (om / 1e3) / pk:>12.1f}")
     return 0
 
 
