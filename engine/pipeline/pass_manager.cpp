@@ -7,6 +7,7 @@
 #include "engine/graph_passes/fold_constants.h"
 #include "engine/graph_passes/fuse_elementwise.h"
 #include "engine/graph_passes/infer_shapes.h"
+#include "engine/graph_passes/layout_weights.h"
 #include "engine/graph_passes/simplify_inference.h"
 #include "engine/support/diagnostics.h"
 #include "engine/support/timer.h"
@@ -76,6 +77,7 @@ std::vector<const PassInfo*> defaultPipeline() {
   add("eliminate-common-subexpressions");
   add("fold-batchnorm");
   add("eliminate-dead-code");
+  add("layout-weights");
   add("fuse-elementwise");
   return p;
 }
