@@ -56,10 +56,14 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
                const std::vector<std::int64_t>& subsample) {
   const int lanes = kb.vectorBits() / 32;
   const TensorRef &x = ops.x, &w = ops.w, &y = ops.y;
-  if (ops.group != 1 || y.dtype != graph::DType::F32 || x.dtype != graph::DType::F32 || lanes < 4)
+  if (y.dtype != graph::DType::F32 || x.dtype != graph::DType::F32 || lanes < 4)
     return Stmt();
-  const std::int64_t N = x.shape[0], C = x.shape[1], M = w.shape[0];
-  const std::optional<TileShape> tile = tileFor(lanes, M);
+  // With groups a tile's R output channels come from one group (Mg channels reading Cg
+  // input channels); depthwise Conv (Mg = Cg = 1) tiles one channel by more positions.
+  const std::int64_t N = x.shape[0], C = x.shape[1], M = w.shape[0], Cg = w.shape[1];
+  const std::int64_t Mg = M / ops.group;
+  const std::optional<TileShape> tile =
+      Mg == 1 ? std::optional<TileShape>(TileShape{1, lanes >= 16 ? 6 : 4}) : tileFor(lanes, Mg);
   if (!tile)
     return Stmt();
   const std::int64_t R = tile->R, V = tile->V, TW = V * lanes;
@@ -122,6 +126,7 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
   const std::int64_t MB = M / R;
   const Expr t = kb.freshVar("t");
   const Expr n = t / (FT * MB), f0 = ((t / MB) % FT) * TW, m0 = (t % MB) * R;
+  const Expr inChannel0 = ops.group == 1 ? loop::makeIndex(0) : (m0 / Mg) * Cg;
   const loop::Type vt = loop::f32().withLanes(lanes);
   const TensorRef acc = kb.scratch("tile", y.dtype, {R * V * lanes});
   auto accAt = [&](std::int64_t r, std::int64_t v) {
@@ -162,20 +167,21 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
         for (std::int64_t v = V; v-- > 0;)
           s = loop::LetStmt::make(
               xs[v],
-              loop::Load::make(src.buffer,
-                               ramp((n * C + c) * rowSize + f0 + v * lanes + offset, lanes)),
+              loop::Load::make(
+                  src.buffer,
+                  ramp((n * C + inChannel0 + c) * rowSize + f0 + v * lanes + offset, lanes)),
               s);
         return s;
       },
       "k");
-  body.push_back(forCount(c, C, taps));
+  body.push_back(forCount(c, Cg, taps));
   for (std::int64_t r = 0; r < R; ++r)
     for (std::int64_t v = 0; v < V; ++v)
       body.push_back(loop::Store::make(result.buffer,
                                        ramp((n * M + m0 + r) * outRow + f0 + v * lanes, lanes),
                                        loop::Load::make(acc.buffer, accAt(r, v))));
   Stmt main = forCount(t, N * FT * MB, kb.allocate(acc, loop::Block::make(body)),
-                       parallelFor(N * M * C * KK * Fround));
+                       parallelFor(N * M * Cg * KK * Fround));
 
   // --- bias and the fused epilogue, from the wide grid into Y ---
   if (!direct || ops.bias || node.group >= 0) {
