@@ -253,6 +253,12 @@ void MainWindow::createCentralArea() {
   graphLayout->addWidget(graphBanner_);
   graphLayout->addWidget(graph_, 1);
   connect(graph_, &views::GraphView::nodeSelected, this, &MainWindow::onGraphNodeSelected);
+  // A node inside an If/Loop/Scan subgraph: its properties come from the subgraph's snapshot.
+  connect(graph_, &views::GraphView::subgraphNodeSelected, this,
+          [this](std::shared_ptr<const api::GraphSnapshot> subgraph, int node, int) {
+            properties_->setNode(std::move(subgraph), node);
+            showPanel(Panel::Properties);
+          });
   connect(graph_, &views::GraphView::layoutFinished, this, [this](double milliseconds) {
     const auto& shown = graph_->snapshot();
     if (shown)

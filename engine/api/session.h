@@ -28,6 +28,8 @@ struct AttributeSummary {
   std::string text; // printed value, large tensors elided
 };
 
+struct GraphSnapshot;
+
 struct NodeSummary {
   std::string name; // ONNX node name (may be empty)
   std::string opType;
@@ -39,6 +41,9 @@ struct NodeSummary {
   std::vector<AttributeSummary> attributes;
   int group = -1;     // index into GraphSnapshot::groups, -1 if not fused
   std::string irLine; // the node as one line of IR
+  // If/Loop/Scan: attribute name ("then_branch", "body"; "name[i]" in a list) -> subgraph. Its
+  // nodes may read values of this graph by name (captures) that none of its own nodes produce.
+  std::vector<std::pair<std::string, std::shared_ptr<const GraphSnapshot>>> subgraphs;
 };
 
 struct ConstantSummary {
@@ -236,9 +241,9 @@ struct RunProfile {
     std::vector<std::string> nodes;
     double flops = 0; // per call; 0 when unknown
   };
-  std::vector<Call> calls;             // the plan's calls, in order
-  std::vector<KernelProfileRow> rows;  // by total time, largest first
-  std::vector<TraceEvent> events;      // calls in time order, then chunks by thread
+  std::vector<Call> calls;                       // the plan's calls, in order
+  std::vector<KernelProfileRow> rows;            // by total time, largest first
+  std::vector<TraceEvent> events;                // calls in time order, then chunks by thread
   std::vector<std::pair<double, double>> runsUs; // (start, duration) of each timed run
   int threads = 0;
   double peakGflops = 0; // measured (FMA microbenchmark); 0 when unknown

@@ -42,8 +42,16 @@ GraphSnapshot makeSnapshot(const graph::Graph& graph) {
       ns.inputs.push_back(in ? in->name() : "");
     for (const graph::Value* out : n->outputs())
       ns.outputs.push_back(out ? out->name() : "");
-    for (const auto& [key, attr] : n->attributes)
+    for (const auto& [key, attr] : n->attributes) {
       ns.attributes.push_back({key, graph::attrKindName(attr.kind()), graph::printAttribute(attr)});
+      const std::vector<const graph::Graph*> bodies = attr.graphs();
+      for (std::size_t b = 0; b < bodies.size(); ++b) {
+        const std::string name =
+            attr.kind() == graph::AttrKind::Graphs ? key + "[" + std::to_string(b) + "]" : key;
+        ns.subgraphs.emplace_back(name,
+                                  std::make_shared<const GraphSnapshot>(makeSnapshot(*bodies[b])));
+      }
+    }
     ns.group = n->group;
     ns.irLine = graph::printNode(*n);
     index[n.get()] = static_cast<int>(snap.nodes.size());

@@ -1,5 +1,6 @@
 // The graph view offscreen with real Graphviz layouts of real engine output: sample_cnn, a
-// synthetic 2,000-node ladder and (when the big-model fixture has run) ResNet-50.
+// synthetic 2,000-node ladder, If and Loop models with subgraphs and (when the big-model fixture
+// has run) ResNet-50.
 
 #include "views/graph/graph_canvas.h"
 #include "views/graph/graph_items.h"
@@ -14,6 +15,7 @@
 #include <QSignalSpy>
 #include <QTest>
 #include <QWheelEvent>
+#include <algorithm>
 #include <memory>
 
 using lathe::views::GraphView;
@@ -75,6 +77,24 @@ bool waitForLayout(GraphView& view, QSignalSpy& spy, int count = 1) {
          QTest::qWaitFor([&] { return spy.count() >= count; }, kLayoutTimeoutMs);
 }
 
+// The first node with subgraphs (If, Loop, Scan), or -1.
+int firstNodeWithSubgraphs(const lathe::api::GraphSnapshot& graph) {
+  for (int n = 0; n < static_cast<int>(graph.nodes.size()); ++n) {
+    if (!graph.nodes[n].subgraphs.empty())
+      return n;
+  }
+  return -1;
+}
+
+// What expanding `node` adds to the scene: each subgraph's ops, inputs and outputs.
+int subgraphItemCount(const lathe::api::NodeSummary& node) {
+  int count = 0;
+  for (const auto& [name, subgraph] : node.subgraphs)
+    count += static_cast<int>(subgraph->nodes.size() + subgraph->inputs.size() +
+                              subgraph->outputs.size());
+  return count;
+}
+
 // The first group with more than one node, or -1.
 int firstMultiNodeGroup(const lathe::api::GraphSnapshot& graph) {
   for (int g = 0; g < static_cast<int>(graph.groups.size()); ++g) {
@@ -98,6 +118,11 @@ private slots:
   void searchFindsByOpTypeAndName();
   void clickingNodeEmitsItsIndex();
   void collapseAndExpandGroup();
+  void controlFlowStartsCollapsed_data();
+  void controlFlowStartsCollapsed();
+  void expandsAndCollapsesSubgraphs_data();
+  void expandsAndCollapsesSubgraphs();
+  void clickingSubgraphNodeSelectsIt();
   void highlightsNodes();
   void zoomsWithKeysWheelAndFit();
   void staleLayoutIsDropped();
@@ -278,6 +303,141 @@ void TestGraphView::collapseAndExpandGroup() {
   QVERIFY(waitForLayout(*view_, finished, 3));
   QCOMPARE(view_->clusterItemCount(), 0);
   QVERIFY(view_->nodeItemCount() < items);
+}
+
+void TestGraphView::controlFlowStartsCollapsed_data() {
+  QTest::addColumn<QString>("model");
+  QTest::addColumn<QString>("op");
+  QTest::addColumn<int>("subgraphs");
+  QTest::newRow("if") << QStringLiteral("if_subgraph.onnx") << QStringLiteral("If") << 2;
+  QTest::newRow("loop") << QStringLiteral("loop_subgraph.onnx") << QStringLiteral("Loop") << 1;
+}
+
+void TestGraphView::controlFlowStartsCollapsed() {
+  QFETCH(QString, model);
+  QFETCH(QString, op);
+  QFETCH(int, subgraphs);
+  const auto graph = openFinal(kModelDir + QLatin1Char('/') + model);
+  const int node = firstNodeWithSubgraphs(*graph);
+  QVERIFY(node >= 0);
+  QCOMPARE(QString::fromStdString(graph->nodes[node].opType), op);
+  QCOMPARE(static_cast<int>(graph->nodes[node].subgraphs.size()), subgraphs);
+  for (const auto& [name, subgraph] : graph->nodes[node].subgraphs) {
+    QVERIFY(subgraph);
+    QVERIFY2(!subgraph->nodes.empty(), name.c_str());
+  }
+
+  QVERIFY(showAndWait(graph));
+  QVERIFY(!view_->isNodeExpanded(node));
+  QCOMPARE(view_->clusterItemCount(), 0);
+  NodeItem* item = view_->itemForNode(node);
+  QVERIFY(item);
+  const QString hint = QString::fromStdString(item->node().hint);
+  QVERIFY2(hint.startsWith(QStringLiteral("\u25b8 %1 subgraph").arg(subgraphs)), qPrintable(hint));
+  for (const VisibleNode& shown : view_->visibleGraph().nodes)
+    QCOMPARE(shown.owner, -1);
+  const QString shots = qEnvironmentVariable("LATHE_GRAPH_SHOTS");
+  if (!shots.isEmpty())
+    view_->grab().save(shots + QStringLiteral("/%1_collapsed.png").arg(QTest::currentDataTag()));
+}
+
+void TestGraphView::expandsAndCollapsesSubgraphs_data() {
+  controlFlowStartsCollapsed_data();
+}
+
+void TestGraphView::expandsAndCollapsesSubgraphs() {
+  QFETCH(QString, model);
+  QFETCH(int, subgraphs);
+  const auto graph = openFinal(kModelDir + QLatin1Char('/') + model);
+  const int node = firstNodeWithSubgraphs(*graph);
+  QVERIFY(showAndWait(graph));
+  const int items = view_->nodeItemCount(), edges = view_->edgeItemCount();
+  const int added = subgraphItemCount(graph->nodes[node]);
+
+  // Double-clicking the node expands it: one cluster per subgraph, with all its nodes.
+  QSignalSpy finished(view_.get(), &GraphView::layoutFinished);
+  NodeItem* item = view_->itemForNode(node);
+  const QPoint at = view_->canvas()->mapFromScene(item->scenePos());
+  QVERIFY(view_->canvas()->viewport()->rect().contains(at));
+  QTest::mouseDClick(view_->canvas()->viewport(), Qt::LeftButton, {}, at);
+  QVERIFY(waitForLayout(*view_, finished));
+  QVERIFY(view_->isNodeExpanded(node));
+  QCOMPARE(view_->nodeItemCount(), items + added);
+  QCOMPARE(view_->clusterItemCount(), subgraphs);
+  QVERIFY(view_->edgeItemCount() > edges);
+  QVERIFY(QString::fromStdString(view_->itemForNode(node)->node().hint).startsWith(u'\u25be'));
+  const lathe::views::VisibleGraph& shown = view_->visibleGraph();
+  for (int s = 0; s < subgraphs; ++s) {
+    const auto& [name, subgraph] = graph->nodes[node].subgraphs[s];
+    const auto cluster =
+        std::find_if(shown.clusters.begin(), shown.clusters.end(),
+                     [&](const auto& c) { return c.owner == node && c.subgraph == s; });
+    QVERIFY(cluster != shown.clusters.end());
+    QCOMPARE(cluster->label, graph->nodes[node].opType + " \u00b7 " + name);
+    QCOMPARE(static_cast<int>(cluster->nodes.size()),
+             static_cast<int>(subgraph->nodes.size() + subgraph->inputs.size() +
+                              subgraph->outputs.size()));
+    int ops = 0;
+    for (const int v : cluster->nodes)
+      ops += shown.nodes[v].kind == VisibleNode::Kind::Op ? 1 : 0;
+    QCOMPARE(ops, static_cast<int>(subgraph->nodes.size()));
+  }
+  // Inner nodes must not overlap the rest of the drawing.
+  const QList<QGraphicsItem*> all = view_->canvas()->scene()->items();
+  std::vector<QRectF> rects;
+  for (QGraphicsItem* i : all) {
+    if (auto* n = dynamic_cast<NodeItem*>(i))
+      rects.push_back(n->mapRectToScene(n->shape().boundingRect()));
+  }
+  for (std::size_t a = 0; a < rects.size(); ++a)
+    for (std::size_t b = a + 1; b < rects.size(); ++b)
+      QVERIFY(!rects[a].intersects(rects[b]));
+
+  // LATHE_GRAPH_SHOTS=DIR saves the expanded drawing, for reviewing the look.
+  const QString shots = qEnvironmentVariable("LATHE_GRAPH_SHOTS");
+  if (!shots.isEmpty()) {
+    view_->fitToView();
+    view_->grab().save(shots + QStringLiteral("/%1_expanded.png").arg(QTest::currentDataTag()));
+  }
+
+  // Collapsing (from the context menu's action, here directly) restores the single node.
+  view_->collapseNode(node);
+  QVERIFY(waitForLayout(*view_, finished, 2));
+  QVERIFY(!view_->isNodeExpanded(node));
+  QCOMPARE(view_->nodeItemCount(), items);
+  QCOMPARE(view_->edgeItemCount(), edges);
+  QCOMPARE(view_->clusterItemCount(), 0);
+}
+
+void TestGraphView::clickingSubgraphNodeSelectsIt() {
+  const auto graph = openFinal(kModelDir + QStringLiteral("/loop_subgraph.onnx"));
+  const int node = firstNodeWithSubgraphs(*graph);
+  QVERIFY(showAndWait(graph));
+  QSignalSpy finished(view_.get(), &GraphView::layoutFinished);
+  view_->expandNode(node);
+  QVERIFY(waitForLayout(*view_, finished));
+  view_->fitToView();
+
+  NodeItem* inner = nullptr;
+  for (QGraphicsItem* i : view_->canvas()->scene()->items()) {
+    auto* n = dynamic_cast<NodeItem*>(i);
+    if (n && n->node().owner == node && n->node().kind == VisibleNode::Kind::Op)
+      inner = n;
+  }
+  QVERIFY(inner);
+  QSignalSpy selected(view_.get(), &GraphView::subgraphNodeSelected);
+  QSignalSpy topLevel(view_.get(), &GraphView::nodeSelected);
+  const QPoint at = view_->canvas()->mapFromScene(inner->scenePos());
+  QVERIFY(view_->canvas()->viewport()->rect().contains(at));
+  QTest::mouseClick(view_->canvas()->viewport(), Qt::LeftButton, {}, at);
+  QCOMPARE(selected.count(), 1);
+  QCOMPARE(topLevel.count(), 0);
+  const auto subgraph =
+      selected.at(0).at(0).value<std::shared_ptr<const lathe::api::GraphSnapshot>>();
+  QCOMPARE(subgraph, graph->nodes[node].subgraphs[inner->node().subgraph].second);
+  QCOMPARE(selected.at(0).at(1).toInt(), inner->node().index);
+  QCOMPARE(selected.at(0).at(2).toInt(), node);
+  QVERIFY(inner->isSelected());
 }
 
 void TestGraphView::highlightsNodes() {

@@ -1,5 +1,6 @@
 #include "views/graph/dot_layout.h"
 
+#include <algorithm>
 #include <chrono>
 #include <gvc.h>
 #include <string>
@@ -16,6 +17,18 @@ char* cs(const char* text) {
 
 std::string number(double value) {
   return std::to_string(value);
+}
+
+// Graphviz sizes a cluster's label from its own font-width table, which guesses narrower than
+// the bold font the view draws with. A larger font size for the cluster makes its guess (about
+// half an em per character) cover the width the view measured, so the label is not cut off.
+double labelFontSize(const LayoutInput::Cluster& cluster, double base) {
+  std::size_t characters = 0;
+  for (const char c : cluster.label)
+    characters += (static_cast<unsigned char>(c) & 0xc0) != 0x80 ? 1 : 0; // UTF-8 code points
+  if (cluster.labelWidth <= 0 || characters == 0)
+    return base;
+  return std::max(base, cluster.labelWidth / (0.5 * static_cast<double>(characters)));
 }
 
 // Declares a graph-wide attribute with its default, for fast per-object agxset later.
@@ -46,7 +59,7 @@ LayoutResult DotLayouter::layout(const LayoutInput& input) {
   declare(g, AGRAPH, "splines", "spline");
   declare(g, AGRAPH, "labeljust", "l");
   declare(g, AGRAPH, "fontname", "Helvetica");
-  declare(g, AGRAPH, "fontsize", number(input.clusterLabelFontSize));
+  Agsym_t* graphFontSize = declare(g, AGRAPH, "fontsize", number(input.clusterLabelFontSize));
   Agsym_t* graphLabel = declare(g, AGRAPH, "label", "");
   result.bounded = static_cast<int>(input.nodes.size()) >= kBoundedFrom;
   if (result.bounded) {
@@ -85,6 +98,7 @@ LayoutResult DotLayouter::layout(const LayoutInput& input) {
     const std::string name = "cluster_" + std::to_string(c);
     Agraph_t* sub = agsubg(g, cs(name.c_str()), 1);
     set(sub, graphLabel, input.clusters[c].label);
+    set(sub, graphFontSize, number(labelFontSize(input.clusters[c], input.clusterLabelFontSize)));
     for (const int node : input.clusters[c].nodes)
       agsubnode(sub, nodes[node], 1);
     clusters.push_back(sub);

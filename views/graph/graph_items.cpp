@@ -81,8 +81,10 @@ QSizeF nodeSize(const VisibleNode& node, const GraphStyle& style) {
   const double text =
       std::max({title.horizontalAdvance(qs(node.title)), body.horizontalAdvance(qs(node.subtitle)),
                 body.horizontalAdvance(qs(node.shape))});
-  return {std::clamp(text + 2 * kPadding + kSlack, kMinNodeWidth, kMaxNodeWidth),
-          kHeaderHeight + 2 * kLineHeight + 6};
+  const double lines = node.hint.empty() ? 2 : 3;
+  return {std::clamp(std::max(text, body.horizontalAdvance(qs(node.hint))) + 2 * kPadding + kSlack,
+                     kMinNodeWidth, kMaxNodeWidth),
+          kHeaderHeight + lines * kLineHeight + 6};
 }
 
 NodeItem::NodeItem(const VisibleNode& node, int visibleIndex, const QRectF& rect,
@@ -99,6 +101,10 @@ NodeItem::NodeItem(const VisibleNode& node, int visibleIndex, const QRectF& rect
     tip += QStringLiteral("\n") + qs(node.subtitle);
   if (!node.shape.empty())
     tip += QStringLiteral("\n") + qs(node.shape);
+  if (!node.hint.empty())
+    tip += QStringLiteral("\n") + qs(node.hint) +
+           (node.owner < 0 ? QObject::tr(": double-click to expand or collapse")
+                           : QObject::tr(" (nested subgraphs are not drawn)"));
   setToolTip(tip);
 }
 
@@ -190,6 +196,12 @@ void NodeItem::paintOp(QPainter* painter, bool detailed) const {
   painter->setPen(style_->text);
   painter->drawText(line, Qt::AlignCenter,
                     bodyMetrics.elidedText(qs(node_.shape), Qt::ElideRight, line.width()));
+  if (node_.hint.empty())
+    return;
+  line.translate(0, kLineHeight);
+  painter->setPen(border);
+  painter->drawText(line, Qt::AlignCenter,
+                    bodyMetrics.elidedText(qs(node_.hint), Qt::ElideRight, line.width()));
 }
 
 void NodeItem::paintTensor(QPainter* painter, bool detailed) const {
@@ -217,8 +229,9 @@ void NodeItem::paintTensor(QPainter* painter, bool detailed) const {
 }
 
 EdgeItem::EdgeItem(const std::vector<QPointF>& spline, bool hasArrow, QPointF arrowTip,
-                   QString label, bool hasLabel, QPointF labelCenter, const GraphStyle* style)
-    : label_(std::move(label)), style_(style) {
+                   QString label, bool hasLabel, QPointF labelCenter, const GraphStyle* style,
+                   VisibleEdge::Kind kind)
+    : label_(std::move(label)), style_(style), kind_(kind) {
   setZValue(1);
   if (!spline.empty()) {
     path_.moveTo(spline.front());
@@ -255,7 +268,13 @@ QRectF EdgeItem::boundingRect() const {
 void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
   const bool detailed = detail(option, painter) >= kTextDetailFrom;
   painter->setRenderHint(QPainter::Antialiasing, detailed);
-  painter->setPen(QPen(style_->edge, 1.2));
+  // Scope edges (into a subgraph) are dashed, captures dotted: neither is a tensor of its own.
+  QPen pen(style_->edge, 1.2);
+  if (kind_ == VisibleEdge::Kind::Scope)
+    pen.setStyle(Qt::DashLine);
+  else if (kind_ == VisibleEdge::Kind::Capture)
+    pen.setStyle(Qt::DotLine);
+  painter->setPen(pen);
   painter->setBrush(Qt::NoBrush);
   painter->drawPath(path_);
   if (!arrow_.isEmpty()) {
@@ -277,10 +296,14 @@ void EdgeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
 }
 
 ClusterItem::ClusterItem(int group, const QRectF& rect, QString label, QColor tint,
-                         const GraphStyle* style)
-    : group_(group), rect_(rect), label_(std::move(label)), tint_(std::move(tint)), style_(style) {
+                         const GraphStyle* style, int owner)
+    : group_(group), owner_(owner), rect_(rect), label_(std::move(label)), tint_(std::move(tint)),
+      style_(style) {
   setZValue(0);
-  setToolTip(QObject::tr("Fused group %1\nDouble-click to collapse it into one node").arg(label_));
+  setToolTip(
+      owner_ >= 0
+          ? QObject::tr("Subgraph %1\nDouble-click to collapse it into its node").arg(label_)
+          : QObject::tr("Fused group %1\nDouble-click to collapse it into one node").arg(label_));
 }
 
 QRectF ClusterItem::boundingRect() const {
@@ -290,7 +313,8 @@ QRectF ClusterItem::boundingRect() const {
 void ClusterItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget*) {
   const bool detailed = detail(option, painter) >= kTextDetailFrom;
   painter->setRenderHint(QPainter::Antialiasing, detailed);
-  QPen pen(mix(tint_, style_->background, 0.3), 1.2, Qt::DashLine);
+  // A fused group is dashed (one kernel, many ops); a subgraph solid (a scope of its own).
+  QPen pen(mix(tint_, style_->background, 0.3), 1.2, owner_ >= 0 ? Qt::SolidLine : Qt::DashLine);
   painter->setPen(pen);
   painter->setBrush(mix(tint_, style_->background, 0.93));
   painter->drawRoundedRect(rect_, 8, 8);

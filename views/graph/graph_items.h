@@ -53,7 +53,10 @@ private:
 class EdgeItem : public QGraphicsItem {
 public:
   EdgeItem(const std::vector<QPointF>& spline, bool hasArrow, QPointF arrowTip, QString label,
-           bool hasLabel, QPointF labelCenter, const GraphStyle* style);
+           bool hasLabel, QPointF labelCenter, const GraphStyle* style,
+           VisibleEdge::Kind kind = VisibleEdge::Kind::Data);
+
+  VisibleEdge::Kind kind() const { return kind_; }
 
   QRectF boundingRect() const override;
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
@@ -65,18 +68,23 @@ private:
   QRectF labelRect_;
   QRectF bounds_;
   const GraphStyle* style_;
+  VisibleEdge::Kind kind_;
 };
 
+// The frame of a fused group, or of a subgraph of an expanded If/Loop/Scan node.
 class ClusterItem : public QGraphicsItem {
 public:
-  ClusterItem(int group, const QRectF& rect, QString label, QColor tint, const GraphStyle* style);
+  ClusterItem(int group, const QRectF& rect, QString label, QColor tint, const GraphStyle* style,
+              int owner = -1);
 
-  int group() const { return group_; }
+  int group() const { return group_; } // -1 for a subgraph
+  int owner() const { return owner_; } // a subgraph's If/Loop/Scan node, else -1
   QRectF boundingRect() const override;
   void paint(QPainter* painter, const QStyleOptionGraphicsItem* option, QWidget* widget) override;
 
 private:
   int group_;
+  int owner_;
   QRectF rect_;
   QString label_;
   QColor tint_;

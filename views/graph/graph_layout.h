@@ -21,6 +21,7 @@ struct LayoutInput {
   struct Cluster {
     std::vector<int> nodes;
     std::string label;
+    double labelWidth = 0; // as the view draws it, padding included; 0: trust Graphviz's guess
   };
   std::vector<Node> nodes;
   std::vector<Edge> edges;

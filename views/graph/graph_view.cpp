@@ -6,6 +6,7 @@
 
 #include <QAction>
 #include <QEvent>
+#include <QFontMetricsF>
 #include <QGraphicsScene>
 #include <QGuiApplication>
 #include <QHBoxLayout>
@@ -164,9 +165,11 @@ GraphView::~GraphView() = default;
 void GraphView::setSnapshot(std::shared_ptr<const api::GraphSnapshot> snapshot) {
   snapshot_ = std::move(snapshot);
   collapsed_.clear();
+  expanded_.clear();
   selectedNode_ = -1;
   highlighted_.clear();
   focusGroup_ = -1;
+  focusNode_ = -1;
   revealNode_ = -1;
   newSnapshot_ = true;
   message_->hide();
@@ -197,7 +200,7 @@ bool GraphView::isLayingOut() const {
 
 void GraphView::requestLayout() {
   timer_.start();
-  pending_ = buildVisibleGraph(*snapshot_, collapsed_);
+  pending_ = buildVisibleGraph(*snapshot_, collapsed_, expanded_);
   LayoutInput input;
   input.nodes.reserve(pending_.nodes.size());
   for (const VisibleNode& node : pending_.nodes) {
@@ -206,8 +209,10 @@ void GraphView::requestLayout() {
   }
   for (const VisibleEdge& edge : pending_.edges)
     input.edges.push_back({edge.tail, edge.head, edge.label});
+  const QFontMetricsF clusterFont(style_.clusterFont);
   for (const VisibleCluster& cluster : pending_.clusters)
-    input.clusters.push_back({cluster.nodes, cluster.label});
+    input.clusters.push_back(
+        {cluster.nodes, cluster.label, clusterFont.horizontalAdvance(qs(cluster.label)) + 20});
   input.edgeLabelFontSize = style_.edgeFont.pixelSize();
   input.clusterLabelFontSize = style_.clusterFont.pixelSize();
   engine_->request(std::move(input));
@@ -253,6 +258,9 @@ void GraphView::showLayout(quint64, const std::shared_ptr<const LayoutResult>& r
     if (!target.isNull())
       canvas_->centerOn(target.center());
     focusGroup_ = -1;
+  } else if (focusNode_ >= 0) {
+    focusOnNodeScope(focusNode_);
+    focusNode_ = -1;
   } else if (!fresh && selectedNode_ >= 0) {
     applySelection(true);
   }
@@ -269,6 +277,12 @@ void GraphView::buildScene(const LayoutResult& result) {
 
   for (std::size_t c = 0; c < shown_.clusters.size() && c < result.clusters.size(); ++c) {
     const VisibleCluster& cluster = shown_.clusters[c];
+    if (cluster.owner >= 0) {
+      scene_->addItem(new ClusterItem(-1, result.clusters[c].rect, qs(cluster.label),
+                                      categoryColor(QStringLiteral("control flow")), &style_,
+                                      cluster.owner));
+      continue;
+    }
     const api::GroupSummary& group = snapshot.groups[cluster.group];
     // Tinted like the op the group is built around (the first that is not elementwise).
     QString category;
@@ -290,7 +304,7 @@ void GraphView::buildScene(const LayoutResult& result) {
     const LayoutResult::Edge& route = result.edges[e];
     scene_->addItem(new EdgeItem(route.spline, route.hasArrow, route.arrowTip,
                                  qs(shown_.edges[e].label), route.hasLabel, route.labelCenter,
-                                 &style_));
+                                 &style_, shown_.edges[e].kind));
   }
   scene_->setSceneRect(
       result.bounds.adjusted(-kSceneMargin, -kSceneMargin, kSceneMargin, kSceneMargin));
@@ -397,6 +411,15 @@ void GraphView::onSceneSelectionChanged() {
     return;
   const QList<QGraphicsItem*> selected = scene_->selectedItems();
   auto* item = selected.isEmpty() ? nullptr : dynamic_cast<NodeItem*>(selected.front());
+  if (item && item->node().owner >= 0 && snapshot_) {
+    // Inside a subgraph: its own snapshot, which the node's index counts in.
+    const VisibleNode& inner = item->node();
+    selectedNode_ = -1;
+    if (inner.kind == VisibleNode::Kind::Op)
+      emit subgraphNodeSelected(snapshot_->nodes[inner.owner].subgraphs[inner.subgraph].second,
+                                inner.index, inner.owner);
+    return;
+  }
   int node = -1;
   if (item && item->node().kind == VisibleNode::Kind::Op)
     node = item->node().index;
@@ -471,17 +494,72 @@ int GraphView::groupOfItem(QGraphicsItem* item) const {
     return -1;
   if (node->node().kind == VisibleNode::Kind::Group)
     return node->node().index;
-  if (node->node().kind == VisibleNode::Kind::Op && node->node().cluster >= 0)
+  if (node->node().kind == VisibleNode::Kind::Op && node->node().cluster >= 0 &&
+      node->node().owner < 0)
     return snapshot_->nodes[node->node().index].group;
+  return -1;
+}
+
+int GraphView::ownerOfItem(QGraphicsItem* item) const {
+  if (auto* cluster = dynamic_cast<ClusterItem*>(item))
+    return cluster->owner();
+  auto* node = dynamic_cast<NodeItem*>(item);
+  if (!node || !snapshot_)
+    return -1;
+  if (node->node().owner >= 0)
+    return node->node().owner;
+  if (node->node().kind == VisibleNode::Kind::Op &&
+      !snapshot_->nodes[node->node().index].subgraphs.empty())
+    return node->node().index;
   return -1;
 }
 
 void GraphView::toggleGroupAt(QGraphicsItem* item) {
   auto* node = dynamic_cast<NodeItem*>(item);
-  if (node && node->node().kind == VisibleNode::Kind::Group)
+  if (node && node->node().kind == VisibleNode::Kind::Group) {
     expandGroup(node->node().index);
-  else if (auto* cluster = dynamic_cast<ClusterItem*>(item))
-    collapseGroup(cluster->group());
+    return;
+  }
+  if (auto* cluster = dynamic_cast<ClusterItem*>(item)) {
+    if (cluster->owner() >= 0)
+      collapseNode(cluster->owner());
+    else
+      collapseGroup(cluster->group());
+    return;
+  }
+  // A double-click inside a subgraph selects there; only the node itself toggles.
+  if (node && node->node().owner < 0) {
+    if (const int owner = ownerOfItem(item); owner >= 0)
+      isNodeExpanded(owner) ? collapseNode(owner) : expandNode(owner);
+  }
+}
+
+void GraphView::expandNode(int node) {
+  if (!snapshot_ || node < 0 || node >= static_cast<int>(snapshot_->nodes.size()) ||
+      snapshot_->nodes[node].subgraphs.empty() || !expanded_.insert(node).second)
+    return;
+  focusNode_ = node;
+  requestLayout();
+}
+
+void GraphView::collapseNode(int node) {
+  if (!snapshot_ || expanded_.erase(node) == 0)
+    return;
+  focusNode_ = node;
+  requestLayout();
+}
+
+// Centres the node together with the frames of its subgraphs, as far as the view shows them.
+void GraphView::focusOnNodeScope(int node) {
+  NodeItem* head = itemForNode(node);
+  if (!head)
+    return;
+  QRectF target = head->sceneBoundingRect();
+  for (QGraphicsItem* item : scene_->items()) {
+    if (auto* cluster = dynamic_cast<ClusterItem*>(item); cluster && cluster->owner() == node)
+      target = target.united(cluster->sceneBoundingRect());
+  }
+  canvas_->centerOn(target.center());
 }
 
 void GraphView::showContextMenu(QGraphicsItem* item, const QPoint& globalPos) {
@@ -495,6 +573,16 @@ void GraphView::showContextMenu(QGraphicsItem* item, const QPoint& globalPos) {
     else
       menu.addAction(tr("Collapse Group \u201c%1\u201d").arg(pattern), this,
                      [this, group] { collapseGroup(group); });
+    menu.addSeparator();
+  }
+  if (const int owner = ownerOfItem(item); owner >= 0) {
+    const QString op = qs(snapshot_->nodes[owner].opType);
+    if (isNodeExpanded(owner))
+      menu.addAction(tr("Collapse Subgraphs of \u201c%1\u201d").arg(op), this,
+                     [this, owner] { collapseNode(owner); });
+    else
+      menu.addAction(tr("Expand Subgraphs of \u201c%1\u201d").arg(op), this,
+                     [this, owner] { expandNode(owner); });
     menu.addSeparator();
   }
   menu.addAction(tr("Collapse All Groups"), this, [this] { setAllGroupsCollapsed(true); });

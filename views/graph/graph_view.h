@@ -1,7 +1,8 @@
 #pragma once
 // The model's graph, laid out by Graphviz on the layout thread: ops coloured by category,
-// tensors labelled with their shapes, fused groups framed (and collapsible to one node), search
-// by name or op type, zoom and pan. Indices are into the snapshot's nodes.
+// tensors labelled with their shapes, fused groups framed (and collapsible to one node), the
+// subgraphs of If/Loop/Scan nodes (collapsed into the node until expanded), search by name or op
+// type, zoom and pan. Indices are into the snapshot's nodes.
 
 #include "engine/api/session.h"
 #include "views/graph/graph_items.h"
@@ -54,6 +55,11 @@ public:
   void setAllGroupsCollapsed(bool collapsed);
   bool isGroupCollapsed(int group) const { return collapsed_.count(group) != 0; }
 
+  // An If/Loop/Scan node starts collapsed; expanded, its subgraphs are drawn as clusters.
+  void expandNode(int node);
+  void collapseNode(int node);
+  bool isNodeExpanded(int node) const { return expanded_.count(node) != 0; }
+
   // Search over node names and op types (case-insensitive). findNext/findPrevious select and
   // centre the match and emit nodeSelected; they wrap around.
   void setSearchText(const QString& text);
@@ -80,12 +86,16 @@ public:
   int clusterItemCount() const;
   int edgeItemCount() const;
   NodeItem* itemForNode(int node) const;
+  const VisibleGraph& visibleGraph() const { return shown_; }
   GraphCanvas* canvas() const { return canvas_; }
   LayoutEngine* layoutEngine() const { return engine_; }
 
 signals:
   // The user selected a node (click, search); -1 when the selection was cleared.
   void nodeSelected(int node);
+  // The user selected node `node` of `subgraph`, a subgraph of snapshot node `owner`.
+  void subgraphNodeSelected(std::shared_ptr<const lathe::api::GraphSnapshot> subgraph, int node,
+                            int owner);
   // The scene shows a new layout; `milliseconds` from the request to the scene being built.
   void layoutFinished(double milliseconds);
 
@@ -108,18 +118,21 @@ private:
   void toggleGroupAt(QGraphicsItem* item);
   void showContextMenu(QGraphicsItem* item, const QPoint& globalPos);
   int groupOfItem(QGraphicsItem* item) const;
+  int ownerOfItem(QGraphicsItem* item) const;
+  void focusOnNodeScope(int node);
 
   std::shared_ptr<const api::GraphSnapshot> snapshot_;
   std::set<int> collapsed_;
-  VisibleGraph pending_; // requested, being laid out
-  VisibleGraph shown_;   // what the scene shows
+  std::set<int> expanded_; // snapshot nodes whose subgraphs are drawn
+  VisibleGraph pending_;   // requested, being laid out
+  VisibleGraph shown_;     // what the scene shows
   bool newSnapshot_ = false;
   const api::GraphSnapshot* sceneSnapshot_ = nullptr; // the snapshot the scene shows
   double graphvizMilliseconds_ = 0;
   bool layoutBounded_ = false;
-  int focusGroup_ = -1;
-  int revealNode_ = -1; // centred once the layout in flight is shown // a toggled group, centred
-                        // again after the relayout
+  int focusGroup_ = -1; // a toggled group, centred again after the relayout
+  int focusNode_ = -1;  // a toggled If/Loop/Scan node, likewise
+  int revealNode_ = -1; // centred once the layout in flight is shown
   QElapsedTimer timer_;
   int selectedNode_ = -1;
   std::vector<int> highlighted_;

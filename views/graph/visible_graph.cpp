@@ -24,7 +24,137 @@ std::string groupCategory(const api::GraphSnapshot& snapshot, const api::GroupSu
   return group.nodes.empty() ? std::string() : snapshot.nodes[group.nodes.front()].category;
 }
 
+// "▸ 2 subgraphs" (collapsed) or "▾ 2 subgraphs" (expanded); empty for a node without any.
+std::string subgraphHint(const api::NodeSummary& op, bool expanded) {
+  const std::size_t count = op.subgraphs.size();
+  if (count == 0)
+    return {};
+  return std::string(expanded ? "\u25be " : "\u25b8 ") + std::to_string(count) +
+         (count == 1 ? " subgraph" : " subgraphs");
+}
+
+VisibleNode tensorNode(VisibleNode::Kind kind, int index, const api::TensorSummary& tensor) {
+  VisibleNode node;
+  node.kind = kind;
+  node.index = index;
+  node.title = tensor.name;
+  node.subtitle = kind == VisibleNode::Kind::Input ? "input" : "output";
+  node.shape = shapeText(tensor);
+  return node;
+}
+
+std::set<std::string> constantNames(const api::GraphSnapshot& snapshot) {
+  std::set<std::string> names;
+  for (const api::ConstantSummary& constant : snapshot.constants)
+    names.insert(constant.tensor.name);
+  return names;
+}
+
+// Builds one VisibleGraph; the parts shared by the top level and the subgraphs it expands.
+class Builder {
+public:
+  explicit Builder(VisibleGraph& graph) : graph_(graph) {}
+
+  int addNode(VisibleNode node) {
+    if (node.cluster >= 0)
+      graph_.clusters[node.cluster].nodes.push_back(static_cast<int>(graph_.nodes.size()));
+    graph_.nodes.push_back(std::move(node));
+    return static_cast<int>(graph_.nodes.size()) - 1;
+  }
+
+  // Parallel edges between the same two nodes are drawn once.
+  void addEdge(int tail, int head, std::string label,
+               VisibleEdge::Kind kind = VisibleEdge::Kind::Data) {
+    if (tail < 0 || head < 0 || tail == head || !drawn_.insert({tail, head}).second)
+      return;
+    graph_.edges.push_back({tail, head, std::move(label), kind});
+  }
+
+  // Draws subgraph `s` of top-level node `n` (drawn as `ownerNode`) as a cluster. `outer`
+  // gives the visible producer of the enclosing graph's values, for captures. The subgraph's
+  // outputs that stand for the node's outputs are recorded in `feeds`.
+  void addSubgraph(const api::GraphSnapshot& snapshot, int n, int s, int ownerNode,
+                   const std::unordered_map<std::string, int>& outer,
+                   std::unordered_map<std::string, std::vector<int>>& feeds) {
+    const api::NodeSummary& op = snapshot.nodes[n];
+    const api::GraphSnapshot& sub = *op.subgraphs[s].second;
+    const int cluster = static_cast<int>(graph_.clusters.size());
+    graph_.clusters.push_back({-1, subgraphLabel(op, s), {}, n, s});
+    const auto inner = [&](VisibleNode node) {
+      node.cluster = cluster;
+      node.owner = n;
+      node.subgraph = s;
+      return addNode(std::move(node));
+    };
+
+    std::unordered_map<std::string, int> producer;
+    for (int i = 0; i < static_cast<int>(sub.inputs.size()); ++i) {
+      const api::TensorSummary& input = sub.inputs[i];
+      const int v = inner(tensorNode(VisibleNode::Kind::Input, i, input));
+      producer[input.name] = v;
+      addEdge(ownerNode, v, {}, VisibleEdge::Kind::Scope);
+    }
+    const std::set<std::string> constants = constantNames(sub);
+    for (int k = 0; k < static_cast<int>(sub.nodes.size()); ++k) {
+      const api::NodeSummary& innerOp = sub.nodes[k];
+      VisibleNode node;
+      node.index = k;
+      node.title = innerOp.opType;
+      node.subtitle = innerOp.name;
+      node.category = innerOp.category;
+      node.hint = subgraphHint(innerOp, false);
+      for (const std::string& output : innerOp.outputs) {
+        if (!output.empty()) {
+          node.shape = valueShape(sub, output);
+          break;
+        }
+      }
+      const int v = inner(std::move(node));
+      bool fedInside = false;
+      for (const std::string& input : innerOp.inputs) {
+        if (input.empty())
+          continue;
+        if (const auto it = producer.find(input); it != producer.end()) {
+          addEdge(it->second, v, valueShape(sub, input));
+          fedInside = true;
+        } else if (const auto out = outer.find(input);
+                   out != outer.end() && !constants.count(input)) {
+          addEdge(out->second, v, valueShape(snapshot, input), VisibleEdge::Kind::Capture);
+        }
+      }
+      if (!fedInside) // keeps the subgraph below its owner
+        addEdge(ownerNode, v, {}, VisibleEdge::Kind::Scope);
+      for (const std::string& output : innerOp.outputs) {
+        if (!output.empty())
+          producer[output] = v;
+      }
+    }
+    // Loop's body has one output more than the node (the condition) in front; If's branches
+    // and Scan's body match the node's outputs one to one.
+    const int offset = static_cast<int>(sub.outputs.size()) - static_cast<int>(op.outputs.size());
+    for (int j = 0; j < static_cast<int>(sub.outputs.size()); ++j) {
+      const api::TensorSummary& output = sub.outputs[j];
+      const int v = inner(tensorNode(VisibleNode::Kind::Output, j, output));
+      if (const auto it = producer.find(output.name); it != producer.end())
+        addEdge(it->second, v, valueShape(sub, output.name));
+      else
+        addEdge(ownerNode, v, {}, VisibleEdge::Kind::Scope);
+      const int slot = j - offset;
+      if (slot >= 0 && slot < static_cast<int>(op.outputs.size()) && !op.outputs[slot].empty())
+        feeds[op.outputs[slot]].push_back(v);
+    }
+  }
+
+private:
+  VisibleGraph& graph_;
+  std::set<std::pair<int, int>> drawn_;
+};
+
 } // namespace
+
+std::string subgraphLabel(const api::NodeSummary& owner, int subgraph) {
+  return owner.opType + " \u00b7 " + owner.subgraphs[subgraph].first;
+}
 
 std::string shapeText(const api::TensorSummary& tensor) {
   if (!tensor.rankKnown)
@@ -37,8 +167,12 @@ std::string shapeText(const api::TensorSummary& tensor) {
   return text;
 }
 
-VisibleGraph buildVisibleGraph(const api::GraphSnapshot& snapshot, const std::set<int>& collapsed) {
+VisibleGraph buildVisibleGraph(const api::GraphSnapshot& snapshot, const std::set<int>& collapsed,
+                               const std::set<int>& expanded) {
   VisibleGraph graph;
+  Builder builder(graph);
+  // Values computed by an expanded node: the subgraph outputs that stand for them.
+  std::unordered_map<std::string, std::vector<int>> feeds;
   const int groupCount = static_cast<int>(snapshot.groups.size());
   const auto isValidGroup = [&](int group) { return group >= 0 && group < groupCount; };
 
@@ -66,8 +200,7 @@ VisibleGraph buildVisibleGraph(const api::GraphSnapshot& snapshot, const std::se
   for (int i = 0; i < static_cast<int>(snapshot.inputs.size()); ++i) {
     const api::TensorSummary& input = snapshot.inputs[i];
     producer[input.name] = static_cast<int>(graph.nodes.size());
-    graph.nodes.push_back(
-        {VisibleNode::Kind::Input, i, input.name, "input", shapeText(input), "", -1});
+    graph.nodes.push_back(tensorNode(VisibleNode::Kind::Input, i, input));
   }
   graph.nodeOfOp.assign(snapshot.nodes.size(), -1);
   for (int n = 0; n < static_cast<int>(snapshot.nodes.size()); ++n) {
@@ -79,6 +212,7 @@ VisibleGraph buildVisibleGraph(const api::GraphSnapshot& snapshot, const std::se
       node.title = op.opType;
       node.subtitle = op.name;
       node.category = op.category;
+      node.hint = subgraphHint(op, expanded.count(n) != 0);
       for (const std::string& output : op.outputs) {
         if (!output.empty()) {
           node.shape = valueShape(snapshot, output);
@@ -91,6 +225,12 @@ VisibleGraph buildVisibleGraph(const api::GraphSnapshot& snapshot, const std::se
       }
       visible = static_cast<int>(graph.nodes.size());
       graph.nodes.push_back(std::move(node));
+      if (expanded.count(n)) {
+        for (int s = 0; s < static_cast<int>(op.subgraphs.size()); ++s) {
+          if (op.subgraphs[s].second)
+            builder.addSubgraph(snapshot, n, s, visible, producer, feeds);
+        }
+      }
     }
     graph.nodeOfOp[n] = visible;
     for (const std::string& output : op.outputs) {
@@ -107,27 +247,28 @@ VisibleGraph buildVisibleGraph(const api::GraphSnapshot& snapshot, const std::se
       graph.nodes[nodeOfGroup[g]].shape = valueShape(snapshot, last.outputs.front());
   }
 
-  std::set<std::pair<int, int>> drawn;
-  const auto addEdge = [&](int tail, int head, const std::string& value) {
-    if (tail == head || !drawn.insert({tail, head}).second)
+  // A value computed by an expanded node comes out of its subgraphs' output pills.
+  const auto addEdge = [&](int head, const std::string& value) {
+    if (const auto fed = feeds.find(value); fed != feeds.end()) {
+      for (const int tail : fed->second)
+        builder.addEdge(tail, head, valueShape(snapshot, value));
       return;
-    graph.edges.push_back({tail, head, valueShape(snapshot, value)});
+    }
+    const auto it = producer.find(value);
+    if (it != producer.end()) // constants have no producer and are not drawn
+      builder.addEdge(it->second, head, valueShape(snapshot, value));
   };
   for (int n = 0; n < static_cast<int>(snapshot.nodes.size()); ++n) {
     for (const std::string& input : snapshot.nodes[n].inputs) {
-      const auto it = input.empty() ? producer.end() : producer.find(input);
-      if (it != producer.end()) // constants have no producer and are not drawn
-        addEdge(it->second, graph.nodeOfOp[n], input);
+      if (!input.empty())
+        addEdge(graph.nodeOfOp[n], input);
     }
   }
   for (int i = 0; i < static_cast<int>(snapshot.outputs.size()); ++i) {
     const api::TensorSummary& output = snapshot.outputs[i];
     const int node = static_cast<int>(graph.nodes.size());
-    graph.nodes.push_back(
-        {VisibleNode::Kind::Output, i, output.name, "output", shapeText(output), "", -1});
-    const auto it = producer.find(output.name);
-    if (it != producer.end())
-      addEdge(it->second, node, output.name);
+    graph.nodes.push_back(tensorNode(VisibleNode::Kind::Output, i, output));
+    addEdge(node, output.name);
   }
   return graph;
 }
