@@ -4,13 +4,16 @@
 #include "app/workbench/model_browser.h"
 #include "app/workbench/model_compiler.h"
 #include "app/workbench/model_loader.h"
+#include "app/workbench/model_runner.h"
 #include "app/workbench/passes_panel.h"
 #include "app/workbench/placeholder_label.h"
 #include "app/workbench/properties_panel.h"
 #include "app/workbench/recent_files.h"
+#include "app/workbench/run_panel.h"
 #include "views/common/code_view.h"
 #include "views/diff/changed_nodes.h"
 #include "views/graph/graph_view.h"
+#include "views/profile/profile_view.h"
 
 #include <QAction>
 #include <QApplication>
@@ -70,7 +73,8 @@ QString ms(double milliseconds) {
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent)
-    : QMainWindow(parent), loader_(new ModelLoader(this)), compiler_(new ModelCompiler(this)) {
+    : QMainWindow(parent), loader_(new ModelLoader(this)), compiler_(new ModelCompiler(this)),
+      runner_(new ModelRunner(this)) {
   setWindowTitle(tr("Lathe"));
   setAcceptDrops(true);
   createCentralArea();
@@ -104,6 +108,16 @@ MainWindow::MainWindow(QWidget* parent)
         tr("Compiling %1: %2\u2026").arg(QFileInfo(currentFile_).fileName(), stage));
   });
   connect(compiler_, &ModelCompiler::failed, this, &MainWindow::showCompileFailure);
+  connect(runner_, &ModelRunner::finished, this, &MainWindow::showRunReport);
+  connect(runner_, &ModelRunner::failed, this, &MainWindow::showRunFailure);
+  connect(runner_, &ModelRunner::progressChanged, runPanel_, &RunPanel::setProgress);
+  // A run waiting for the Session (a cancelled compile or run still on a worker) starts now.
+  const auto resume = [this] {
+    if (pendingRun_ && !compiler_->isCompiling() && compileReport())
+      startRun();
+  };
+  connect(compiler_, &ModelCompiler::idle, this, resume);
+  connect(runner_, &ModelRunner::idle, this, resume);
 }
 
 MainWindow::~MainWindow() = default;
@@ -150,6 +164,18 @@ void MainWindow::createActions() {
   compileAction_->setEnabled(false);
   connect(compileAction_, &QAction::triggered, this, &MainWindow::compile);
 
+  runAction_ = new QAction(s->standardIcon(QStyle::SP_MediaSeekForward), tr("&Run"), this);
+  runAction_->setObjectName(QStringLiteral("runAction"));
+  runAction_->setShortcut(QKeySequence(Qt::Key_F5));
+  runAction_->setToolTip(tr("Run the model with the Run panel's settings (%1)")
+                             .arg(runAction_->shortcut().toString(QKeySequence::NativeText)));
+  runAction_->setStatusTip(tr("Run the model (compiling it first if needed) and show the results"));
+  runAction_->setEnabled(false);
+  connect(runAction_, &QAction::triggered, this, [this] {
+    showPanel(Panel::Run);
+    run();
+  });
+
   QMenu* file = menuBar()->addMenu(tr("&File"));
   file->addAction(openAction_);
   QMenu* recent = file->addMenu(tr("Open &Recent"));
@@ -166,6 +192,7 @@ void MainWindow::createActions() {
 
   QMenu* build = menuBar()->addMenu(tr("&Build"));
   build->addAction(compileAction_);
+  build->addAction(runAction_);
 
   createToolBar(recent);
 
@@ -177,7 +204,8 @@ void MainWindow::createActions() {
   view->addAction(graph_->zoomInAction());
   view->addAction(graph_->zoomOutAction());
   view->addSeparator();
-  for (QDockWidget* dock : {modelDock_, propertiesDock_, passesDock_, codeDock_, irDock_, logDock_})
+  for (QDockWidget* dock : {modelDock_, propertiesDock_, passesDock_, codeDock_, irDock_, logDock_,
+                            runDock_, profileDock_})
     view->addAction(dock->toggleViewAction());
   view->addAction(findChild<QToolBar*>(QStringLiteral("mainToolBar"))->toggleViewAction());
 
@@ -225,6 +253,7 @@ void MainWindow::createToolBar(QMenu* recent) {
   targetPicker_->setModel(targets);
   toolbar->addWidget(targetPicker_);
   toolbar->addAction(compileAction_);
+  toolbar->addAction(runAction_);
   toolbar->addSeparator();
   // Its own action: the graph's Fit action (Ctrl+0) keeps its shortcut and its place in the
   // graph's bar.
@@ -313,6 +342,7 @@ void MainWindow::createDocks() {
   codeDock_ = addPanel(kernels_, tr("Code"), QStringLiteral("codeDock"), Qt::BottomDockWidgetArea);
   irDock_ = addPanel(irView_, tr("IR"), QStringLiteral("irDock"), Qt::BottomDockWidgetArea);
   logDock_ = addPanel(logView_, tr("Log"), QStringLiteral("logDock"), Qt::BottomDockWidgetArea);
+  createRunDocks(); // before the tabs: Profile splits off beside Passes, not into its tabs
   tabifyDockWidget(passesDock_, codeDock_);
   tabifyDockWidget(codeDock_, irDock_);
   tabifyDockWidget(irDock_, logDock_);
@@ -326,6 +356,24 @@ void MainWindow::createDocks() {
     if (visible)
       syncKernelToNode();
   });
+}
+
+void MainWindow::createRunDocks() {
+  runPanel_ = new RunPanel(this);
+  profileView_ = new views::ProfileView(this);
+  // Run next to Properties; Profile beside the code panels, so that a click on a kernel shows
+  // its code without hiding the profile. Profile stays hidden until there is a profile.
+  runDock_ = addPanel(runPanel_, tr("Run"), QStringLiteral("runDock"), Qt::RightDockWidgetArea);
+  tabifyDockWidget(propertiesDock_, runDock_);
+  propertiesDock_->raise();
+  profileDock_ = addPanel(profileView_, tr("Profile"), QStringLiteral("profileDock"),
+                          Qt::BottomDockWidgetArea);
+  splitDockWidget(passesDock_, profileDock_, Qt::Horizontal);
+  profileDock_->hide();
+  connect(runPanel_, &RunPanel::runRequested, this, &MainWindow::run);
+  connect(runPanel_, &RunPanel::cancelRequested, this, &MainWindow::cancelRun);
+  connect(profileView_, &views::ProfileView::kernelActivated, this,
+          &MainWindow::selectProfiledKernel);
 }
 
 void MainWindow::createStatusBar() {
@@ -396,6 +444,7 @@ void MainWindow::closeEvent(QCloseEvent* event) {
     saveLayout();
   loader_->cancel();
   compiler_->drop();
+  runner_->drop();
   event->accept();
 }
 
@@ -465,9 +514,15 @@ void MainWindow::showModel(const QString& path, std::shared_ptr<const api::Model
   clearLoading();
   // A compile of the previous model is of no use any more.
   compiler_->drop();
+  runner_->drop();
+  pendingRun_ = false;
+  sessionThreads_ = -1;
   setCompiling(false);
   report_ = std::move(report);
   session_ = std::move(session);
+  runPanel_->setRunning(false);
+  runPanel_->showReport(nullptr);
+  profileView_->setReport(nullptr, nullptr);
   selectedNode_ = -1;
   currentFile_ = path;
   const api::ModelReport& r = *report_;
@@ -502,6 +557,7 @@ void MainWindow::showModel(const QString& path, std::shared_ptr<const api::Model
 
   reloadAction_->setEnabled(true);
   compileAction_->setEnabled(session_ != nullptr);
+  updateRunAvailability();
   if (persistSettings_)
     recentFiles_->add(path);
   log(tr("Opened %1: %2 nodes after %3 passes; import %4, pipeline %5")
@@ -541,7 +597,8 @@ void MainWindow::showErrorDialog(const QString& objectName, const QString& title
 }
 
 bool MainWindow::compile() {
-  if (!report_ || !session_ || compiler_->isCompiling())
+  // A Session serves one worker at a time: no compile while a run uses it.
+  if (!report_ || !session_ || compiler_->isCompiling() || runner_->isBusyWith(session_.get()))
     return false;
   const QString targetText = target();
   if (!compiler_->compile(session_, report_, targetText.toStdString()))
@@ -557,6 +614,10 @@ void MainWindow::cancelCompile() {
   // The engine cannot stop a compile half-way: it runs to its end and its result is dropped.
   compiler_->drop();
   setCompiling(false);
+  if (pendingRun_) { // the run was waiting for this compile
+    pendingRun_ = false;
+    runPanel_->setRunning(false);
+  }
   log(tr("Cancelled compiling %1").arg(QFileInfo(currentFile_).fileName()));
 }
 
@@ -590,6 +651,7 @@ void MainWindow::setCompiling(bool compiling) {
   cancelCompileButton_->setVisible(compiling);
   compileAction_->setEnabled(!compiling && session_ != nullptr);
   kernels_->setCompiling(compiling);
+  updateRunAvailability();
 }
 
 void MainWindow::showKernels(const std::shared_ptr<const api::ModelReport>& model,
@@ -597,6 +659,7 @@ void MainWindow::showKernels(const std::shared_ptr<const api::ModelReport>& mode
   if (model != report_)
     return; // another model is on display now
   setCompiling(false);
+  sessionThreads_ = 0; // ModelCompiler compiles for one thread per core
   const api::CompileReport& r = *report;
   kernels_->setReport(std::move(report));
   log(tr("Compiled %1 for %2: %3 kernels; lowering %4, code generation %5; intermediate "
@@ -607,6 +670,8 @@ void MainWindow::showKernels(const std::shared_ptr<const api::ModelReport>& mode
                QString::number(r.arenaBytes / 1024.0, 'f', 1)));
   syncKernelToNode();
   emit compiled();
+  if (pendingRun_)
+    startRun();
 }
 
 void MainWindow::showCompileFailure(const std::shared_ptr<const api::ModelReport>& model,
@@ -614,6 +679,10 @@ void MainWindow::showCompileFailure(const std::shared_ptr<const api::ModelReport
   if (model != report_)
     return;
   setCompiling(false);
+  if (pendingRun_) {
+    pendingRun_ = false;
+    runPanel_->setRunning(false);
+  }
   const QString fileName = QFileInfo(currentFile_).fileName();
   const QString message = failure.message.empty()
                               ? tr("%1: could not be compiled (%2)").arg(fileName, qs(failure.kind))
@@ -743,6 +812,12 @@ void MainWindow::showPanel(Panel panel) {
   case Panel::Log:
     dock = logDock_;
     break;
+  case Panel::Run:
+    dock = runDock_;
+    break;
+  case Panel::Profile:
+    dock = profileDock_;
+    break;
   }
   dock->show();
   dock->raise();
@@ -760,6 +835,159 @@ void MainWindow::log(const QString& line, LogLevel level) {
       level == LogLevel::Error ? QColor(0xd0, 0x3b, 0x3b) : QColor(0xc0, 0x80, 0x00);
   logView_->appendHtml(QStringLiteral("<span style=\"color:%1; white-space:pre\">%2</span>")
                            .arg(color.name(), text.toHtmlEscaped()));
+}
+
+bool MainWindow::run() {
+  if (!report_ || !session_ || runner_->isRunning() || pendingRun_)
+    return false;
+  runPanel_->setRunning(true);
+  if (compileReport() && !compiler_->isCompiling())
+    return startRun();
+  // Compile first (keeping the code, so that a profiled kernel can show it), then run.
+  pendingRun_ = true;
+  if (!compiler_->isCompiling() && !compile()) {
+    pendingRun_ = false;
+    runPanel_->setRunning(false);
+    updateRunAvailability();
+    return false;
+  }
+  runPanel_->setProgress(-1, tr("Waiting for the compile\u2026"));
+  updateRunAvailability();
+  return true;
+}
+
+bool MainWindow::startRun() {
+  // A cancelled compile or run may still hold the Session on a worker: wait for it.
+  if (compiler_->isBusyWith(session_.get()) || runner_->isBusyWith(session_.get())) {
+    pendingRun_ = true;
+    runPanel_->setRunning(true);
+    runPanel_->setProgress(-1, tr("Waiting for the engine to finish the cancelled job\u2026"));
+    updateRunAvailability();
+    return true;
+  }
+  pendingRun_ = false;
+  RunSettings settings = runPanel_->settings();
+  settings.target = target().toStdString();
+  const int threads = runPanel_->threads();
+  settings.compileThreads = threads != sessionThreads_ ? threads : -1;
+  if (!runner_->run(session_, report_, settings)) {
+    runPanel_->setRunning(false);
+    return false;
+  }
+  sessionThreads_ = threads; // set back to -1 if the run fails
+  runPanel_->setRunning(true);
+  updateRunAvailability();
+  log(tr("Running %1: %2 timed runs, %3 inputs%4")
+          .arg(QFileInfo(currentFile_).fileName())
+          .arg(settings.repeat)
+          .arg(settings.inputsNpz.empty() ? qs(settings.fill) : qs(settings.inputsNpz))
+          .arg(settings.profile ? tr(", profiled") : QString()));
+  return true;
+}
+
+void MainWindow::cancelRun() {
+  if (pendingRun_) {
+    pendingRun_ = false;
+  } else if (runner_->isRunning()) {
+    runner_->drop();
+  } else {
+    return;
+  }
+  runPanel_->setRunning(false);
+  updateRunAvailability();
+  log(tr("Cancelled running %1").arg(QFileInfo(currentFile_).fileName()));
+}
+
+bool MainWindow::isRunning() const {
+  return runner_->isRunning() || pendingRun_;
+}
+
+const std::shared_ptr<const api::RunReport>& MainWindow::runReport() const {
+  return runPanel_->report();
+}
+
+void MainWindow::updateRunAvailability() {
+  const bool canRun = report_ && session_ && !runner_->isRunning() && !pendingRun_;
+  runAction_->setEnabled(canRun);
+  runPanel_->setCanRun(canRun);
+}
+
+void MainWindow::showRunReport(const std::shared_ptr<const api::ModelReport>& model,
+                               std::shared_ptr<const api::RunReport> report) {
+  if (model != report_)
+    return;
+  runPanel_->setRunning(false);
+  const api::RunReport& r = *report;
+  log(tr("Ran %1: %2 timed runs on %3 threads, median %4 (min %5, max %6)")
+          .arg(QFileInfo(currentFile_).fileName())
+          .arg(r.latenciesMs.size())
+          .arg(r.threads)
+          .arg(ms(r.medianMs), ms(r.minMs), ms(r.maxMs)));
+  if (r.profile) {
+    profileView_->setReport(report,
+                            std::shared_ptr<const api::GraphSnapshot>(report_, &report_->final));
+    const bool firstShow = profileDock_->isHidden();
+    profileDock_->show();
+    profileDock_->raise();
+    if (firstShow && !layoutRestored_) {
+      // Half the bottom area, not the dock's narrow size hint: the timeline, the bar chart
+      // and the table need the width. Sizes only stick once the dock is laid out.
+      // resizeDocks() alone loses to the code panels' size hints, so the width is forced
+      // for one layout pass and then released (the user can drag the splitter again).
+      profileDock_->setMinimumWidth(width() * 45 / 100);
+      QTimer::singleShot(0, this, [this] { profileDock_->setMinimumWidth(0); });
+    }
+  }
+  runPanel_->showReport(std::move(report));
+  updateRunAvailability();
+  emit runFinished();
+}
+
+void MainWindow::showRunFailure(const std::shared_ptr<const api::ModelReport>& model,
+                                const api::Failure& failure) {
+  if (model != report_)
+    return;
+  runPanel_->setRunning(false);
+  sessionThreads_ = -1; // a compile for other threads may have failed half-way
+  updateRunAvailability();
+  const QString fileName = QFileInfo(currentFile_).fileName();
+  const QString message = failure.message.empty()
+                              ? tr("%1: could not be run (%2)").arg(fileName, qs(failure.kind))
+                              : qs(failure.message);
+  if (failure.kind == "cancelled") {
+    log(tr("Cancelled running %1").arg(fileName));
+    return;
+  }
+  log(tr("error: %1").arg(message), LogLevel::Error);
+  showErrorDialog(QStringLiteral("runErrorDialog"), tr("Cannot Run Model"),
+                  tr("Lathe could not run %1.").arg(fileName), message);
+  emit runFailed(message);
+}
+
+// A kernel clicked in the profile: its code in Code and its nodes in the graph; by node names
+// alone when the model was run without a compile that kept the code.
+void MainWindow::selectProfiledKernel(const QString& kernel, const QStringList& nodes) {
+  if (const auto& compiled = kernels_->report()) {
+    const std::string name = kernel.toStdString();
+    for (int k = 0; k < static_cast<int>(compiled->kernels.size()); ++k) {
+      if (compiled->kernels[k].name == name) {
+        selectKernel(k); // outlines its nodes in the graph too
+        highlightKernel(k);
+        return;
+      }
+    }
+  }
+  if (!report_ || graphPass_ >= 0)
+    return;
+  const std::set<QString> names(nodes.begin(), nodes.end());
+  std::vector<int> indices;
+  for (int n = 0; n < static_cast<int>(report_->final.nodes.size()); ++n) {
+    if (names.count(qs(report_->final.nodes[n].name)))
+      indices.push_back(n);
+  }
+  if (!indices.empty())
+    graph_->revealNode(indices.front());
+  graph_->highlightNodes(std::move(indices));
 }
 
 } // namespace lathe::workbench

@@ -1,7 +1,7 @@
 #pragma once
 // The workbench window: the laid-out graph in the middle; the model tree, properties,
-// passes, code (kernels), IR and log in dockable panels around it; loading and compiling with
-// progress and Cancel in the status bar.
+// passes, code (kernels), IR, log, run and profile in dockable panels around it; loading,
+// compiling and running with progress and Cancel.
 
 #include "engine/api/session.h"
 
@@ -19,7 +19,8 @@ class QToolButton;
 
 namespace lathe::views {
 class GraphView;
-}
+class ProfileView;
+} // namespace lathe::views
 
 namespace lathe::workbench {
 
@@ -27,15 +28,17 @@ class KernelsPanel;
 class ModelBrowser;
 class ModelCompiler;
 class ModelLoader;
+class ModelRunner;
 class PassesPanel;
 class PropertiesPanel;
 class RecentFiles;
+class RunPanel;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
 
 public:
-  enum class Panel { Model, Properties, Passes, Ir, Kernels, Log };
+  enum class Panel { Model, Properties, Passes, Ir, Kernels, Log, Run, Profile };
 
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
@@ -82,11 +85,26 @@ public:
   views::GraphView* graphView() const { return graph_; }
   void showPanel(Panel panel);
 
+  // Runs the model on display with the Run panel's settings in the background (compiling it
+  // first if it has not been, or if the panel asks for other threads); runFinished() or
+  // runFailed() follows. Waits for a compile in flight. False if there is no model or a run
+  // is in flight already.
+  bool run();
+  // Stops waiting for the run in flight (an unprofiled one stops at its next timed run).
+  void cancelRun();
+  bool isRunning() const;
+  // The last finished run of the model on display; nullptr before the first.
+  const std::shared_ptr<const api::RunReport>& runReport() const;
+  RunPanel* runPanel() const { return runPanel_; }
+  views::ProfileView* profileView() const { return profileView_; }
+
 signals:
   void modelLoaded();
   void loadFailed(const QString& message);
   void compiled();
   void compileFailed(const QString& message);
+  void runFinished();
+  void runFailed(const QString& message);
 
 protected:
   void closeEvent(QCloseEvent* event) override;
@@ -119,6 +137,14 @@ private:
                        const QString& message);
   void setCompiling(bool compiling);
   void syncKernelToNode();
+  void createRunDocks();
+  bool startRun();
+  void updateRunAvailability();
+  void showRunReport(const std::shared_ptr<const api::ModelReport>& model,
+                     std::shared_ptr<const api::RunReport> report);
+  void showRunFailure(const std::shared_ptr<const api::ModelReport>& model,
+                      const api::Failure& failure);
+  void selectProfiledKernel(const QString& kernel, const QStringList& nodes);
   void setLoading(const QString& path);
   void clearLoading();
   enum class LogLevel { Info, Warning, Error };
@@ -127,6 +153,9 @@ private:
 
   ModelLoader* loader_;
   ModelCompiler* compiler_;
+  ModelRunner* runner_;
+  bool pendingRun_ = false; // run() waits for a compile to end
+  int sessionThreads_ = -1; // threads session_ compiled for (0: one per core); -1: none yet
   // The Session that opened report_: compile() needs it. Used by one worker at a time.
   std::shared_ptr<api::Session> session_;
   int selectedNode_ = -1; // in report_->final.nodes
@@ -142,6 +171,7 @@ private:
   QAction* findAction_ = nullptr;
   QAction* findInModelAction_ = nullptr;
   QAction* compileAction_ = nullptr;
+  QAction* runAction_ = nullptr;
   QComboBox* targetPicker_ = nullptr;
 
   QStackedWidget* centralStack_ = nullptr;
@@ -155,6 +185,10 @@ private:
   QDockWidget* codeDock_ = nullptr;
   QDockWidget* irDock_ = nullptr;
   QDockWidget* logDock_ = nullptr;
+  QDockWidget* runDock_ = nullptr;
+  QDockWidget* profileDock_ = nullptr;
+  RunPanel* runPanel_ = nullptr;
+  views::ProfileView* profileView_ = nullptr;
   PropertiesPanel* properties_ = nullptr;
   PassesPanel* passes_ = nullptr;
   KernelsPanel* kernels_ = nullptr;

@@ -87,6 +87,11 @@ bool ModelCompiler::compile(std::shared_ptr<api::Session> session,
   return true;
 }
 
+bool ModelCompiler::isBusyWith(const api::Session* session) const {
+  return std::any_of(jobs_.begin(), jobs_.end(),
+                     [session](const auto& job) { return job->session.get() == session; });
+}
+
 void ModelCompiler::drop() {
   if (current_)
     current_->cancel->store(true);
@@ -101,6 +106,9 @@ void ModelCompiler::finish(quint64 id) {
   const std::unique_ptr<Job> job = std::move(*it);
   jobs_.erase(it);
   job->watcher->deleteLater();
+  // Queued: whoever waits for a free Session hears of it after this job's result.
+  if (jobs_.empty())
+    QMetaObject::invokeMethod(this, &ModelCompiler::idle, Qt::QueuedConnection);
   if (current_ != job.get())
     return; // dropped: nobody wants this result any more
   current_ = nullptr;

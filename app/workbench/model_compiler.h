@@ -35,6 +35,8 @@ public:
   // its next stage (code generation itself runs to its end).
   void drop();
   bool isCompiling() const { return current_ != nullptr; }
+  // Whether a job (a dropped one included) still uses `session` on a worker.
+  bool isBusyWith(const api::Session* session) const;
 
 signals:
   // The stage the current job reached ("lowering", "generating code", ...).
@@ -43,6 +45,8 @@ signals:
                 std::shared_ptr<const lathe::api::CompileReport> report);
   void failed(std::shared_ptr<const lathe::api::ModelReport> model,
               const lathe::api::Failure& failure);
+  // The last job on a worker has ended, dropped ones included: the Sessions are free.
+  void idle();
 
 private:
   struct Job {

@@ -39,6 +39,7 @@ PassesPanel::PassesPanel(QWidget* parent)
     proxy_->setFilterFixedString(hide ? QStringLiteral("true") : QString());
   });
   summary_->setForegroundRole(QPalette::PlaceholderText);
+  summary_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // no minimum width
 
   table_->setObjectName(QStringLiteral("passList"));
   table_->setModel(proxy_);
@@ -67,6 +68,9 @@ PassesPanel::PassesPanel(QWidget* parent)
 
   irTitle_->setObjectName(QStringLiteral("passIrTitle"));
   irTitle_->setTextFormat(Qt::RichText);
+  // Elided by its width, never a minimum: docks tabbed with this panel must be able to
+  // narrow (the Profile dock shares the bottom area).
+  irTitle_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   description_->setObjectName(QStringLiteral("passDescription"));
   description_->setWordWrap(true);
   description_->setForegroundRole(QPalette::PlaceholderText);

@@ -2,7 +2,9 @@
 
 #include "app/workbench/kernels_panel.h"
 #include "app/workbench/main_window.h"
+#include "app/workbench/run_panel.h"
 #include "views/graph/graph_view.h"
+#include "views/profile/profile_view.h"
 
 #include <QApplication>
 #include <QDir>
@@ -61,6 +63,9 @@ ScreenshotSession::ScreenshotSession(MainWindow* window, QString directory, QObj
   };
   connect(window_, &MainWindow::loadFailed, this, fail);
   connect(window_, &MainWindow::compileFailed, this, fail);
+  connect(window_, &MainWindow::runFinished, this,
+          [this] { QTimer::singleShot(0, this, &ScreenshotSession::captureRun); });
+  connect(window_, &MainWindow::runFailed, this, fail);
 }
 
 bool ScreenshotSession::save(QWidget* widget, const QString& fileName) {
@@ -127,7 +132,33 @@ void ScreenshotSession::captureKernels() {
   window_->selectKernel(firstFusedKernel(*window_->compileReport()));
   kernels->showCode(KernelsPanel::Code::LoopIr);
   bool ok = save(dock("codeDock"), QStringLiteral("kernels.png"));
-  ok = save(window_, QStringLiteral("main_window_code.png")) && ok;
+  ok_ = save(window_, QStringLiteral("main_window_code.png")) && ok && ok_;
+  std::fflush(stdout);
+  // Five profiled runs: enough for a distribution and a readable timeline.
+  RunPanel* run = window_->runPanel();
+  run->setRepeat(5);
+  run->setProfile(true);
+  window_->showPanel(MainWindow::Panel::Run);
+  if (!ok_ || !window_->run()) {
+    QApplication::exit(1);
+    return;
+  }
+  // captureRun() follows once the run is done.
+}
+
+void ScreenshotSession::captureRun() {
+  const auto& report = window_->runReport();
+  if (report && report->profile && !report->profile->rows.empty())
+    window_->profileView()->selectKernel(QString::fromStdString(report->profile->rows[0].kernel));
+  // Profile opens at its last width; the shot wants it half the window wide.
+  auto* code = window_->findChild<QDockWidget*>(QStringLiteral("codeDock"));
+  auto* profile = window_->findChild<QDockWidget*>(QStringLiteral("profileDock"));
+  settle();
+  window_->resizeDocks({code, profile}, {window_->width() / 2, window_->width() / 2},
+                       Qt::Horizontal);
+  bool ok = save(dock("runDock"), QStringLiteral("run.png"));
+  ok = save(dock("profileDock"), QStringLiteral("profile.png")) && ok;
+  ok = save(window_, QStringLiteral("main_window_run.png")) && ok;
   std::fflush(stdout);
   QApplication::exit(ok && ok_ ? 0 : 1);
 }

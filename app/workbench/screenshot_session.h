@@ -1,7 +1,8 @@
 #pragma once
 // `lathe-workbench MODEL --screenshot DIR`: open the model, wait for the graph's layout, save
 // a PNG of the window, the graph and each panel (and the graph after the first pass that
-// changed something), compile it and save the Code panel, then quit. Used for docs and to review
+// changed something), compile it and save the Code panel, run it with profiling and save the
+// Run and Profile panels, then quit. Used for docs and to review
 // the look without a display.
 
 #include <QObject>
@@ -15,8 +16,8 @@ class ScreenshotSession : public QObject {
   Q_OBJECT
 
 public:
-  // Quits the application when done: exit code 0, or 1 if loading, compiling or saving
-  // failed.
+  // Quits the application when done: exit code 0, or 1 if loading, compiling, running or
+  // saving failed.
   ScreenshotSession(MainWindow* window, QString directory, QObject* parent = nullptr);
 
 private:
@@ -25,6 +26,7 @@ private:
   void capture();
   void capturePass();
   void captureKernels();
+  void captureRun();
   bool save(QWidget* widget, const QString& fileName);
   QWidget* dock(const char* name) const;
 

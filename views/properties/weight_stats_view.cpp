@@ -1,5 +1,7 @@
 #include "views/properties/weight_stats_view.h"
 
+#include "views/common/plot_style.h"
+
 #include <QEvent>
 #include <QLabel>
 #include <QLocale>
@@ -121,18 +123,7 @@ void WeightStatsView::changeEvent(QEvent* event) {
 // The plot follows the palette so a dark theme does not get a white box.
 void WeightStatsView::applyPalette() {
   const QPalette p = palette();
-  plot_->setBackground(p.brush(QPalette::Base));
-  const QColor text = p.color(QPalette::Text);
-  QColor grid = text;
-  grid.setAlphaF(0.15f);
-  for (QCPAxis* axis : {plot_->xAxis, plot_->yAxis}) {
-    axis->setBasePen(QPen(text));
-    axis->setTickPen(QPen(text));
-    axis->setSubTickPen(QPen(text));
-    axis->setTickLabelColor(text);
-    axis->setLabelColor(text);
-    axis->grid()->setPen(QPen(grid, 1, Qt::DotLine));
-  }
+  applyPlotPalette(plot_, p);
   auto* bars = static_cast<QCPBars*>(plot_->plottable(0));
   QColor fill = p.color(QPalette::Highlight);
   bars->setPen(QPen(fill.darker(120)));

@@ -1,0 +1,75 @@
+#pragma once
+// Runs the compiled model on a worker thread and reports back on the GUI thread, like
+// ModelCompiler does compiles: only the newest job reports, stale results are dropped by job
+// id. Unprofiled runs go one timed run per engine call, so progress is real and Cancel stops
+// between runs; a profiled run is one engine call (its profile spans every timed run) and
+// Cancel only drops its result.
+
+#include "engine/api/session.h"
+
+#include <QObject>
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+template <typename T>
+class QFutureWatcher;
+
+namespace lathe::workbench {
+
+struct RunSettings {
+  std::string inputsNpz;       // inputs by name; empty: every input is filled
+  std::string fill = "random"; // random | zeros | ones; ignored (strict) with inputsNpz
+  int repeat = 10;             // timed runs, after one warm-up run
+  bool profile = false;
+  int topK = 5;
+  // Compile for the host with this many threads (0: one per core) before running; -1 keeps
+  // the compiled model the Session holds (it compiles one if it has none).
+  int compileThreads = -1;
+  std::string target = "llvm";
+};
+
+class ModelRunner : public QObject {
+  Q_OBJECT
+
+public:
+  explicit ModelRunner(QObject* parent = nullptr);
+  // Stops the workers between runs and waits for them.
+  ~ModelRunner() override;
+
+  // Refuses (false) while any job of this runner, a dropped one included, uses `session`.
+  bool run(std::shared_ptr<api::Session> session, std::shared_ptr<const api::ModelReport> model,
+           const RunSettings& settings);
+  // Forgets the job in flight and asks it to stop at its next run.
+  void drop();
+  bool isRunning() const { return current_ != nullptr; }
+  // Whether a job (a dropped one included) still uses `session` on a worker.
+  bool isBusyWith(const api::Session* session) const;
+
+signals:
+  void progressChanged(int percent, const QString& stage); // percent -1: unknown
+  void finished(std::shared_ptr<const lathe::api::ModelReport> model,
+                std::shared_ptr<const lathe::api::RunReport> report);
+  void failed(std::shared_ptr<const lathe::api::ModelReport> model,
+              const lathe::api::Failure& failure);
+  // The last job on a worker has ended, dropped ones included: the Session is free.
+  void idle();
+
+private:
+  struct Job {
+    quint64 id = 0;
+    std::shared_ptr<api::Session> session;
+    std::shared_ptr<const api::ModelReport> model;
+    std::shared_ptr<std::atomic<bool>> cancel;
+    QFutureWatcher<api::RunResult>* watcher = nullptr;
+  };
+
+  void finish(quint64 id);
+
+  quint64 nextId_ = 0;
+  std::vector<std::unique_ptr<Job>> jobs_;
+  Job* current_ = nullptr;
+};
+
+} // namespace lathe::workbench

@@ -1,0 +1,218 @@
+// The Run and Profile docks offscreen, on the engine's real output for sample_cnn: run,
+// profile, select a kernel from the profile, pin, run again, compare, export CSV. Plus the
+// item models under QAbstractItemModelTester.
+
+#include "app/workbench/main_window.h"
+#include "app/workbench/run_panel.h"
+#include "views/models/run_models.h"
+#include "views/profile/latency_plot.h"
+#include "views/profile/profile_view.h"
+#include "views/profile/timeline_view.h"
+
+#include <QAbstractItemModelTester>
+#include <QDockWidget>
+#include <QFile>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <algorithm>
+#include <memory>
+
+using lathe::views::KernelProfileModel;
+using lathe::views::RunComparisonModel;
+using lathe::views::RunOutputsModel;
+using lathe::workbench::MainWindow;
+using lathe::workbench::RunPanel;
+
+namespace {
+
+const QString kSample = QStringLiteral(LATHE_MODEL_DIR "/sample_cnn.onnx");
+constexpr int kTimeoutMs = 120000;
+constexpr int kRepeats = 4;
+
+} // namespace
+
+class TestRunProfile : public QObject {
+  Q_OBJECT
+
+private slots:
+  void initTestCase();
+  void percentiles();
+  void runProfileCompareExport();
+  void unprofiledRunCancels();
+
+private:
+  QTemporaryDir dir_;
+};
+
+void TestRunProfile::initTestCase() {
+  QVERIFY(dir_.isValid());
+  QCoreApplication::setOrganizationName(QStringLiteral("Lathe"));
+  QCoreApplication::setApplicationName(QStringLiteral("lathe-workbench-tests"));
+  QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir_.path());
+  QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, dir_.path());
+}
+
+void TestRunProfile::percentiles() {
+  QCOMPARE(lathe::views::percentile({}, 50), 0.0);
+  QCOMPARE(lathe::views::percentile({3, 1, 2}, 50), 2.0);
+  QCOMPARE(lathe::views::percentile({1, 2, 3, 4, 5}, 10), 1.4);
+  QCOMPARE(lathe::views::percentile({1, 2, 3, 4, 5}, 90), 4.6);
+}
+
+void TestRunProfile::runProfileCompareExport() {
+  MainWindow window;
+  window.show();
+  QSignalSpy loaded(&window, &MainWindow::modelLoaded);
+  window.openFile(kSample);
+  QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, kTimeoutMs);
+
+  RunPanel* panel = window.runPanel();
+  QAbstractItemModelTester outputsTester(panel->outputsModel(),
+                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
+  QAbstractItemModelTester comparisonTester(panel->comparisonModel(),
+                                            QAbstractItemModelTester::FailureReportingMode::QtTest);
+  QAbstractItemModelTester profileTester(window.profileView()->kernelModel(),
+                                         QAbstractItemModelTester::FailureReportingMode::QtTest);
+
+  // Not compiled yet: Run compiles (keeping the code) and then runs.
+  panel->setRepeat(kRepeats);
+  panel->setProfile(true);
+  panel->setFill(QStringLiteral("random"));
+  QSignalSpy finished(&window, &MainWindow::runFinished);
+  QSignalSpy failed(&window, &MainWindow::runFailed);
+  QVERIFY(window.run());
+  QVERIFY(window.isRunning());
+  QVERIFY(!window.run()); // one at a time
+  QTRY_COMPARE_WITH_TIMEOUT(finished.count() + failed.count(), 1, kTimeoutMs);
+  QCOMPARE(failed.count(), 0);
+  QVERIFY(!window.isRunning());
+  QVERIFY(window.compileReport());
+
+  // Results: one row per output with a top-5, one latency per timed run.
+  const auto report = window.runReport();
+  QVERIFY(report);
+  QCOMPARE(static_cast<int>(report->latenciesMs.size()), kRepeats);
+  QCOMPARE(panel->outputsModel()->rowCount(), static_cast<int>(report->outputs.size()));
+  QVERIFY(panel->outputsModel()->rowCount() >= 1);
+  QCOMPARE(panel->outputsModel()->index(0, RunOutputsModel::NameColumn).data().toString(),
+           QStringLiteral("logits"));
+  QCOMPARE(panel->outputsModel()
+               ->index(0, RunOutputsModel::TopColumn)
+               .data()
+               .toString()
+               .count(QLatin1Char(':')),
+           5);
+  QCOMPARE(panel->latencyPlot()->sampleCount(), kRepeats);
+  QVERIFY(panel->statsText().contains(QStringLiteral(" ms")));
+
+  // Profile: a row per kernel, bars on at least one lane, the dock shown.
+  lathe::views::ProfileView* profile = window.profileView();
+  QVERIFY(report->profile);
+  const int kernels = static_cast<int>(report->profile->rows.size());
+  QVERIFY(kernels > 0);
+  QCOMPARE(profile->kernelModel()->rowCount(), kernels);
+  // The slowest kernels, as many as fit the chart's height.
+  QVERIFY(profile->chartBarCount() >= std::min(kernels, 3));
+  QVERIFY(profile->chartBarCount() <= std::min(kernels, 12));
+  const std::vector<int> lanes = profile->timeline()->barsPerLane();
+  QVERIFY(std::any_of(lanes.begin(), lanes.end(), [](int bars) { return bars > 0; }));
+  QVERIFY(lanes[0] > 0); // the calls are on the calling thread
+  QVERIFY(window.findChild<QDockWidget*>(QStringLiteral("profileDock"))->isVisible());
+  QVERIFY(profile->summaryText().contains(QStringLiteral("ms")));
+
+  // The hover text of a call names its kernel and its ONNX nodes.
+  const auto& events = report->profile->events;
+  const auto call = std::find_if(events.begin(), events.end(),
+                                 [](const auto& e) { return !e.chunk && e.call >= 0; });
+  QVERIFY(call != events.end());
+  const QString tip = profile->timeline()->toolTipForEvent(static_cast<int>(call - events.begin()));
+  QVERIFY(tip.contains(QString::fromStdString(call->kernel)));
+  QVERIFY(tip.contains(QString::fromStdString(
+      report->profile->calls[static_cast<std::size_t>(call->call)].nodes.front())));
+
+  // Clicking a row selects that kernel in the Code dock.
+  QTableView* table = profile->table();
+  const int lastRow = table->model()->rowCount() - 1;
+  const QModelIndex row = table->model()->index(lastRow, KernelProfileModel::KernelColumn);
+  const QString kernel = row.data().toString();
+  QTest::mouseClick(table->viewport(), Qt::LeftButton, {}, table->visualRect(row).center());
+  const auto& compiled = window.compileReport()->kernels;
+  const auto it = std::find_if(compiled.begin(), compiled.end(), [&](const auto& k) {
+    return QString::fromStdString(k.name) == kernel;
+  });
+  QVERIFY(it != compiled.end());
+  auto* code = window.findChild<QDockWidget*>(QStringLiteral("codeDock"));
+  QVERIFY(code->isVisible());
+  auto* kernelList = code->findChild<QTableView*>(QStringLiteral("kernelList"));
+  QCOMPARE(kernelList->currentIndex().siblingAtColumn(0).data().toString(), kernel);
+  QCOMPARE(profile->selectedKernel(), kernel);
+  QVERIFY(window.findChild<QDockWidget*>(QStringLiteral("profileDock"))->isVisible());
+
+  // Pin, run again on one thread, compare.
+  QVERIFY(panel->pin());
+  panel->setThreads(1);
+  QVERIFY(window.run());
+  QTRY_COMPARE_WITH_TIMEOUT(finished.count() + failed.count(), 2, kTimeoutMs);
+  QCOMPARE(failed.count(), 0);
+  QCOMPARE(window.runReport()->threads, 1);
+  QVERIFY(panel->pinned() == report);
+  QCOMPARE(panel->latencyPlot()->pinnedCount(), kRepeats);
+  QCOMPARE(panel->latencyPlot()->sampleCount(), kRepeats);
+  RunComparisonModel* comparison = panel->comparisonModel();
+  QCOMPARE(comparison->rowCount(), kernels);
+  for (int r = 0; r < comparison->rowCount(); ++r) {
+    const QString speedup =
+        comparison->index(r, RunComparisonModel::SpeedupColumn).data().toString();
+    QVERIFY2(speedup.endsWith(QChar(0x00d7)), qPrintable(speedup));
+    QVERIFY(comparison->index(r, RunComparisonModel::SpeedupColumn)
+                .data(RunComparisonModel::SortRole)
+                .toDouble() > 0);
+  }
+
+  // CSV: a header and one line per kernel.
+  const QString csvPath = dir_.filePath(QStringLiteral("comparison.csv"));
+  QVERIFY(panel->exportComparison(csvPath));
+  QFile csv(csvPath);
+  QVERIFY(csv.open(QIODevice::ReadOnly));
+  const QStringList lines =
+      QString::fromUtf8(csv.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+  QCOMPARE(lines.size(), kernels + 1);
+  QCOMPARE(lines.front(), QStringLiteral("kernel,pinned_ms,current_ms,delta_ms,speedup"));
+  QCOMPARE(lines[1].count(QLatin1Char(',')), 4);
+}
+
+// Without profiling a run goes one timed run per engine call; Cancel stops it and a new run
+// starts once the worker has let go of the Session.
+void TestRunProfile::unprofiledRunCancels() {
+  MainWindow window;
+  QSignalSpy loaded(&window, &MainWindow::modelLoaded);
+  window.openFile(kSample);
+  QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, kTimeoutMs);
+  QSignalSpy compiled(&window, &MainWindow::compiled);
+  QVERIFY(window.compile());
+  QTRY_COMPARE_WITH_TIMEOUT(compiled.count(), 1, kTimeoutMs);
+
+  RunPanel* panel = window.runPanel();
+  panel->setProfile(false);
+  panel->setFill(QStringLiteral("zeros"));
+  panel->setRepeat(100000);
+  QSignalSpy finished(&window, &MainWindow::runFinished);
+  QVERIFY(window.run());
+  QVERIFY(!window.compile()); // the Session is busy
+  window.cancelRun();
+  QVERIFY(!window.isRunning());
+
+  panel->setRepeat(3);
+  QVERIFY(window.run()); // waits for the cancelled run to let go
+  QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
+  QCOMPARE(static_cast<int>(window.runReport()->latenciesMs.size()), 3);
+  QVERIFY(!window.runReport()->profile);
+  QCOMPARE(panel->outputsModel()->rowCount(), 1);
+}
+
+QTEST_MAIN(TestRunProfile)
+#include "tst_run_profile.moc"
