@@ -3,6 +3,7 @@
 #include "engine/support/diagnostics.h"
 
 #include <algorithm>
+#include <chrono>
 #include <utility>
 
 #ifdef __linux__
@@ -34,6 +35,32 @@ std::int64_t chunkBegin(std::int64_t n, int chunks, int i) {
   return i * base + std::min<std::int64_t>(i, extra);
 }
 
+// How long an idle thread keeps polling for the next loop (and the submitter for the end of
+// one) before it sleeps: kernels follow each other within microseconds, and waking a
+// sleeping thread costs tens of them per loop, more than many kernels take.
+constexpr auto kSpin = std::chrono::microseconds(200);
+
+inline void cpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  asm volatile("yield");
+#endif
+}
+
+// Polls `ready` for up to kSpin; false if it did not become true in that time.
+template <class Ready>
+bool spinUntil(Ready ready) {
+  const auto deadline = std::chrono::steady_clock::now() + kSpin;
+  for (unsigned i = 1;; ++i) {
+    if (ready())
+      return true;
+    cpuRelax();
+    if (i % 64 == 0 && std::chrono::steady_clock::now() > deadline)
+      return false;
+  }
+}
+
 } // namespace
 
 ThreadPool::ThreadPool(int threads) : threadCount_(threads > 0 ? threads : defaultThreadCount()) {
@@ -45,13 +72,12 @@ ThreadPool::ThreadPool(int threads) : threadCount_(threads > 0 ? threads : defau
     }
   } catch (...) {
     // Joins the workers that did start; the destructor does not run for a failed constructor.
-    stopping_ = true;
-    for (auto& worker : workers_) {
-      if (!worker->thread.joinable())
-        continue;
-      worker->start.release();
-      worker->thread.join();
-    }
+    stopping_.store(true, std::memory_order_relaxed);
+    generation_.fetch_add(1, std::memory_order_release);
+    generation_.notify_all();
+    for (auto& worker : workers_)
+      if (worker->thread.joinable())
+        worker->thread.join();
     throw;
   }
 }
@@ -60,9 +86,9 @@ ThreadPool::~ThreadPool() {
   // A dangling current pool would crash the next kernel; no pool means serial loops.
   ThreadPool* self = this;
   gCurrentPool.compare_exchange_strong(self, nullptr, std::memory_order_acq_rel);
-  stopping_ = true; // published to each worker by the release below
-  for (auto& worker : workers_)
-    worker->start.release();
+  stopping_.store(true, std::memory_order_relaxed); // published by the release below
+  generation_.fetch_add(1, std::memory_order_release);
+  generation_.notify_all();
   for (auto& worker : workers_)
     worker->thread.join();
 }
@@ -78,17 +104,24 @@ int ThreadPool::defaultThreadCount() {
   return std::max(1u, std::thread::hardware_concurrency());
 }
 
-void ThreadPool::workerLoop(Worker& self, int index) {
+void ThreadPool::workerLoop(Worker&, int index) {
   RegionGuard region; // a worker only ever runs chunks, so nested loops stay serial
+  std::uint32_t seen = 0;
   while (true) {
-    self.start.acquire();
-    if (stopping_)
+    if (!spinUntil([&] { return generation_.load(std::memory_order_acquire) != seen; }))
+      generation_.wait(seen, std::memory_order_acquire);
+    // A worker without a chunk in some loop may see only a later one; a worker with a chunk
+    // cannot miss its loop, because the next one starts only after it has finished.
+    seen = generation_.load(std::memory_order_acquire);
+    if (stopping_.load(std::memory_order_relaxed))
       return;
+    if (index >= chunks_)
+      continue; // this loop has fewer chunks than the pool has threads
     runChunk(index);
     // acq_rel chains every worker's writes (results, error_) to the last one, whose
-    // release of done_ hands them to the submitter.
+    // decrement to 0 hands them to the submitter.
     if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1)
-      done_.release();
+      pending_.notify_one();
   }
 }
 
@@ -134,13 +167,15 @@ void ThreadPool::parallelFor(std::int64_t n, RangeFn body, void* closure) {
   failed_.store(false, std::memory_order_relaxed);
   error_ = nullptr;
   pending_.store(chunks - 1, std::memory_order_relaxed);
-  for (int i = 1; i < chunks; ++i)
-    workers_[static_cast<std::size_t>(i - 1)]->start.release();
+  generation_.fetch_add(1, std::memory_order_release);
+  generation_.notify_all();
   {
     RegionGuard region;
     runChunk(0);
   }
-  done_.acquire();
+  if (!spinUntil([&] { return pending_.load(std::memory_order_acquire) == 0; }))
+    for (int left; (left = pending_.load(std::memory_order_acquire)) != 0;)
+      pending_.wait(left, std::memory_order_acquire);
 
   if (failed_.load(std::memory_order_relaxed)) {
     std::exception_ptr error = std::move(error_);

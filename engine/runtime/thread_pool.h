@@ -22,7 +22,6 @@
 #include <exception>
 #include <memory>
 #include <mutex>
-#include <semaphore>
 #include <thread>
 #include <type_traits>
 #include <vector>
@@ -72,7 +71,6 @@ public:
 
 private:
   struct Worker {
-    std::binary_semaphore start{0};
     std::thread thread;
   };
 
@@ -83,19 +81,21 @@ private:
   std::vector<std::unique_ptr<Worker>> workers_; // workers_[i] runs chunk i + 1
   std::mutex submitMutex_;                       // one loop at a time
 
-  // The loop in flight; written by the submitter before it releases the workers' start
-  // semaphores, which publishes it to them.
+  // The loop in flight; written by the submitter before it bumps generation_ (release),
+  // which publishes it to the workers.
   std::int64_t n_ = 0;
   int chunks_ = 0;
   RangeFn body_ = nullptr;
   void* closure_ = nullptr;
   ChunkRecorder* loopRecorder_ = nullptr; // recorder_ as the loop in flight saw it
 
+  // Workers wait for a new loop by watching generation_ (polling briefly, then sleeping in
+  // atomic wait); the submitter waits for pending_ to reach 0 the same way.
+  std::atomic<std::uint32_t> generation_{0};
   std::atomic<int> pending_{0}; // workers that have not finished their chunk
-  std::binary_semaphore done_{0};
   std::atomic<bool> failed_{false};
   std::exception_ptr error_; // written once per loop, by whoever sets failed_ first
-  bool stopping_ = false;
+  std::atomic<bool> stopping_{false};
   std::atomic<ChunkRecorder*> recorder_{nullptr};
 };
 
