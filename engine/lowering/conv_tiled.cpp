@@ -25,19 +25,32 @@ struct TileShape {
   std::int64_t R, V; // output channels, vectors of positions
 };
 
-// Tiles sized to the register file: 32 vector registers with AVX-512 (R*V accumulators,
-// V inputs, broadcasts folded into the multiply-adds), 16 with AVX2.
-std::optional<TileShape> tileFor(int lanes, std::int64_t M) {
-  if (lanes >= 16) {
-    if (M % 8 == 0)
-      return TileShape{8, 3};
-    if (M % 4 == 0)
-      return TileShape{4, 4};
-    return std::nullopt;
+// The tile for Mg output channels of a group over F wide positions, by a small cost model:
+// per input channel and tap a tile of R channels x V vectors issues R*V multiply-adds and
+// V + R loads (two of each per cycle), so a task costs max(R*V, R + V); positions past F
+// in the last tile are wasted. Tiles fit the register file: R*V accumulators plus V inputs
+// and a broadcast in 32 vector registers with AVX-512, 16 with AVX2.
+std::optional<TileShape> tileFor(int lanes, std::int64_t Mg, std::int64_t F) {
+  if (Mg == 1) // depthwise: one channel, more positions
+    return TileShape{1, lanes >= 16 ? 6 : 4};
+  const std::int64_t registers = lanes >= 16 ? 32 : 16;
+  std::optional<TileShape> best;
+  std::int64_t bestCost = 0;
+  for (std::int64_t R : {8, 4, 2}) {
+    if (Mg % R != 0)
+      continue;
+    for (std::int64_t V = 1; V <= 4; ++V) {
+      if (R * V + V + 2 > registers)
+        continue;
+      const std::int64_t tiles = (F + V * lanes - 1) / (V * lanes);
+      const std::int64_t cost = (Mg / R) * tiles * std::max(R * V, R + V);
+      if (!best || cost < bestCost) {
+        best = TileShape{R, V};
+        bestCost = cost;
+      }
+    }
   }
-  if (lanes >= 4 && M % 4 == 0)
-    return TileShape{4, lanes == 8 ? 2 : 4};
-  return std::nullopt;
+  return best;
 }
 
 Expr ramp(const Expr& base, int lanes) {
@@ -62,11 +75,6 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
   // input channels); depthwise Conv (Mg = Cg = 1) tiles one channel by more positions.
   const std::int64_t N = x.shape[0], C = x.shape[1], M = w.shape[0], Cg = w.shape[1];
   const std::int64_t Mg = M / ops.group;
-  const std::optional<TileShape> tile =
-      Mg == 1 ? std::optional<TileShape>(TileShape{1, lanes >= 16 ? 6 : 4}) : tileFor(lanes, Mg);
-  if (!tile)
-    return Stmt();
-  const std::int64_t R = tile->R, V = tile->V, TW = V * lanes;
 
   // Strided Conv reads each tap from one phase of the input: padded position o*s + k*d is
   // position o + (k*d)/s of phase (k*d)%s, so every phase plane is read with unit stride.
@@ -99,6 +107,10 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
     F += (axes[a].out - 1) * wide[a];
     maxOffset += (axes[a].kernel - 1) * axes[a].dilation / axes[a].stride * wide[a];
   }
+  const std::optional<TileShape> tile = tileFor(lanes, Mg, F);
+  if (!tile)
+    return Stmt();
+  const std::int64_t R = tile->R, V = tile->V, TW = V * lanes;
   const std::int64_t FT = (F + TW - 1) / TW, Fround = FT * TW;
   const std::int64_t phasePlane = product(plane), KK = product(kernel);
   auto wideIndex = [&](const std::vector<Expr>& pos, const std::vector<std::int64_t>& shift) {
