@@ -374,6 +374,12 @@ void MainWindow::createRunDocks() {
   connect(runPanel_, &RunPanel::cancelRequested, this, &MainWindow::cancelRun);
   connect(profileView_, &views::ProfileView::kernelActivated, this,
           &MainWindow::selectProfiledKernel);
+  connect(profileView_, &views::ProfileView::heatMapToggled, this, [this](bool on) {
+    if (on && graphPass_ >= 0)
+      showFinalGraph(); // the profile times the final graph's nodes; applies the heat map
+    else
+      applyHeatMap();
+  });
 }
 
 void MainWindow::createStatusBar() {
@@ -780,6 +786,7 @@ void MainWindow::showFinalGraph() {
   graph_->setSnapshot(std::shared_ptr<const api::GraphSnapshot>(report_, &report_->final));
   graph_->selectNode(selectedNode_);
   highlightKernel(kernels_->selectedKernel());
+  applyHeatMap();
 }
 
 bool MainWindow::selectNode(int node) {
@@ -926,6 +933,7 @@ void MainWindow::showRunReport(const std::shared_ptr<const api::ModelReport>& mo
   if (r.profile) {
     profileView_->setReport(report,
                             std::shared_ptr<const api::GraphSnapshot>(report_, &report_->final));
+    applyHeatMap(); // the new profile's times
     const bool firstShow = profileDock_->isHidden();
     profileDock_->show();
     profileDock_->raise();
@@ -988,6 +996,17 @@ void MainWindow::selectProfiledKernel(const QString& kernel, const QStringList& 
   if (!indices.empty())
     graph_->revealNode(indices.front());
   graph_->highlightNodes(std::move(indices));
+}
+
+// With the Profile's "Heat map" on, the final graph is coloured by each node's share of the
+// kernels' time: each kernel's whole time on its anchor node (see views::nodeTimeShares).
+void MainWindow::applyHeatMap() {
+  const auto& run = profileView_->report();
+  if (!profileView_->isHeatMapOn() || !run || !run->profile || !report_ || graphPass_ >= 0) {
+    graph_->setNodeHeat({});
+    return;
+  }
+  graph_->setNodeHeat(views::nodeTimeShares(*run->profile, report_->final));
 }
 
 } // namespace lathe::workbench

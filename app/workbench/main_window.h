@@ -145,6 +145,7 @@ private:
   void showRunFailure(const std::shared_ptr<const api::ModelReport>& model,
                       const api::Failure& failure);
   void selectProfiledKernel(const QString& kernel, const QStringList& nodes);
+  void applyHeatMap();
   void setLoading(const QString& path);
   void clearLoading();
   enum class LogLevel { Info, Warning, Error };

@@ -2,9 +2,11 @@
 // synthetic 2,000-node ladder, If and Loop models with subgraphs and (when the big-model fixture
 // has run) ResNet-50.
 
+#include "views/common/category_palette.h"
 #include "views/graph/graph_canvas.h"
 #include "views/graph/graph_items.h"
 #include "views/graph/graph_view.h"
+#include "views/graph/heat_colors.h"
 #include "views/graph/layout_engine.h"
 #include "views/graph/visible_graph.h"
 
@@ -124,6 +126,7 @@ private slots:
   void expandsAndCollapsesSubgraphs();
   void clickingSubgraphNodeSelectsIt();
   void highlightsNodes();
+  void heatMapColoursNodesByShare();
   void zoomsWithKeysWheelAndFit();
   void staleLayoutIsDropped();
   void engineReportsOnlyTheLatestJob();
@@ -451,6 +454,91 @@ void TestGraphView::highlightsNodes() {
   QVERIFY(view_->itemForNode(1)->isHighlighted());
   view_->highlightNodes({});
   QCOMPARE(view_->highlightedItemCount(), 0);
+}
+
+// The heat map fills each op with its share's colour, scaled to the hottest; survives collapsing
+// a group (which sums its nodes); off restores the category colours; a new snapshot drops it.
+void TestGraphView::heatMapColoursNodesByShare() {
+  QVERIFY(showAndWait(sample_));
+  const auto& graph = *sample_;
+  const int group = firstMultiNodeGroup(graph);
+  const int hottest = graph.groups[group].nodes.front();
+  // Convolutions slow, everything else quick, and `hottest` the slowest of all.
+  std::vector<double> shares(graph.nodes.size());
+  double total = 0;
+  for (std::size_t n = 0; n < shares.size(); ++n) {
+    shares[n] = graph.nodes[n].category == "convolution" ? 3.0 + static_cast<double>(n % 4)
+                                                         : 0.1 * static_cast<double>(n % 5);
+    total += shares[n];
+  }
+  shares[static_cast<std::size_t>(hottest)] = 8.0;
+  total += 8.0;
+  for (double& share : shares)
+    share /= total;
+  auto* legend = view_->findChild<QWidget*>(QStringLiteral("graphHeatLegend"));
+  QVERIFY(legend);
+  QVERIFY(!legend->isVisible());
+
+  view_->setNodeHeat(shares);
+  QVERIFY(view_->isHeatMapOn());
+  NodeItem* item = view_->itemForNode(hottest);
+  QVERIFY(item->hasHeat());
+  QCOMPARE(item->fillColor(), lathe::views::heatColor(1.0));
+  const QString percent = QString::number(shares[static_cast<std::size_t>(hottest)] * 100, 'f', 1);
+  QVERIFY2(item->toolTip().endsWith(percent + QStringLiteral(" % of run time")),
+           qPrintable(item->toolTip()));
+  QVERIFY(legend->isVisible());
+  // Drawn so: a pixel just inside the node's left edge has the heat colour.
+  view_->revealNode(hottest);
+  const QRectF rect = item->mapRectToScene(item->shape().boundingRect());
+  const QPoint at = view_->canvas()->mapFromScene(QPointF(rect.left() + 4, rect.center().y()));
+  const QColor drawn = view_->canvas()->viewport()->grab().toImage().pixelColor(at);
+  QVERIFY2(std::abs(drawn.red() - lathe::views::heatColor(1.0).red()) < 8 &&
+               std::abs(drawn.green() - lathe::views::heatColor(1.0).green()) < 8,
+           qPrintable(drawn.name()));
+  // Graph inputs and outputs have no time and keep their look.
+  for (QGraphicsItem* shown : view_->canvas()->scene()->items()) {
+    if (auto* node = dynamic_cast<NodeItem*>(shown))
+      QCOMPARE(node->hasHeat(), node->node().kind == VisibleNode::Kind::Op ||
+                                    node->node().kind == VisibleNode::Kind::Group);
+  }
+  const QString shots = qEnvironmentVariable("LATHE_GRAPH_SHOTS");
+  if (!shots.isEmpty()) {
+    view_->grab().save(shots + QStringLiteral("/sample_cnn_heat.png"));
+    view_->fitToView();
+    view_->grab().save(shots + QStringLiteral("/sample_cnn_heat_fit.png"));
+  }
+
+  // Collapsed, the group's node is as hot as its nodes together: still the hottest.
+  QSignalSpy finished(view_.get(), &GraphView::layoutFinished);
+  view_->collapseGroup(group);
+  QVERIFY(waitForLayout(*view_, finished));
+  item = view_->itemForNode(hottest);
+  QCOMPARE(item->node().kind, VisibleNode::Kind::Group);
+  QCOMPARE(item->fillColor(), lathe::views::heatColor(1.0));
+  for (const int member : graph.groups[group].nodes)
+    QCOMPARE(view_->itemForNode(member), item);
+
+  // Off: category colours again, no heat line in the tooltip, no legend.
+  view_->setNodeHeat({});
+  QVERIFY(!view_->isHeatMapOn());
+  for (QGraphicsItem* shown : view_->canvas()->scene()->items()) {
+    auto* node = dynamic_cast<NodeItem*>(shown);
+    if (!node)
+      continue;
+    QVERIFY(!node->hasHeat());
+    QVERIFY(!node->toolTip().contains(QStringLiteral("of run time")));
+    QCOMPARE(node->fillColor(),
+             lathe::views::categoryColor(QString::fromStdString(node->node().category)));
+  }
+  QVERIFY(!legend->isVisible());
+
+  // A new snapshot (a pass's graph) drops the heat map.
+  view_->setNodeHeat(shares);
+  QVERIFY(showAndWait(sample_));
+  QVERIFY(!view_->isHeatMapOn());
+  QVERIFY(!view_->itemForNode(hottest)->hasHeat());
+  QVERIFY(!legend->isVisible());
 }
 
 void TestGraphView::zoomsWithKeysWheelAndFit() {

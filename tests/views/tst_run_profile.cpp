@@ -4,6 +4,9 @@
 
 #include "app/workbench/main_window.h"
 #include "app/workbench/run_panel.h"
+#include "views/graph/graph_items.h"
+#include "views/graph/graph_view.h"
+#include "views/graph/heat_colors.h"
 #include "views/models/run_models.h"
 #include "views/profile/latency_plot.h"
 #include "views/profile/profile_view.h"
@@ -18,6 +21,7 @@
 #include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QToolButton>
 #include <algorithm>
 #include <memory>
 
@@ -133,6 +137,42 @@ void TestRunProfile::runProfileCompareExport() {
   QVERIFY(tip.contains(QString::fromStdString(call->kernel)));
   QVERIFY(tip.contains(QString::fromStdString(
       report->profile->calls[static_cast<std::size_t>(call->call)].nodes.front())));
+
+  // The heat map: on, the graph's hottest node is the anchor of the slowest kernel (its first
+  // node that is not elementwise); off, no heat.
+  lathe::views::GraphView* graph = window.graphView();
+  QVERIFY(!profile->isHeatMapOn());
+  QSignalSpy heatToggled(profile, &lathe::views::ProfileView::heatMapToggled);
+  profile->heatMapButton()->click();
+  QCOMPARE(heatToggled.count(), 1);
+  QVERIFY(graph->isHeatMapOn());
+  const auto& finalGraph = *graph->snapshot();
+  const auto& slowest = report->profile->rows.front();
+  int anchor = -1;
+  for (const std::string& name : slowest.nodes) {
+    for (int n = 0; n < static_cast<int>(finalGraph.nodes.size()); ++n) {
+      if (finalGraph.nodes[n].name == name &&
+          (anchor < 0 || finalGraph.nodes[anchor].category == "elementwise"))
+        anchor = n;
+    }
+  }
+  QVERIFY(anchor >= 0);
+  const std::vector<double>& heat = graph->nodeHeat();
+  QCOMPARE(heat.size(), finalGraph.nodes.size());
+  QCOMPARE(*std::max_element(heat.begin(), heat.end()), heat[static_cast<std::size_t>(anchor)]);
+  QVERIFY(std::abs(heat[static_cast<std::size_t>(anchor)] - slowest.percent / 100) < 0.01);
+  QTRY_VERIFY_WITH_TIMEOUT(graph->itemForNode(anchor), kTimeoutMs);
+  QVERIFY(graph->itemForNode(anchor)->hasHeat());
+  QCOMPARE(graph->itemForNode(anchor)->fillColor(), lathe::views::heatColor(1.0));
+  const QString shots = qEnvironmentVariable("LATHE_GRAPH_SHOTS");
+  if (!shots.isEmpty()) {
+    graph->revealNode(anchor);
+    graph->grab().save(shots + QStringLiteral("/sample_cnn_profiled_heat.png"));
+    profile->grab().save(shots + QStringLiteral("/profile_heat_toggle.png"));
+  }
+  profile->setHeatMapOn(false);
+  QVERIFY(!graph->isHeatMapOn());
+  QVERIFY(!graph->itemForNode(anchor)->hasHeat());
 
   // Clicking a row selects that kernel in the Code dock.
   QTableView* table = profile->table();

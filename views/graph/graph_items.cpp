@@ -1,6 +1,7 @@
 #include "views/graph/graph_items.h"
 
 #include "views/common/category_palette.h"
+#include "views/graph/heat_colors.h"
 
 #include <QFontMetricsF>
 #include <QPainter>
@@ -105,7 +106,23 @@ NodeItem::NodeItem(const VisibleNode& node, int visibleIndex, const QRectF& rect
     tip += QStringLiteral("\n") + qs(node.hint) +
            (node.owner < 0 ? QObject::tr(": double-click to expand or collapse")
                            : QObject::tr(" (nested subgraphs are not drawn)"));
+  toolTip_ = tip;
   setToolTip(tip);
+}
+
+void NodeItem::setHeat(double t, double share) {
+  const double heat = t < 0 ? -1 : std::min(t, 1.0);
+  setToolTip(heat < 0 ? toolTip_
+                      : toolTip_ + QStringLiteral("\n") +
+                            QObject::tr("%1 % of run time").arg(share * 100, 0, 'f', 1));
+  if (heat_ == heat)
+    return;
+  heat_ = heat;
+  update();
+}
+
+QColor NodeItem::fillColor() const {
+  return heat_ >= 0 ? heatColor(heat_) : categoryColor(qs(node_.category));
 }
 
 void NodeItem::setHighlighted(bool highlighted) {
@@ -154,22 +171,29 @@ void NodeItem::paint(QPainter* painter, const QStyleOptionGraphicsItem* option, 
 }
 
 void NodeItem::paintOp(QPainter* painter, bool detailed) const {
-  const QColor color = categoryColor(qs(node_.category));
-  const QColor body = mix(color, style_->background, 0.86);
-  const QColor border = color.darker(125);
+  const QColor color = fillColor();
+  // By category: a coloured header over a tinted body. By heat: the whole node in its heat
+  // colour, the header a shade darker, every text dark or light to suit.
+  const bool hot = heat_ >= 0;
+  const QColor headerFill = hot ? color.darker(112) : color;
+  const QColor body = hot ? color : mix(color, style_->background, 0.86);
+  const QColor border = color.darker(hot ? 150 : 125);
+  const QColor bodyText = hot ? readableTextOn(body) : style_->text;
+  const QColor mutedText = hot ? mix(bodyText, body, 0.3) : style_->mutedText;
+  const QColor hintText = hot ? bodyText : border;
   const double radius = detailed ? kRadius : 0;
 
   QPainterPath outline;
   outline.addRoundedRect(rect_, radius, radius);
   painter->fillPath(outline, body);
   if (!detailed) {
-    painter->fillRect(QRectF(rect_.topLeft(), QSizeF(rect_.width(), kHeaderHeight)), color);
+    painter->fillRect(QRectF(rect_.topLeft(), QSizeF(rect_.width(), kHeaderHeight)), headerFill);
     return;
   }
-  // The header is the top of the rounded outline, filled with the category colour.
+  // The header is the top of the rounded outline, filled with the category or heat colour.
   QPainterPath header;
   header.addRect(QRectF(rect_.topLeft(), QSizeF(rect_.width(), kHeaderHeight)));
-  painter->fillPath(outline.intersected(header), color);
+  painter->fillPath(outline.intersected(header), headerFill);
   const bool group = node_.kind == VisibleNode::Kind::Group;
   painter->setPen(QPen(border, group ? 2.0 : 1.0));
   painter->setBrush(Qt::NoBrush);
@@ -180,7 +204,7 @@ void NodeItem::paintOp(QPainter* painter, bool detailed) const {
   const QRectF titleRect(rect_.left() + kPadding, rect_.top(), rect_.width() - 2 * kPadding,
                          kHeaderHeight);
   painter->setFont(style_->titleFont);
-  painter->setPen(textOn(color));
+  painter->setPen(hot ? readableTextOn(headerFill) : textOn(color));
   const QFontMetricsF title(style_->titleFont);
   painter->drawText(titleRect, Qt::AlignCenter,
                     title.elidedText(qs(node_.title), Qt::ElideRight, titleRect.width()));
@@ -189,17 +213,17 @@ void NodeItem::paintOp(QPainter* painter, bool detailed) const {
   const QFontMetricsF bodyMetrics(style_->bodyFont);
   QRectF line(rect_.left() + kPadding, rect_.top() + kHeaderHeight + 2,
               rect_.width() - 2 * kPadding, kLineHeight);
-  painter->setPen(style_->mutedText);
+  painter->setPen(mutedText);
   painter->drawText(line, Qt::AlignCenter,
                     bodyMetrics.elidedText(qs(node_.subtitle), Qt::ElideMiddle, line.width()));
   line.translate(0, kLineHeight);
-  painter->setPen(style_->text);
+  painter->setPen(bodyText);
   painter->drawText(line, Qt::AlignCenter,
                     bodyMetrics.elidedText(qs(node_.shape), Qt::ElideRight, line.width()));
   if (node_.hint.empty())
     return;
   line.translate(0, kLineHeight);
-  painter->setPen(border);
+  painter->setPen(hintText);
   painter->drawText(line, Qt::AlignCenter,
                     bodyMetrics.elidedText(qs(node_.hint), Qt::ElideRight, line.width()));
 }

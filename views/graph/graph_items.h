@@ -32,6 +32,14 @@ public:
   const VisibleNode& node() const { return node_; }
   void setHighlighted(bool highlighted);
   bool isHighlighted() const { return highlighted_; }
+  // The heat map: `t` in [0, 1] (scaled to the hottest node) picks the fill, `share` of the run
+  // time goes in the tooltip; a negative `t` turns it off, back to the category colour.
+  void setHeat(double t, double share);
+  bool hasHeat() const { return heat_ >= 0; }
+  double heat() const { return heat_; }
+  // What an op or group is filled with: its heat colour while the heat map is on, else the
+  // colour of its category.
+  QColor fillColor() const;
 
   QRectF boundingRect() const override;
   QPainterPath shape() const override;
@@ -47,7 +55,9 @@ private:
   VisibleNode node_;
   QRectF rect_; // centred on the item's position
   const GraphStyle* style_;
+  QString toolTip_; // without the heat map's line
   bool highlighted_ = false;
+  double heat_ = -1;
 };
 
 class EdgeItem : public QGraphicsItem {

@@ -2,6 +2,7 @@
 
 #include "views/common/category_palette.h"
 #include "views/graph/graph_canvas.h"
+#include "views/graph/heat_colors.h"
 #include "views/graph/layout_engine.h"
 
 #include <QAction>
@@ -137,6 +138,7 @@ GraphView::GraphView(QWidget* parent)
   message_->setAlignment(Qt::AlignCenter);
   message_->setWordWrap(true);
   message_->hide();
+  heatLegend_ = new HeatLegend(canvas_->viewport(), this);
 
   connect(search_, &QLineEdit::textChanged, this, &GraphView::setSearchText);
   connect(search_, &QLineEdit::returnPressed, this, [this] {
@@ -168,6 +170,8 @@ void GraphView::setSnapshot(std::shared_ptr<const api::GraphSnapshot> snapshot) 
   expanded_.clear();
   selectedNode_ = -1;
   highlighted_.clear();
+  heat_.clear();
+  heatLegend_->hide();
   focusGroup_ = -1;
   focusNode_ = -1;
   revealNode_ = -1;
@@ -235,6 +239,7 @@ void GraphView::showLayout(quint64, const std::shared_ptr<const LayoutResult>& r
   const bool fresh = newSnapshot_;
   newSnapshot_ = false;
   applyHighlights();
+  applyHeat();
   applySelection(false);
   if (fresh)
     showInitialView();
@@ -442,6 +447,33 @@ void GraphView::applyHighlights() {
     if (NodeItem* item = itemForNode(node))
       item->setHighlighted(true);
   }
+}
+
+void GraphView::setNodeHeat(std::vector<double> share) {
+  heat_ = snapshot_ ? std::move(share) : std::vector<double>();
+  applyHeat();
+}
+
+void GraphView::applyHeat() {
+  // Shares summed per drawn node: a collapsed group is as hot as its nodes together.
+  std::vector<double> drawn(nodeItems_.size(), 0.0);
+  for (std::size_t n = 0; n < heat_.size() && n < shown_.nodeOfOp.size(); ++n) {
+    const int visible = shown_.nodeOfOp[n];
+    if (visible >= 0 && visible < static_cast<int>(drawn.size()))
+      drawn[visible] += std::max(0.0, heat_[n]);
+  }
+  const double hottest = drawn.empty() ? 0.0 : *std::max_element(drawn.begin(), drawn.end());
+  for (std::size_t v = 0; v < nodeItems_.size(); ++v) {
+    const VisibleNode::Kind kind = nodeItems_[v]->node().kind;
+    const bool op = kind == VisibleNode::Kind::Op || kind == VisibleNode::Kind::Group;
+    nodeItems_[v]->setHeat(heat_.empty() || !op ? -1
+                           : hottest > 0        ? drawn[v] / hottest
+                                                : 0,
+                           drawn[v]);
+  }
+  heatLegend_->setMaximumShare(hottest);
+  heatLegend_->setVisible(!heat_.empty() && !nodeItems_.empty());
+  heatLegend_->raise();
 }
 
 void GraphView::revealNode(int node) {

@@ -23,6 +23,7 @@ class QToolButton;
 namespace lathe::views {
 
 class GraphCanvas;
+class HeatLegend;
 class LayoutEngine;
 struct LayoutResult;
 
@@ -49,6 +50,12 @@ public:
   int highlightedItemCount() const;
   // Centres the node without selecting it, now or once the layout in flight is shown.
   void revealNode(int node);
+  // The heat map: each node's share of the run time in [0, 1], by snapshot node index, fills
+  // the nodes with heatColor() scaled to the hottest drawn node (a collapsed group sums its
+  // nodes) and shows a legend. Empty turns it off; a new snapshot drops it.
+  void setNodeHeat(std::vector<double> share);
+  const std::vector<double>& nodeHeat() const { return heat_; }
+  bool isHeatMapOn() const { return !heat_.empty(); }
 
   void collapseGroup(int group);
   void expandGroup(int group);
@@ -111,6 +118,7 @@ private:
   void placeOverlay();
   void applySelection(bool center);
   void applyHighlights();
+  void applyHeat();
   void onSceneSelectionChanged();
   void goToMatch(int match);
   void updateMatchLabel();
@@ -136,6 +144,7 @@ private:
   QElapsedTimer timer_;
   int selectedNode_ = -1;
   std::vector<int> highlighted_;
+  std::vector<double> heat_; // by snapshot node; empty: category colours
   std::vector<int> matches_; // snapshot node indices
   int currentMatch_ = -1;
   bool selecting_ = false; // selection changes made by code, not the user
@@ -153,6 +162,7 @@ private:
   QWidget* overlay_;
   QLabel* overlayLabel_;
   QLabel* message_;
+  HeatLegend* heatLegend_;
   QAction* fitAction_;
   QAction* zoomInAction_;
   QAction* zoomOutAction_;

@@ -6,12 +6,14 @@
 #include "views/profile/timeline_view.h"
 
 #include <QEvent>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTableView>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <algorithm>
 #include <map>
@@ -55,9 +57,42 @@ QHash<QString, QString> kernelCategories(const api::RunProfile& profile,
   return result;
 }
 
+std::vector<double> nodeTimeShares(const api::RunProfile& profile,
+                                   const api::GraphSnapshot& graph) {
+  std::vector<double> shares(graph.nodes.size(), 0.0);
+  std::map<std::string, int> indexOf;
+  for (int n = 0; n < static_cast<int>(graph.nodes.size()); ++n) {
+    if (!graph.nodes[n].name.empty())
+      indexOf.emplace(graph.nodes[n].name, n);
+  }
+  double total = 0;
+  for (const api::KernelProfileRow& row : profile.rows)
+    total += std::max(0.0, row.totalMs);
+  if (total <= 0)
+    return shares;
+  for (const api::KernelProfileRow& row : profile.rows) {
+    int anchor = -1;
+    for (const std::string& name : row.nodes) {
+      const auto it = indexOf.find(name);
+      if (it == indexOf.end())
+        continue;
+      if (anchor < 0)
+        anchor = it->second;
+      if (graph.nodes[it->second].category != "elementwise") {
+        anchor = it->second;
+        break;
+      }
+    }
+    if (anchor >= 0)
+      shares[anchor] += std::max(0.0, row.totalMs) / total;
+  }
+  return shares;
+}
+
 ProfileView::ProfileView(QWidget* parent)
     : QWidget(parent), stack_(new QStackedWidget(this)), placeholder_(new QLabel(this)),
-      summary_(new QLabel(this)), timeline_(new TimelineView(this)), chart_(new QCustomPlot(this)),
+      summary_(new QLabel(this)), heatMap_(new QToolButton(this)),
+      timeline_(new TimelineView(this)), chart_(new QCustomPlot(this)),
       table_(new QTableView(this)), model_(new KernelProfileModel(this)),
       proxy_(new QSortFilterProxyModel(this)), splitter_(new QSplitter(Qt::Vertical, this)) {
   setObjectName(QStringLiteral("profileView"));
@@ -71,6 +106,11 @@ ProfileView::ProfileView(QWidget* parent)
   summary_->setTextFormat(Qt::PlainText);
   summary_->setWordWrap(true);
   summary_->setContentsMargins(4, 2, 4, 2);
+  heatMap_->setObjectName(QStringLiteral("profileHeatMap"));
+  heatMap_->setText(tr("Heat map"));
+  heatMap_->setCheckable(true);
+  heatMap_->setToolTip(tr("Colour the graph by each node's share of the run time"));
+  connect(heatMap_, &QToolButton::toggled, this, &ProfileView::heatMapToggled);
 
   proxy_->setSourceModel(model_);
   proxy_->setSortRole(KernelProfileModel::SortRole);
@@ -124,7 +164,11 @@ ProfileView::ProfileView(QWidget* parent)
   auto* pageLayout = new QVBoxLayout(page);
   pageLayout->setContentsMargins(0, 0, 0, 0);
   pageLayout->setSpacing(2);
-  pageLayout->addWidget(summary_);
+  auto* top = new QHBoxLayout;
+  top->setContentsMargins(0, 0, 4, 0);
+  top->addWidget(summary_, 1);
+  top->addWidget(heatMap_, 0, Qt::AlignTop);
+  pageLayout->addLayout(top);
   pageLayout->addWidget(splitter_, 1);
   stack_->addWidget(placeholder_);
   stack_->addWidget(page);
@@ -182,6 +226,14 @@ bool ProfileView::selectKernel(const QString& kernel) {
   timeline_->setSelectedKernel(kernel);
   rebuildChart();
   return true;
+}
+
+bool ProfileView::isHeatMapOn() const {
+  return heatMap_->isChecked();
+}
+
+void ProfileView::setHeatMapOn(bool on) {
+  heatMap_->setChecked(on);
 }
 
 void ProfileView::activate(const QString& kernel) {

@@ -8,6 +8,7 @@
 #include <QHash>
 #include <QWidget>
 #include <memory>
+#include <vector>
 
 class QCustomPlot;
 class QLabel;
@@ -15,6 +16,7 @@ class QSortFilterProxyModel;
 class QSplitter;
 class QStackedWidget;
 class QTableView;
+class QToolButton;
 
 namespace lathe::views {
 
@@ -25,6 +27,12 @@ class TimelineView;
 // not elementwise), looked up by node name in `graph`.
 QHash<QString, QString> kernelCategories(const api::RunProfile& profile,
                                          const api::GraphSnapshot* graph);
+
+// Each node of `graph`'s share of the time of all kernels, by node index, for the graph's heat
+// map: a kernel's whole time goes to its anchor node (the first of its nodes that is not
+// elementwise, else its first), the op that gives the kernel its kind, found by name. Nodes no
+// kernel anchors get 0; all 0 when the profile has no time.
+std::vector<double> nodeTimeShares(const api::RunProfile& profile, const api::GraphSnapshot& graph);
 
 class ProfileView : public QWidget {
   Q_OBJECT
@@ -40,6 +48,10 @@ public:
   // Selects the kernel's row and bars without emitting kernelActivated; false if not shown.
   bool selectKernel(const QString& kernel);
   QString selectedKernel() const { return selected_; }
+  // The "Heat map" toggle: colour the graph by each node's share of the run time.
+  bool isHeatMapOn() const;
+  void setHeatMapOn(bool on); // emits heatMapToggled when it changes
+  QToolButton* heatMapButton() const { return heatMap_; }
 
   KernelProfileModel* kernelModel() const { return model_; }
   QTableView* table() const { return table_; }
@@ -52,6 +64,7 @@ public:
 
 signals:
   void kernelActivated(const QString& kernel, const QStringList& nodes);
+  void heatMapToggled(bool on);
 
 protected:
   void changeEvent(QEvent* event) override;
@@ -68,6 +81,7 @@ private:
   QStackedWidget* stack_;
   QLabel* placeholder_;
   QLabel* summary_;
+  QToolButton* heatMap_;
   TimelineView* timeline_;
   QCustomPlot* chart_;
   QTableView* table_;
