@@ -66,7 +66,9 @@ def main():
     flops, peak = {}, {}
     for m in a.models:
         for t in threads:
-            flops[m], peak[(m, t)] = flops_and_peak(a.lathe, m, t)
+            flops[m], measured = flops_and_peak(a.lathe, m, t)
+            # The best of the measurements: a busy core only ever lowers one.
+            peak[t] = max(peak.get(t, 0.0), measured)
     results = {}
     for _ in range(a.rounds):
         for m in a.models:
@@ -78,7 +80,7 @@ def main():
           f"{'GFLOP':>8}{'peak GFLOP/s':>14}{'Lathe % peak':>14}{'ORT % peak':>12}")
     for (m, t), r in results.items():
         lm, om = statistics.median(r["lathe"]), statistics.median(r["ort"])
-        gflop, pk = flops[m] / 1e9, peak[(m, t)]
+        gflop, pk = flops[m] / 1e9, peak[t]
         print(f"{os.path.basename(m):<16}{t:>8}{lm:>11.2f}{om:>10.2f}{lm / om:>11.2f}"
               f"{gflop:>8.3f}{pk:>14.1f}{100 * gflop / (lm / 1e3) / pk:>14.1f}"
               f"{100 * gflop / (om / 1e3) / pk:>12.1f}")
