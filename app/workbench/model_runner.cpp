@@ -64,9 +64,13 @@ api::RunResult runOnWorker(const std::shared_ptr<api::Session>& session, const s
   options.topK = settings.topK;
   const int repeat = std::max(1, settings.repeat);
   if (settings.profile) {
-    progress(-1, "running " + std::to_string(repeat) + " times with profiling");
+    // One engine call (the profile spans all runs); it reports each run and stops between
+    // runs when cancelled.
+    progress(-1, "warming up with profiling");
     options.repeat = repeat;
     options.profile = true;
+    options.cancel = cancel.get();
+    options.onProgress = [&](const api::Progress& p) { progress(p.percent, p.stage); };
     return session->run(options);
   }
   // A warm-up run, then one engine call per timed run: progress and Cancel between them.

@@ -203,6 +203,10 @@ struct RunOptions {
   // Record per-kernel and per-thread times of the timed runs (RunReport::profile); adds a
   // warm-up run also when repeat is 1, and measures this machine's peak FLOP/s once.
   bool profile = false;
+  // Called before each timed run ("run 3 of 20"); percent counts finished runs.
+  std::function<void(const Progress&)> onProgress;
+  // Polled between runs; when it becomes true the call fails with kind "cancelled".
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 struct OutputSummary {

@@ -365,6 +365,11 @@ RunResult Session::run(const RunOptions& options) {
       }
     }
     for (int r = 0; r < repeat; ++r) {
+      if (options.cancel && options.cancel->load())
+        throw Error(ErrorKind::Cancelled, "run cancelled");
+      if (options.onProgress)
+        options.onProgress(
+            {r * 100 / repeat, "run " + std::to_string(r + 1) + " of " + std::to_string(repeat)});
       Stopwatch watch;
       if (recorder)
         recorder->beginRun();
@@ -374,10 +379,9 @@ RunResult Session::run(const RunOptions& options) {
       report->latenciesMs.push_back(watch.elapsedMs());
     }
     if (recorder)
-      report->profile = toRunProfile(recorder->finish(describeCalls(*state_->compiled,
-                                                                    state_->graph.get())),
-                                     profiler::measurePeakGflops(exec.threads()),
-                                     profiler::peakFlopsIsa());
+      report->profile =
+          toRunProfile(recorder->finish(describeCalls(*state_->compiled, state_->graph.get())),
+                       profiler::measurePeakGflops(exec.threads()), profiler::peakFlopsIsa());
     const runtime::TimingStats stats = runtime::computeTimingStats(report->latenciesMs);
     report->meanMs = stats.mean;
     report->medianMs = stats.median;

@@ -1,4 +1,4 @@
-// api::Session::compile: progress stages, cancellation, and control flow run end to end.
+// api::Session::compile and run: progress, cancellation, and control flow run end to end.
 #include "engine/api/session.h"
 
 #include <atomic>
@@ -45,6 +45,33 @@ TEST(SessionCompile, CancelFlagStopsTheCompile) {
   cancel = false;
   options.onProgress = nullptr;
   EXPECT_TRUE(session.compile(options).ok());
+}
+
+TEST(SessionRun, ReportsEachRunAndStopsWhenCancelled) {
+  Session session;
+  ASSERT_TRUE(session.openModel(kSample).ok());
+  lathe::api::RunOptions run;
+  run.repeat = 4;
+  run.profile = true;
+  std::vector<Progress> seen;
+  run.onProgress = [&](const Progress& p) { seen.push_back(p); };
+  const auto done = session.run(run);
+  ASSERT_TRUE(done.ok()) << done.failure->message;
+  ASSERT_EQ(seen.size(), 4u);
+  EXPECT_EQ(seen.front().percent, 0);
+  EXPECT_EQ(seen.back().stage, "run 4 of 4");
+  EXPECT_EQ(done.report->latenciesMs.size(), 4u);
+
+  // Cancelled after the second run has been announced: the call fails as cancelled.
+  std::atomic<bool> cancel{false};
+  run.cancel = &cancel;
+  run.onProgress = [&](const Progress& p) {
+    if (p.stage == "run 2 of 4")
+      cancel = true;
+  };
+  const auto stopped = session.run(run);
+  ASSERT_FALSE(stopped.ok());
+  EXPECT_EQ(stopped.failure->kind, "cancelled");
 }
 
 TEST(SessionCompile, SubgraphModelsRun) {
