@@ -587,11 +587,16 @@ void TestGraphView::staleLayoutIsDropped() {
 void TestGraphView::engineReportsOnlyTheLatestJob() {
   LayoutEngine engine;
   QSignalSpy finished(&engine, &LayoutEngine::finished);
+  // Big enough that its layout (about half a second for a 2,000-node ladder) is certainly
+  // still running when the second request comes: a 300-node chain sometimes finished
+  // within the 20 ms wait and was rightly accepted.
   LayoutInput big;
-  for (int i = 0; i < 300; ++i) {
+  for (int i = 0; i < 2000; ++i) {
     big.nodes.push_back({90, 40});
     if (i > 0)
       big.edges.push_back({i - 1, i, "1\u00d764"});
+    if (i > 1)
+      big.edges.push_back({i - 2, i, "1\u00d764"});
   }
   LayoutInput small;
   small.nodes = {{90, 40}, {90, 40}};
