@@ -77,7 +77,8 @@ private:
 
 void writeCompiledBundle(const lowering::LoweredModel& lowered, const target::Target& target,
                          const std::string& modelPath, const std::string& path,
-                         const std::string& dumpDir, CompileReport& report) {
+                         const std::string& dumpDir, const std::vector<double>& callFlops,
+                         CompileReport& report) {
   for (const lowering::KernelCall& c : lowered.calls)
     if (c.hostNode)
       throw Error(ErrorKind::Unsupported,
@@ -117,8 +118,10 @@ void writeCompiledBundle(const lowering::LoweredModel& lowered, const target::Ta
     }
     manifest.slots.push_back(std::move(b));
   }
-  for (const lowering::KernelCall& c : lowered.calls)
-    manifest.calls.push_back({c.kernel, c.args, c.nodes});
+  for (std::size_t i = 0; i < lowered.calls.size(); ++i) {
+    const lowering::KernelCall& c = lowered.calls[i];
+    manifest.calls.push_back({c.kernel, c.args, c.nodes, i < callFlops.size() ? callFlops[i] : 0});
+  }
   manifest.inputs = lowered.inputs;
   manifest.outputs = lowered.outputs;
   exporter::writeBundle(path, manifest, library, weights);

@@ -190,10 +190,13 @@ std::vector<profiler::CallInfo> describeCalls(const CompiledModel& compiled,
     for (std::size_t c = 0; c < planCalls.size(); ++c)
       nodes[c] = compiled.bundle->manifest.calls[c].nodes;
   }
-  // A bundle carries no graph: its kernels' FLOPs stay unknown.
+  // From the graph when there is one; a bundle carries the estimate in its manifest.
   std::vector<double> flops(planCalls.size(), 0.0);
   if (graph && compiled.lowered.calls.size() == planCalls.size())
     flops = estimateCallFlops(*graph, nodes);
+  else if (compiled.bundle && compiled.bundle->manifest.calls.size() == planCalls.size())
+    for (std::size_t c = 0; c < planCalls.size(); ++c)
+      flops[c] = compiled.bundle->manifest.calls[c].flops;
   std::vector<profiler::CallInfo> calls;
   for (std::size_t c = 0; c < planCalls.size(); ++c)
     calls.push_back({planCalls[c].kernel, std::move(nodes[c]), flops[c]});
@@ -245,8 +248,11 @@ CompileResult Session::compile(const CompileOptions& options) {
     const lowering::LoweredModel& lowered = inMemory ? state_->compiled->lowered : bundleLowered;
     if (!options.bundlePath.empty()) {
       Stopwatch watch;
+      std::vector<std::vector<std::string>> callNodes;
+      for (const lowering::KernelCall& c : lowered.calls)
+        callNodes.push_back(c.nodes);
       writeCompiledBundle(lowered, target, state_->path, options.bundlePath, options.dumpDir,
-                          *report);
+                          estimateCallFlops(*folded, callNodes), *report);
       report->codegenMilliseconds += watch.elapsedMs();
       if (target.isHost())
         state_->compiled = loadCompiledBundle(options.bundlePath, options.threads);

@@ -31,7 +31,8 @@ std::string manifestToJson(const BundleManifest& m) {
                           {"weights_offset", s.weightsOffset},
                           {"bytes", s.bytes}});
   for (const BundleCall& c : m.calls)
-    j["calls"].push_back({{"kernel", c.kernel}, {"args", c.args}, {"nodes", c.nodes}});
+    j["calls"].push_back(
+        {{"kernel", c.kernel}, {"args", c.args}, {"nodes", c.nodes}, {"flops", c.flops}});
   j["inputs"] = m.inputs;
   j["outputs"] = m.outputs;
   return j.dump(1);
@@ -55,7 +56,8 @@ BundleManifest manifestFromJson(const std::string& text, const std::string& sour
            s.at("weights_offset").get<std::uint64_t>(), s.at("bytes").get<std::uint64_t>()});
     for (const auto& c : j.at("calls"))
       m.calls.push_back({c.at("kernel").get<std::string>(), c.at("args").get<std::vector<int>>(),
-                         c.at("nodes").get<std::vector<std::string>>()});
+                         c.at("nodes").get<std::vector<std::string>>(),
+                         c.value("flops", 0.0)}); // older bundles have none
     m.inputs = j.at("inputs").get<std::vector<int>>();
     m.outputs = j.at("outputs").get<std::vector<int>>();
     const auto slotCount = static_cast<int>(m.slots.size());

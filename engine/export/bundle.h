@@ -26,6 +26,7 @@ struct BundleCall {
   std::string kernel;
   std::vector<int> args;
   std::vector<std::string> nodes;
+  double flops = 0; // floating-point operations per call (0: unknown), for the profiler
 };
 
 struct BundleManifest {

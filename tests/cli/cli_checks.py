@@ -416,6 +416,17 @@ def check_profile(lathe, models):
     rc, out, err = run(lathe, "run", model, "--profile", "--trace", f"{work}/no/such/dir/t.json")
     expect(rc == 1 and "cannot write" in err, "an unwritable trace is an error", out + err)
 
+    # A bundle has no graph; its manifest carries each call's FLOPs for the GFLOP/s column.
+    bundle = f"{work}/sample.tar"
+    rc, out, err = run(lathe, "compile", model, "-o", bundle)
+    expect(rc == 0, "compile the sample to a bundle", out + err)
+    rc, out, err = run(lathe, "run", bundle, "--threads", "2", "--repeat", "2", "--profile",
+                       "--report", "json")
+    kernels = json.loads(out)["kernels"] if rc == 0 else []
+    conv = [k for k in kernels if any("Conv" in n for n in k["nodes"])]
+    expect(conv and all(k["flops_per_call"] > 0 and k["gflops"] is not None for k in conv),
+           "a bundle's Conv kernels have FLOPs and GFLOP/s", out + err)
+
 
 CHECKS = {name[len("check_"):]: fn for name, fn in globals().items() if name.startswith("check_")}
 
