@@ -105,6 +105,16 @@ bool targetAvailable(const target::Target& t, std::string* why) {
   return true;
 }
 
+// The same for object files and the JIT.
+static llvm::TargetOptions targetOptions() {
+  llvm::TargetOptions options;
+  options.UnsafeFPMath = false; // results must match ONNX Runtime
+  // a * b + c may become one fused multiply-add (one rounding instead of two), as ONNX
+  // Runtime's kernels do: twice the arithmetic per instruction in every conv and matmul.
+  options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
+  return options;
+}
+
 std::unique_ptr<llvm::TargetMachine> createTargetMachine(const target::Target& t) {
   initializeLlvm();
   const target::Target r = resolveTarget(t);
@@ -112,11 +122,7 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const target::Target& t
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(r.triple, error);
   if (!target)
     throw Error(ErrorKind::Unsupported, "target \"" + t.text() + "\": " + error);
-  llvm::TargetOptions options;
-  options.UnsafeFPMath = false; // results must match ONNX Runtime
-  // a * b + c may become one fused multiply-add (one rounding instead of two), as ONNX
-  // Runtime's kernels do: twice the arithmetic per instruction in every conv and matmul.
-  options.AllowFPOpFusion = llvm::FPOpFusion::Fast;
+  const llvm::TargetOptions options = targetOptions();
   const llvm::CodeGenOptLevel level = r.optLevel >= 3   ? llvm::CodeGenOptLevel::Aggressive
                                       : r.optLevel == 2 ? llvm::CodeGenOptLevel::Default
                                       : r.optLevel == 1 ? llvm::CodeGenOptLevel::Less
@@ -188,6 +194,7 @@ LlvmJit::LlvmJit(const target::Target& host) {
   llvm::SubtargetFeatures features(r.features);
   machineBuilder.addFeatures(features.getFeatures());
   machineBuilder.setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  machineBuilder.setOptions(targetOptions()); // without it JIT code had no FMA
   auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(machineBuilder).create();
   if (!jit)
     throw Error(ErrorKind::Internal,
