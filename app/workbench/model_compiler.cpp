@@ -2,7 +2,6 @@
 
 #include <QFutureWatcher>
 #include <QtConcurrent/QtConcurrentRun>
-#include <algorithm>
 #include <exception>
 #include <functional>
 
@@ -43,75 +42,45 @@ api::CompileResult compileOnWorker(const std::shared_ptr<api::Session>& session,
 
 ModelCompiler::ModelCompiler(QObject* parent) : QObject(parent) {}
 
-ModelCompiler::~ModelCompiler() {
-  for (const auto& job : jobs_)
-    job->cancel->store(true); // nobody will see the results: stop as soon as possible
-  for (const auto& job : jobs_)
-    job->watcher->waitForFinished();
-}
-
 bool ModelCompiler::compile(std::shared_ptr<api::Session> session,
                             std::shared_ptr<const api::ModelReport> model,
                             const std::string& target) {
-  if (!session || !model)
+  if (!session || !model || jobs_.isBusyWith(session.get()))
     return false;
-  for (const auto& job : jobs_) {
-    if (job->session == session)
-      return false;
-  }
-  auto job = std::make_unique<Job>();
-  job->id = ++nextId_;
-  job->session = std::move(session);
-  job->model = std::move(model);
-  job->watcher = new QFutureWatcher<api::CompileResult>(this);
-  const quint64 id = job->id;
-  job->cancel = std::make_shared<std::atomic<bool>>(false);
+  auto& job = jobs_.add(std::move(session), std::move(model), this);
+  const quint64 id = job.id;
   // Called on the worker: the stage crosses to the GUI thread as a queued call, which Qt
   // discards if the compiler is gone by then.
   auto onProgress = [this, id](const api::Progress& progress) {
     QMetaObject::invokeMethod(
         this,
         [this, id, stage = QString::fromStdString(progress.stage)] {
-          if (current_ && current_->id == id)
+          if (jobs_.isCurrent(id))
             emit stageChanged(stage);
         },
         Qt::QueuedConnection);
   };
-  connect(job->watcher, &QFutureWatcherBase::finished, this, [this, id] { finish(id); });
+  connect(job.watcher, &QFutureWatcherBase::finished, this, [this, id] { finish(id); });
   // The worker gets its own reference: the Session lives until the compile is done even if
   // the window has moved on to another model.
-  job->watcher->setFuture(QtConcurrent::run(compileOnWorker, job->session, job->model->path, target,
-                                            job->cancel, onProgress));
-  current_ = job.get();
-  jobs_.push_back(std::move(job));
+  job.watcher->setFuture(QtConcurrent::run(compileOnWorker, job.session, job.model->path, target,
+                                           job.cancel, onProgress));
   return true;
 }
 
-bool ModelCompiler::isBusyWith(const api::Session* session) const {
-  return std::any_of(jobs_.begin(), jobs_.end(),
-                     [session](const auto& job) { return job->session.get() == session; });
-}
-
 void ModelCompiler::drop() {
-  if (current_)
-    current_->cancel->store(true);
-  current_ = nullptr;
+  jobs_.drop();
 }
 
 void ModelCompiler::finish(quint64 id) {
-  const auto it =
-      std::find_if(jobs_.begin(), jobs_.end(), [id](const auto& job) { return job->id == id; });
-  if (it == jobs_.end())
+  const auto [job, wanted] = jobs_.take(id);
+  if (!job)
     return;
-  const std::unique_ptr<Job> job = std::move(*it);
-  jobs_.erase(it);
-  job->watcher->deleteLater();
   // Queued: whoever waits for a free Session hears of it after this job's result.
   if (jobs_.empty())
     QMetaObject::invokeMethod(this, &ModelCompiler::idle, Qt::QueuedConnection);
-  if (current_ != job.get())
+  if (!wanted)
     return; // dropped: nobody wants this result any more
-  current_ = nullptr;
 
   const api::CompileResult result = job->watcher->result();
   if (result.ok()) {

@@ -3,16 +3,12 @@
 // thread. Only the newest job reports: starting another one, or drop(), discards the result
 // of the job in flight (the engine cannot stop a compile half-way, so it runs to its end).
 
+#include "app/workbench/session_jobs.h"
 #include "engine/api/session.h"
 
 #include <QObject>
-#include <atomic>
 #include <memory>
 #include <string>
-#include <vector>
-
-template <typename T>
-class QFutureWatcher;
 
 namespace lathe::workbench {
 
@@ -21,8 +17,6 @@ class ModelCompiler : public QObject {
 
 public:
   explicit ModelCompiler(QObject* parent = nullptr);
-  // Waits for the workers, so none outlives the compiler.
-  ~ModelCompiler() override;
 
   // Starts compiling the model `session` holds for `target` (a target string that runs
   // here), keeping the code of every kernel. `model`
@@ -34,9 +28,9 @@ public:
   // Forgets the job in flight: nothing arrives for it, and the engine is asked to stop it at
   // its next stage (code generation itself runs to its end).
   void drop();
-  bool isCompiling() const { return current_ != nullptr; }
+  bool isCompiling() const { return jobs_.hasCurrent(); }
   // Whether a job (a dropped one included) still uses `session` on a worker.
-  bool isBusyWith(const api::Session* session) const;
+  bool isBusyWith(const api::Session* session) const { return jobs_.isBusyWith(session); }
 
 signals:
   // The stage the current job reached ("lowering", "generating code", ...).
@@ -49,19 +43,10 @@ signals:
   void idle();
 
 private:
-  struct Job {
-    quint64 id = 0;
-    std::shared_ptr<api::Session> session;
-    std::shared_ptr<const api::ModelReport> model;
-    std::shared_ptr<std::atomic<bool>> cancel;             // read by the worker
-    QFutureWatcher<api::CompileResult>* watcher = nullptr; // child of the compiler
-  };
-
   void finish(quint64 id);
 
-  quint64 nextId_ = 0;
-  std::vector<std::unique_ptr<Job>> jobs_; // running, dropped ones included
-  Job* current_ = nullptr;                 // the job whose result will be shown
+  // Destroyed before the QObject base deletes the watchers: it waits for the workers.
+  SessionJobs<api::CompileResult> jobs_;
 };
 
 } // namespace lathe::workbench

@@ -113,64 +113,37 @@ api::RunResult guardedRun(const std::shared_ptr<api::Session>& session, const st
 
 ModelRunner::ModelRunner(QObject* parent) : QObject(parent) {}
 
-ModelRunner::~ModelRunner() {
-  for (const auto& job : jobs_)
-    job->cancel->store(true);
-  for (const auto& job : jobs_)
-    job->watcher->waitForFinished();
-}
-
-bool ModelRunner::isBusyWith(const api::Session* session) const {
-  return std::any_of(jobs_.begin(), jobs_.end(),
-                     [session](const auto& job) { return job->session.get() == session; });
-}
-
 bool ModelRunner::run(std::shared_ptr<api::Session> session,
                       std::shared_ptr<const api::ModelReport> model, const RunSettings& settings) {
-  if (!session || !model || isBusyWith(session.get()))
+  if (!session || !model || jobs_.isBusyWith(session.get()))
     return false;
-  auto job = std::make_unique<Job>();
-  job->id = ++nextId_;
-  job->session = std::move(session);
-  job->model = std::move(model);
-  job->cancel = std::make_shared<std::atomic<bool>>(false);
-  job->watcher = new QFutureWatcher<api::RunResult>(this);
-  const quint64 id = job->id;
+  auto& job = jobs_.add(std::move(session), std::move(model), this);
+  const quint64 id = job.id;
   // Called on the worker; crosses to the GUI thread as a queued call.
   ProgressFn progress = [this, id](int percent, const std::string& stage) {
     QMetaObject::invokeMethod(
         this,
         [this, id, percent, stage = QString::fromStdString(stage)] {
-          if (current_ && current_->id == id)
+          if (jobs_.isCurrent(id))
             emit progressChanged(percent, stage);
         },
         Qt::QueuedConnection);
   };
-  connect(job->watcher, &QFutureWatcherBase::finished, this, [this, id] { finish(id); });
-  job->watcher->setFuture(QtConcurrent::run(guardedRun, job->session, job->model->path, settings,
-                                            job->cancel, progress));
-  current_ = job.get();
-  jobs_.push_back(std::move(job));
+  connect(job.watcher, &QFutureWatcherBase::finished, this, [this, id] { finish(id); });
+  job.watcher->setFuture(
+      QtConcurrent::run(guardedRun, job.session, job.model->path, settings, job.cancel, progress));
   return true;
 }
 
 void ModelRunner::drop() {
-  if (current_)
-    current_->cancel->store(true);
-  current_ = nullptr;
+  jobs_.drop();
 }
 
 void ModelRunner::finish(quint64 id) {
-  const auto it =
-      std::find_if(jobs_.begin(), jobs_.end(), [id](const auto& job) { return job->id == id; });
-  if (it == jobs_.end())
+  const auto [job, wanted] = jobs_.take(id);
+  if (!job)
     return;
-  const std::unique_ptr<Job> job = std::move(*it);
-  jobs_.erase(it);
-  job->watcher->deleteLater();
-  const bool wanted = current_ == job.get();
   if (wanted) {
-    current_ = nullptr;
     const api::RunResult result = job->watcher->result();
     if (result.ok())
       emit finished(job->model, result.report);

@@ -1,20 +1,15 @@
 #pragma once
 // Runs the compiled model on a worker thread and reports back on the GUI thread, like
 // ModelCompiler does compiles: only the newest job reports, stale results are dropped by job
-// id. Unprofiled runs go one timed run per engine call, so progress is real and Cancel stops
-// between runs; a profiled run is one engine call (its profile spans every timed run) and
-// Cancel only drops its result.
+// id. Progress is per timed run and Cancel stops between runs; a profiled run is one engine
+// call (its profile spans every timed run) that reports and polls the flag itself.
 
+#include "app/workbench/session_jobs.h"
 #include "engine/api/session.h"
 
 #include <QObject>
-#include <atomic>
 #include <memory>
 #include <string>
-#include <vector>
-
-template <typename T>
-class QFutureWatcher;
 
 namespace lathe::workbench {
 
@@ -35,17 +30,15 @@ class ModelRunner : public QObject {
 
 public:
   explicit ModelRunner(QObject* parent = nullptr);
-  // Stops the workers between runs and waits for them.
-  ~ModelRunner() override;
 
   // Refuses (false) while any job of this runner, a dropped one included, uses `session`.
   bool run(std::shared_ptr<api::Session> session, std::shared_ptr<const api::ModelReport> model,
            const RunSettings& settings);
   // Forgets the job in flight and asks it to stop at its next run.
   void drop();
-  bool isRunning() const { return current_ != nullptr; }
+  bool isRunning() const { return jobs_.hasCurrent(); }
   // Whether a job (a dropped one included) still uses `session` on a worker.
-  bool isBusyWith(const api::Session* session) const;
+  bool isBusyWith(const api::Session* session) const { return jobs_.isBusyWith(session); }
 
 signals:
   void progressChanged(int percent, const QString& stage); // percent -1: unknown
@@ -57,19 +50,11 @@ signals:
   void idle();
 
 private:
-  struct Job {
-    quint64 id = 0;
-    std::shared_ptr<api::Session> session;
-    std::shared_ptr<const api::ModelReport> model;
-    std::shared_ptr<std::atomic<bool>> cancel;
-    QFutureWatcher<api::RunResult>* watcher = nullptr;
-  };
-
   void finish(quint64 id);
 
-  quint64 nextId_ = 0;
-  std::vector<std::unique_ptr<Job>> jobs_;
-  Job* current_ = nullptr;
+  // Destroyed before the QObject base deletes the watchers: it stops and waits for the
+  // workers.
+  SessionJobs<api::RunResult> jobs_;
 };
 
 } // namespace lathe::workbench
