@@ -50,15 +50,15 @@ Stmt tiledProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p)
   if (lanes < 4 || y.dtype != graph::DType::F32 || !p.bContiguous)
     return Stmt();
   const std::int64_t R = p.M % 4 == 0 ? 4 : p.M % 2 == 0 ? 2 : 1;
+  // The widest tile that leaves the fewest columns over; those are summed by a plain loop
+  // after the tiles (e.g. 1000 = 31 x 32 + 8).
   std::int64_t V = 0;
   for (std::int64_t v : {lanes >= 16 ? 4 : 2, 3, 2, 1})
-    if (v * lanes <= p.N && p.N % (v * lanes) == 0) {
+    if (v * lanes <= p.N && (V == 0 || p.N % (v * lanes) < p.N % (V * lanes)))
       V = v;
-      break;
-    }
   if (V == 0)
     return Stmt();
-  const std::int64_t TW = V * lanes, JT = p.N / TW, MB = p.M / R;
+  const std::int64_t TW = V * lanes, JT = p.N / TW, MB = p.M / R, rest = p.N - JT * TW;
   const loop::Type vt = loop::f32().withLanes(lanes);
 
   const Expr task = kb.freshVar("t");
@@ -116,7 +116,24 @@ Stmt tiledProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p)
                             return y.store(idx, p.finish ? p.finish(sum, idx) : sum);
                           }())));
   const Stmt taskBody = kb.allocate(tile, kb.allocate(out, loop::Block::make(body)));
-  return forCount(task, p.batch * MB * JT, taskBody, parallelFor(p.batch * p.M * p.N * p.K));
+  Stmt tiles = forCount(task, p.batch * MB * JT, taskBody, parallelFor(p.batch * p.M * p.N * p.K));
+  if (rest == 0)
+    return tiles;
+  // The columns past the last whole tile: one sum per element, k in order, like the tiles.
+  const Expr row = kb.freshVar("rr"), jr = kb.freshVar("jr"), kr = kb.freshVar("kr");
+  const Expr rb = row / p.M, ri = row % p.M, jc = JT * TW + jr;
+  const TensorRef sum = kb.scratch("sum", y.dtype, {1});
+  const std::vector<Expr> idx = p.yIndex(rb, ri, jc);
+  const Stmt element = kb.allocate(
+      sum, loop::Block::make(
+               {sum.storeFlat(loop::makeIndex(0), constantOf(y.dtype, 0)),
+                forCount(kr, p.K,
+                         sum.storeFlat(loop::makeIndex(0), sum.loadFlat(loop::makeIndex(0)) +
+                                                               p.a(rb, ri, kr) * p.b(rb, kr, jc))),
+                y.store(idx, p.finish ? p.finish(sum.loadFlat(loop::makeIndex(0)), idx)
+                                      : sum.loadFlat(loop::makeIndex(0)))}));
+  return loop::Block::make(tiles, forCount(row, p.batch * p.M, forCount(jr, rest, element),
+                                           parallelFor(p.batch * p.M * rest * p.K)));
 }
 
 Stmt productLoops(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p) {

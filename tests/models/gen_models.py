@@ -507,10 +507,13 @@ def matmul_zoo(seed):
     y2 = g.op("Gemm", ["a2", b2, c2], "gemm", transA=1, alpha=0.5, beta=2.0)   # 6 x 64
     g.op("Relu", [y2], "gemm_relu", outputs=["y2"])
     g.op("MatMul", ["a3", "b3"], "mm_batched", outputs=["y3"])                 # 3 rows, N = 32
+    b4 = g.uniform("b4", (40, 24), -0.5, 0.5)                                  # transB: 40 columns
+    g.op("Gemm", ["a4", b4], "gemv", transB=1, outputs=["y4"])                 # tiles + 8 columns
     return g.model("matmul_zoo",
                    [f32_info("a1", [2, 3, 5, 40]), f32_info("a2", [32, 6]),
-                    f32_info("a3", [4, 3, 16]), f32_info("b3", [1, 16, 32])],
-                   [f32_info("y1", [2, 3, 5, 48]), f32_info("y2", [6, 64]), f32_info("y3", [4, 3, 32])])
+                    f32_info("a3", [4, 3, 16]), f32_info("b3", [1, 16, 32]), f32_info("a4", [1, 24])],
+                   [f32_info("y1", [2, 3, 5, 48]), f32_info("y2", [6, 64]), f32_info("y3", [4, 3, 32]),
+                    f32_info("y4", [1, 40])])
 
 
 def conv_bn_relu(seed, batch=1):
