@@ -2,6 +2,7 @@
 
 #include "engine/api/compiled_model.h"
 #include "engine/api/fold_constant_subgraphs.h"
+#include "engine/graph_passes/shape_rules.h"
 #include "engine/pipeline/pass_manager.h"
 #include "engine/support/diagnostics.h"
 
@@ -90,14 +91,10 @@ std::vector<std::int64_t> withoutAxis(std::vector<std::int64_t> shape, std::size
   return shape;
 }
 
-std::size_t normalizeAxis(std::int64_t axis, std::size_t rank, const Node& node) {
-  const std::int64_t r = static_cast<std::int64_t>(rank);
-  if (axis < -r || axis >= r)
-    throw Error(ErrorKind::Invalid,
-                "axis " + std::to_string(axis) + " is out of range for rank " +
-                    std::to_string(rank),
-                {{}, node.name, node.opType()});
-  return static_cast<std::size_t>(axis < 0 ? axis + r : axis);
+// The axis normalized against `rank`, as the shape rules do it (Invalid, naming the node).
+std::size_t normalizedAxis(const Node& node, std::int64_t axis, std::size_t rank) {
+  return static_cast<std::size_t>(
+      passes::normalizeAxis(node, axis, static_cast<std::int64_t>(rank)));
 }
 
 // The node's inputs split into its ONNX inputs and the captured values after them, with the
@@ -302,16 +299,6 @@ private:
   std::map<std::string, CompiledBody> specialized_;
 };
 
-Body compileBody(const Node& node, const std::string& key,
-                 const std::vector<graph::TensorType>& formalTypes, const Operands& operands,
-                 const target::Target& target, const std::shared_ptr<runtime::ThreadPool>& pool) {
-  return Body(node, key, formalTypes, operands, target, pool);
-}
-
-graph::TensorType staticTypeOf(const Value& v) {
-  return v.type;
-}
-
 // --- If ------------------------------------------------------------------------------------
 
 class IfCall final : public runtime::HostCall {
@@ -319,8 +306,8 @@ public:
   IfCall(const Node& node, const target::Target& target,
          const std::shared_ptr<runtime::ThreadPool>& pool)
       : operands_(node) {
-    thenBody_ = compileBody(node, "then_branch", {}, operands_, target, pool);
-    elseBody_ = compileBody(node, "else_branch", {}, operands_, target, pool);
+    thenBody_ = Body(node, "then_branch", {}, operands_, target, pool);
+    elseBody_ = Body(node, "else_branch", {}, operands_, target, pool);
     for (const Value* v : operands_.outputs)
       outputs_.push_back(v ? argTypeOf(*v) : ArgType{});
     if (thenBody_.outputCount() != outputs_.size() || elseBody_.outputCount() != outputs_.size())
@@ -370,12 +357,12 @@ public:
       if (!v)
         throw Error(ErrorKind::Invalid, "loop-carried input " + std::to_string(n) + " is missing",
                     {{}, node.name, node.opType()});
-      formal.push_back(staticTypeOf(*v));
+      formal.push_back(v->type);
       carriedTypes_.push_back(argTypeOf(*v));
     }
     iterType_ = formal[0];
     condType_ = formal[1];
-    body_ = compileBody(node, "body", formal, operands_, target, pool);
+    body_ = Body(node, "body", formal, operands_, target, pool);
     if (body_.outputCount() != 1 + operands_.outputs.size())
       throw Error(ErrorKind::Invalid,
                   "the body gives " + std::to_string(body_.outputCount()) +
@@ -499,7 +486,7 @@ public:
       if (i < stateCount_) {
         formal.push_back(v->type);
       } else {
-        const std::size_t axis = normalizeAxis(inAxes[i - stateCount_], a.shape.size(), node);
+        const std::size_t axis = normalizedAxis(node, inAxes[i - stateCount_], a.shape.size());
         inAxes_.push_back(axis);
         const std::int64_t length = a.shape[axis];
         if (length_ >= 0 && length != length_)
@@ -510,7 +497,7 @@ public:
       }
       inputTypes_.push_back(std::move(a));
     }
-    body_ = compileBody(node, "body", formal, operands_, target, pool);
+    body_ = Body(node, "body", formal, operands_, target, pool);
     if (body_.outputCount() != operands_.outputs.size())
       throw Error(ErrorKind::Invalid,
                   "the body gives " + std::to_string(body_.outputCount()) + " outputs; Scan has " +
@@ -521,7 +508,7 @@ public:
       outputs_.push_back(v ? argTypeOf(*v) : ArgType{});
       if (j >= stateCount_)
         outAxes_.push_back(
-            normalizeAxis(outAxes[j - stateCount_], body_.outputType(j).second.size() + 1, node));
+            normalizedAxis(node, outAxes[j - stateCount_], body_.outputType(j).second.size() + 1));
     }
   }
 
