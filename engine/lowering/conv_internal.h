@@ -7,6 +7,16 @@
 
 namespace lathe::lowering {
 
+// Output 0 of a node in a fused group is stored through a real epilogue.
+inline bool hasEpilogue(const graph::Node& node) {
+  return node.group >= 0;
+}
+
+inline std::vector<Expr> concat(std::vector<Expr> a, const std::vector<Expr>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  return a;
+}
+
 struct ConvOperands {
   TensorRef x, w, y;
   std::optional<TensorRef> bias;

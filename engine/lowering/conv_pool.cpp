@@ -20,16 +20,6 @@ namespace {
 
 using graph::Node;
 
-// Output 0 of a node in a fused group is stored through a real epilogue.
-bool hasEpilogue(const Node& node) {
-  return node.group >= 0;
-}
-
-std::vector<Expr> concat(std::vector<Expr> a, const std::vector<Expr>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
-
 std::vector<std::int64_t> concat1(std::int64_t first, std::vector<std::int64_t> rest) {
   rest.insert(rest.begin(), first);
   return rest;

@@ -57,11 +57,6 @@ Expr ramp(const Expr& base, int lanes) {
   return loop::Ramp::make(base, loop::makeIndex(1), lanes);
 }
 
-std::vector<Expr> concat(std::vector<Expr> a, const std::vector<Expr>& b) {
-  a.insert(a.end(), b.begin(), b.end());
-  return a;
-}
-
 } // namespace
 
 Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilogue,
@@ -196,7 +191,7 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
                        parallelFor(N * M * Cg * KK * Fround));
 
   // --- bias and the fused epilogue, from the wide grid into Y ---
-  if (!direct || ops.bias || node.group >= 0) {
+  if (!direct || ops.bias || hasEpilogue(node)) {
     const Expr pm = kb.freshVar("pm");
     const Stmt finish = nestedLoops(
         kb, out,
