@@ -8,7 +8,7 @@ Each model is compiled once to a bundle; then, for every round and thread count,
 one after the other. Prints per model and thread count the median of the per-round medians,
 the ratio Lathe/ORT, and the fraction of this machine's peak FLOP/s each reaches: the
 model's FLOPs (2 x multiply-adds of Conv, MatMul and Gemm) and the peak at that thread
-count (an FMA microbenchmark) both come from `lathe run MODEL --profile --report json`,
+count (an FMA microbenchmark) both come from `lathe run BUNDLE --profile --report json`,
 measured in the same run. This machine is shared and noisy: read ratios, not absolutes.
 """
 import argparse
@@ -34,9 +34,9 @@ def ort_median(node_modules, model, threads, repeat):
     return json.loads(out)["median_ms"]
 
 
-def flops_and_peak(lathe, model, threads):
+def flops_and_peak(lathe, bundle, threads):
     """(FLOPs of one run of the model, peak GFLOP/s with `threads` threads)."""
-    out = subprocess.run([lathe, "run", model, "--threads", str(threads), "--profile", "--report",
+    out = subprocess.run([lathe, "run", bundle, "--threads", str(threads), "--profile", "--report",
                           "json"], capture_output=True, text=True, check=True).stdout
     profile = json.loads(out)
     flops = sum((k["flops_per_call"] or 0) * k["calls"] for k in profile["kernels"]) / profile["runs"]
@@ -66,7 +66,8 @@ def main():
     flops, peak = {}, {}
     for m in a.models:
         for t in threads:
-            flops[m], measured = flops_and_peak(a.lathe, m, t)
+            # The bundle carries the FLOP estimate: no second compile.
+            flops[m], measured = flops_and_peak(a.lathe, bundles[m], t)
             # The best of the measurements: a busy core only ever lowers one.
             peak[t] = max(peak.get(t, 0.0), measured)
     results = {}
