@@ -39,7 +39,9 @@ PassesPanel::PassesPanel(QWidget* parent)
     proxy_->setFilterFixedString(hide ? QStringLiteral("true") : QString());
   });
   summary_->setForegroundRole(QPalette::PlaceholderText);
-  summary_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // no minimum width
+  // Its full text when there is room, but no minimum width: an explicit minimum replaces
+  // the text width (Ignored would let the layout give it none at all).
+  summary_->setMinimumWidth(1);
 
   table_->setObjectName(QStringLiteral("passList"));
   table_->setModel(proxy_);
@@ -70,7 +72,7 @@ PassesPanel::PassesPanel(QWidget* parent)
   irTitle_->setTextFormat(Qt::RichText);
   // Elided by its width, never a minimum: docks tabbed with this panel must be able to
   // narrow (the Profile dock shares the bottom area).
-  irTitle_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
+  irTitle_->setMinimumWidth(1);
   description_->setObjectName(QStringLiteral("passDescription"));
   description_->setWordWrap(true);
   description_->setForegroundRole(QPalette::PlaceholderText);

@@ -48,7 +48,7 @@ IrDiffView::IrDiffView(QWidget* parent)
       next_(new QToolButton(this)), before_(createCodeView(this, CodeLanguage::LatheIr)),
       after_(createCodeView(this, CodeLanguage::LatheIr)) {
   summary_->setObjectName(QStringLiteral("diffSummary"));
-  summary_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred); // no minimum width
+  summary_->setMinimumWidth(1); // its text when there is room, no minimum width
   before_->setObjectName(QStringLiteral("diffBefore"));
   after_->setObjectName(QStringLiteral("diffAfter"));
 
