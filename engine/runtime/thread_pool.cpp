@@ -3,6 +3,7 @@
 #include "engine/support/diagnostics.h"
 
 #include <algorithm>
+#include <bit>
 #include <chrono>
 #include <utility>
 
@@ -63,7 +64,15 @@ bool spinUntil(Ready ready) {
 
 } // namespace
 
-ThreadPool::ThreadPool(int threads) : threadCount_(threads > 0 ? threads : defaultThreadCount()) {
+// Bits of the loop word that hold a loop's chunk count (at most threadCount).
+static int chunkBitsFor(int threadCount) {
+  LATHE_CHECK(threadCount <= 0xFFFF, "a thread pool holds at most 65535 threads");
+  return std::bit_width(static_cast<unsigned>(threadCount));
+}
+
+ThreadPool::ThreadPool(int threads)
+    : threadCount_(threads > 0 ? threads : defaultThreadCount()),
+      chunkBits_(chunkBitsFor(threadCount_)) {
   workers_.reserve(static_cast<std::size_t>(threadCount_ - 1));
   try {
     for (int i = 1; i < threadCount_; ++i) {
@@ -73,8 +82,7 @@ ThreadPool::ThreadPool(int threads) : threadCount_(threads > 0 ? threads : defau
   } catch (...) {
     // Joins the workers that did start; the destructor does not run for a failed constructor.
     stopping_.store(true, std::memory_order_relaxed);
-    generation_.fetch_add(1, std::memory_order_release);
-    generation_.notify_all();
+    publishLoop(0);
     for (auto& worker : workers_)
       if (worker->thread.joinable())
         worker->thread.join();
@@ -87,8 +95,7 @@ ThreadPool::~ThreadPool() {
   ThreadPool* self = this;
   gCurrentPool.compare_exchange_strong(self, nullptr, std::memory_order_acq_rel);
   stopping_.store(true, std::memory_order_relaxed); // published by the release below
-  generation_.fetch_add(1, std::memory_order_release);
-  generation_.notify_all();
+  publishLoop(0);
   for (auto& worker : workers_)
     worker->thread.join();
 }
@@ -106,16 +113,19 @@ int ThreadPool::defaultThreadCount() {
 
 void ThreadPool::workerLoop(Worker&, int index) {
   RegionGuard region; // a worker only ever runs chunks, so nested loops stay serial
+  const std::uint32_t chunkMask = (1u << chunkBits_) - 1;
   std::uint32_t seen = 0;
   while (true) {
-    if (!spinUntil([&] { return generation_.load(std::memory_order_acquire) != seen; }))
-      generation_.wait(seen, std::memory_order_acquire);
+    if (!spinUntil([&] { return loopWord_.load(std::memory_order_acquire) != seen; }))
+      loopWord_.wait(seen, std::memory_order_acquire);
     // A worker without a chunk in some loop may see only a later one; a worker with a chunk
-    // cannot miss its loop, because the next one starts only after it has finished.
-    seen = generation_.load(std::memory_order_acquire);
+    // cannot miss its loop, because the next one starts only after it has finished. Only
+    // the word decides whether this worker has a chunk: the loop's other fields may already
+    // belong to the next loop when it has none.
+    seen = loopWord_.load(std::memory_order_acquire);
     if (stopping_.load(std::memory_order_relaxed))
       return;
-    if (index >= chunks_)
+    if (static_cast<std::uint32_t>(index) >= (seen & chunkMask))
       continue; // this loop has fewer chunks than the pool has threads
     runChunk(index);
     // acq_rel chains every worker's writes (results, error_) to the last one, whose
@@ -138,6 +148,13 @@ void ThreadPool::runChunk(int index) noexcept {
   }
   if (recorder)
     recorder->record(index, {startNs, steadyNowNs(), begin, end});
+}
+
+void ThreadPool::publishLoop(int chunks) {
+  ++generation_; // wraps; a worker compares words for inequality only
+  loopWord_.store((generation_ << chunkBits_) | static_cast<std::uint32_t>(chunks),
+                  std::memory_order_release);
+  loopWord_.notify_all();
 }
 
 void ThreadPool::setChunkRecorder(ChunkRecorder* recorder) {
@@ -167,8 +184,7 @@ void ThreadPool::parallelFor(std::int64_t n, RangeFn body, void* closure) {
   failed_.store(false, std::memory_order_relaxed);
   error_ = nullptr;
   pending_.store(chunks - 1, std::memory_order_relaxed);
-  generation_.fetch_add(1, std::memory_order_release);
-  generation_.notify_all();
+  publishLoop(chunks);
   {
     RegionGuard region;
     runChunk(0);

@@ -76,6 +76,7 @@ private:
 
   void workerLoop(Worker& self, int index);
   void runChunk(int index) noexcept;
+  void publishLoop(int chunks);
 
   const int threadCount_;
   std::vector<std::unique_ptr<Worker>> workers_; // workers_[i] runs chunk i + 1
@@ -89,9 +90,14 @@ private:
   void* closure_ = nullptr;
   ChunkRecorder* loopRecorder_ = nullptr; // recorder_ as the loop in flight saw it
 
-  // Workers wait for a new loop by watching generation_ (polling briefly, then sleeping in
-  // atomic wait); the submitter waits for pending_ to reach 0 the same way.
-  std::atomic<std::uint32_t> generation_{0};
+  // Workers wait for a new loop by watching loopWord_ (polling briefly, then sleeping in
+  // atomic wait); the submitter waits for pending_ to reach 0 the same way. The word holds
+  // the loop's generation in its high bits and its chunk count in the low chunkBits_, so a
+  // worker learns from one load whether it has a chunk: a worker without one does not wait
+  // to be counted, and reading chunks_ separately could see the next loop's.
+  const int chunkBits_;
+  std::uint32_t generation_ = 0; // submitter's count of loops; only under submitMutex_
+  std::atomic<std::uint32_t> loopWord_{0};
   std::atomic<int> pending_{0}; // workers that have not finished their chunk
   std::atomic<bool> failed_{false};
   std::exception_ptr error_; // written once per loop, by whoever sets failed_ first
