@@ -1,8 +1,9 @@
 // lathe compile MODEL.onnx --target "llvm [-mcpu=NAME]" -o OUT.tar [--dump DIR]
-//   [--input-shapes "name:[...]"]
+//   [--schedule FILE] [--input-shapes "name:[...]"]
 #include "app/cli/commands.h"
 #include "engine/api/session.h"
 
+#include <algorithm>
 #include <iomanip>
 #include <iostream>
 
@@ -10,8 +11,25 @@ namespace lathe::cli {
 namespace {
 
 struct CompileCommandOptions {
-  std::string model, target = "llvm", output, dump, inputShapes;
+  std::string model, target = "llvm", output, dump, schedule, inputShapes;
 };
+
+// "scheduled 2 kernels: k1 (3 steps), k2 (1 step)\n", or nothing.
+std::string scheduledSummary(const api::CompileReport& c) {
+  std::string list;
+  int count = 0;
+  for (const api::KernelReport& k : c.kernels) {
+    if (k.schedule.empty())
+      continue;
+    const auto steps = std::count(k.schedule.begin(), k.schedule.end(), '\n');
+    list += (count++ ? ", " : "") + k.name + " (" + std::to_string(steps) +
+            (steps == 1 ? " step)" : " steps)");
+  }
+  if (!count)
+    return {};
+  return "scheduled " + std::to_string(count) + (count == 1 ? " kernel: " : " kernels: ") + list +
+         "\n";
+}
 
 int compileModel(const CompileCommandOptions& o) {
   api::Session session;
@@ -19,6 +37,7 @@ int compileModel(const CompileCommandOptions& o) {
   options.target = o.target;
   options.bundlePath = o.output;
   options.dumpDir = o.dump;
+  options.schedulePath = o.schedule;
   const auto report = openAndCompile(session, o.model, o.inputShapes, options);
   if (!report)
     return 1;
@@ -26,6 +45,7 @@ int compileModel(const CompileCommandOptions& o) {
   std::cout << std::fixed << std::setprecision(1) << "compiled " << o.model << " for \"" << c.target
             << "\": " << c.kernels.size() << " kernels, lowering " << c.lowerMilliseconds
             << " ms, code generation " << c.codegenMilliseconds << " ms\n"
+            << scheduledSummary(c)
             << (c.foldedNodes ? "folded " + std::to_string(c.foldedNodes) +
                                     " constant nodes at compile time\n"
                               : "")
@@ -70,7 +90,13 @@ void addCompileCommand(CLI::App& app, int& exitCode) {
   cmd->add_option("-o,--output", o->output, "The bundle to write (.tar)")->required();
   cmd->add_option("--dump", o->dump,
                   "Also write per kernel: loop IR (.loop), LLVM IR before/after optimisation "
-                  "(.ll, .opt.ll) and assembly (.s) into this folder");
+                  "(.ll, .opt.ll) and assembly (.s) into this folder; a .loop file starts with the "
+                  "schedule trace replayed on it");
+  cmd->add_option("--schedule", o->schedule,
+                  "Replay the schedule traces in this file (text or JSON) on the kernels they "
+                  "name, e.g.\n  kernel fused_add_mul_7:\n    fuse(i1, i2)\n    "
+                  "vectorize(i3)\nLoop names are those of the .loop files --dump writes")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--input-shapes", o->inputShapes,
                   "Fix symbolic input dims: \"name:[d0,d1,...] other:[...]\"");
   cmd->callback([o, &exitCode] {

@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 
 namespace lathe::api {
 
@@ -130,7 +131,14 @@ void writeCompiledBundle(const lowering::LoweredModel& lowered, const target::Ta
     fs::create_directories(dumpDir);
     for (std::size_t k = 0; k < lowered.kernels.size(); ++k) {
       const std::string& name = lowered.kernels[k].name;
-      writeText(fs::path(dumpDir) / (name + ".loop"), loop::toString(lowered.kernels[k]));
+      std::string trace;
+      if (k < lowered.scheduleTraces.size() && !lowered.scheduleTraces[k].empty()) {
+        std::istringstream steps(lowered.scheduleTraces[k]);
+        trace = "# schedule replayed on the default lowering:\n";
+        for (std::string step; std::getline(steps, step);)
+          trace += "#   " + step + "\n";
+      }
+      writeText(fs::path(dumpDir) / (name + ".loop"), trace + loop::toString(lowered.kernels[k]));
       if (k < object.code.size()) {
         writeText(fs::path(dumpDir) / (name + ".ll"), object.code[k].llvmIr);
         writeText(fs::path(dumpDir) / (name + ".opt.ll"), object.code[k].llvmIrOptimized);

@@ -50,19 +50,40 @@ lowering::LoweringOptions loweringOptions(const target::Target& target) {
   return options;
 }
 
+lowering::LoweredModel lowerModel(const graph::Graph& graph, const target::Target& target,
+                                  const schedule::ScheduleSet* schedules) {
+  lowering::LoweredModel lowered = lowering::lowerGraph(graph, loweringOptions(target));
+  if (!schedules || schedules->empty())
+    return lowered;
+  std::vector<std::string> names;
+  for (const loop::Kernel& k : lowered.kernels)
+    names.push_back(k.name);
+  schedule::checkKernelsExist(*schedules, names);
+  lowered.scheduleTraces.assign(lowered.kernels.size(), {});
+  for (std::size_t k = 0; k < lowered.kernels.size(); ++k)
+    if (const schedule::Schedule* s = schedules->find(lowered.kernels[k].name)) {
+      lowered.kernels[k] = schedule::apply(lowered.kernels[k], *s, schedules->source);
+      lowered.scheduleTraces[k] = schedule::traceText(*s);
+    }
+  return lowered;
+}
+
 std::unique_ptr<CompiledModel> compileForHost(const graph::Graph& graph,
                                               const target::Target& target, int threads,
-                                              bool keepText) {
-  return compileWithPool(graph, target, std::make_shared<runtime::ThreadPool>(threads), keepText);
+                                              bool keepText,
+                                              const schedule::ScheduleSet* schedules) {
+  return compileWithPool(graph, target, std::make_shared<runtime::ThreadPool>(threads), keepText,
+                         schedules);
 }
 
 std::unique_ptr<CompiledModel> compileWithPool(const graph::Graph& graph,
                                                const target::Target& target,
                                                std::shared_ptr<runtime::ThreadPool> pool,
-                                               bool keepText) {
+                                               bool keepText,
+                                               const schedule::ScheduleSet* schedules) {
   auto compiled = std::make_unique<CompiledModel>();
   Stopwatch watch;
-  compiled->lowered = lowering::lowerGraph(graph, loweringOptions(target));
+  compiled->lowered = lowerModel(graph, target, schedules);
   compiled->lowerMilliseconds = watch.elapsedMs();
   watch.restart();
   codegen::CodegenOptions options;

@@ -160,6 +160,9 @@ struct CompileOptions {
   bool keepCode = false;       // keep loop IR, LLVM IR and assembly per kernel
   std::string bundlePath;      // also write a module bundle (.tar) here
   std::string dumpDir;         // with bundlePath: per-kernel loop IR, LLVM IR, assembly
+  // A schedule file (text or JSON, see engine/schedule/schedule.h) replayed on the kernels
+  // it names after the default lowering; empty for none.
+  std::string schedulePath;
   // Called between stages ("folding constants", "lowering", "generating code", ...).
   std::function<void(const Progress&)> onProgress;
   // Polled between stages; when it becomes true the call fails with kind "cancelled". Code
@@ -171,6 +174,7 @@ struct KernelReport {
   std::string name;
   std::vector<std::string> nodes; // ONNX nodes it computes
   std::string loopIr;
+  std::string schedule; // the schedule trace replayed on it, one step per line; empty if none
   std::string llvmIr, llvmIrOptimized, assembly; // when keepCode
 };
 

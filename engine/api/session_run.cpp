@@ -12,6 +12,7 @@
 #include "engine/runtime/memory_plan.h"
 #include "engine/runtime/npy.h"
 #include "engine/runtime/timing_stats.h"
+#include "engine/schedule/schedule_io.h"
 #include "engine/support/timer.h"
 
 #include <algorithm>
@@ -230,9 +231,14 @@ CompileResult Session::compile(const CompileOptions& options) {
     // In memory (JIT) when running here without a bundle; otherwise the code is generated
     // once, into the bundle, and a host bundle is loaded back for run().
     const bool inMemory = target.isHost() && options.bundlePath.empty();
+    std::optional<schedule::ScheduleSet> schedules;
+    if (!options.schedulePath.empty())
+      schedules = schedule::readFile(options.schedulePath);
+    const schedule::ScheduleSet* scheduleSet = schedules ? &*schedules : nullptr;
     lowering::LoweredModel bundleLowered;
     if (inMemory) {
-      state_->compiled = compileForHost(*folded, target, options.threads, options.keepCode);
+      state_->compiled =
+          compileForHost(*folded, target, options.threads, options.keepCode, scheduleSet);
       report->lowerMilliseconds = state_->compiled->lowerMilliseconds;
       report->codegenMilliseconds = state_->compiled->codegenMilliseconds;
       report->arenaBytes = state_->compiled->executor->arenaBytes();
@@ -240,7 +246,7 @@ CompileResult Session::compile(const CompileOptions& options) {
       report->constantBytes = state_->compiled->executor->constantBytes();
     } else {
       Stopwatch watch;
-      bundleLowered = lowering::lowerGraph(*folded, loweringOptions(target));
+      bundleLowered = lowerModel(*folded, target, scheduleSet);
       report->lowerMilliseconds = watch.elapsedMs();
       planOnly(bundleLowered, *report);
       stage(20, "generating code");
@@ -262,6 +268,8 @@ CompileResult Session::compile(const CompileOptions& options) {
       kr.name = lowered.kernels[k].name;
       kr.nodes = lowered.kernels[k].sourceNodes;
       kr.loopIr = loop::toString(lowered.kernels[k]);
+      if (k < lowered.scheduleTraces.size())
+        kr.schedule = lowered.scheduleTraces[k];
       if (options.keepCode && state_->compiled && k < state_->compiled->jit->code().size()) {
         const auto& code = state_->compiled->jit->code()[k];
         kr.llvmIr = code.llvmIr;

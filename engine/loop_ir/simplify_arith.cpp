@@ -150,6 +150,17 @@ Expr Simplifier::rewriteAdd(const Expr& a, const Expr& b) {
     return ramp(add(ra->base, rb->base), add(ra->stride, rb->stride), ra->lanes);
   if (isConstInt(b, 0))
     return a;
+  // (x / c)*c + x % c -> x, for truncating and for floor division alike (fuse makes these).
+  if (const Mul* m = a.as<Mul>(); m && isConst(m->b) && !isConstInt(m->b, 0)) {
+    const bool truncating = m->a.as<Div>() && b.as<Mod>();
+    const bool floor = m->a.as<FloorDiv>() && b.as<FloorMod>();
+    if (truncating || floor) {
+      const auto* q = static_cast<const BinaryExprNode*>(m->a.get());
+      const auto* r = static_cast<const BinaryExprNode*>(b.get());
+      if (equal(q->a, r->a) && equal(q->b, m->b) && equal(r->b, m->b))
+        return r->a;
+    }
+  }
 
   // Integer sums: collect constants at the outside, cancel x - y + y.
   const Add* aa = a.as<Add>();

@@ -44,6 +44,8 @@ struct LoweredModel {
   std::vector<KernelCall> calls; // in execution order
   std::vector<int> inputs;       // slots of the graph inputs, in graph order
   std::vector<int> outputs;      // slots of the graph outputs, in graph order
+  // Per kernel (empty, or one per kernel): the schedule trace replayed on it, as text.
+  std::vector<std::string> scheduleTraces;
 };
 
 } // namespace lathe::lowering

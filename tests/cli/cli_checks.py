@@ -428,6 +428,71 @@ def check_profile(lathe, models):
            "a bundle's Conv kernels have FLOPs and GFLOP/s", out + err)
 
 
+def check_schedule(lathe, models):
+    """--schedule replays a hand-written trace; the outputs stay those of the default."""
+    import os
+    import re
+    import tempfile
+    import numpy as np
+    work = tempfile.mkdtemp(prefix="lathe_cli_")
+    model = f"{models}/sample_cnn.onnx"
+    rc, out, err = run(lathe, "compile", model, "-o", f"{work}/plain.tar", "--dump", f"{work}/d0")
+    expect(rc == 0, "compile the sample", out + err)
+    # The elementwise tail kernel: a three-deep nest over [64, 16, 16].
+    name = [n[:-5] for n in os.listdir(f"{work}/d0") if n.startswith("fused_add_mul")
+            and n.endswith(".loop")][0]
+    loops = re.findall(r"for \((\w+), 0, (\d+)\)", open(f"{work}/d0/{name}.loop").read())
+    expect(len(loops) == 3, "the tail kernel is a three-deep nest", str(loops))
+    (c, _), (y, _), (x, _) = loops
+    text = f"{work}/s.txt"
+    with open(text, "w") as f:
+        f.write(f"# the tail of the sample\nkernel {name}:\n  fuse({c}, {y})\n"
+                f"  parallel({c}.{y}.fused)\n  split({x}, 8)\n  vectorize({x}.i)\n")
+    rc, out, err = run(lathe, "compile", model, "-o", f"{work}/s.tar", "--schedule", text,
+                       "--dump", f"{work}/d1")
+    expect(rc == 0 and f"scheduled 1 kernel: {name} (4 steps)" in out, "compile --schedule",
+           out + err)
+    dumped = open(f"{work}/d1/{name}.loop").read()
+    expect(dumped.startswith("# schedule replayed") and f"#   vectorize({x}.i)" in dumped
+           and f"parallel for ({c}.{y}.fused, 0, 1024)" in dumped and "ramp(" in dumped,
+           "--dump shows the trace next to the scheduled loop IR", dumped)
+    # The same schedule as JSON.
+    steps = [{"primitive": "fuse", "loops": [c, y]},
+             {"primitive": "parallel", "loops": [f"{c}.{y}.fused"]},
+             {"primitive": "split", "loops": [x], "factors": [8]},
+             {"primitive": "vectorize", "loops": [f"{x}.i"]}]
+    with open(f"{work}/s.json", "w") as f:
+        json.dump({"schedules": [{"kernel": name, "steps": steps}]}, f)
+    rc, out, err = run(lathe, "compile", model, "-o", f"{work}/j.tar", "--schedule",
+                       f"{work}/s.json")
+    expect(rc == 0, "compile --schedule with JSON", out + err)
+    results = {}
+    for tag in ("plain", "s", "j"):
+        rc, out, err = run(lathe, "run", f"{work}/{tag}.tar", "--fill", "ones", "--threads", "2",
+                           "--outputs", f"{work}/{tag}.npz")
+        expect(rc == 0, f"run the {tag} bundle", out + err)
+        results[tag] = np.load(f"{work}/{tag}.npz")["logits"]
+    for tag in ("s", "j"):
+        expect(np.allclose(results[tag], results["plain"], atol=1e-5), f"{tag} matches the default",
+               f"{results[tag]} vs {results['plain']}")
+    # Refusals name the file, line, kernel and step, and exit 1.
+    bad = f"{work}/bad.txt"
+    with open(bad, "w") as f:
+        f.write(f"kernel {name}:\n  split({x}, 8)\n  vectorize({y})\n")
+    rc, out, err = run(lathe, "compile", model, "-o", f"{work}/b.tar", "--schedule", bad)
+    expect(rc == 1 and f"bad.txt:3: kernel {name}, step 2 vectorize({y})" in err
+           and "innermost" in err, "an illegal vectorize is refused", err)
+    with open(bad, "w") as f:
+        f.write("kernel no_such_kernel:\n  parallel(i)\n")
+    rc, out, err = run(lathe, "compile", model, "-o", f"{work}/b.tar", "--schedule", bad)
+    expect(rc == 1 and "no kernel named 'no_such_kernel'" in err, "an unknown kernel is refused",
+           err)
+    with open(bad, "w") as f:
+        f.write(f"kernel {name}:\n  spilt({x}, 8)\n")
+    rc, out, err = run(lathe, "compile", model, "-o", f"{work}/b.tar", "--schedule", bad)
+    expect(rc == 1 and "bad.txt:2: unknown primitive 'spilt'" in err, "a typo is refused", err)
+
+
 CHECKS = {name[len("check_"):]: fn for name, fn in globals().items() if name.startswith("check_")}
 
 if __name__ == "__main__":

@@ -30,6 +30,13 @@ protected:
 TEST_F(Simplify, FoldsIntegerConstants) {
   EXPECT_EQ(show(makeIndex(2) * 3 + 4), "10");
 }
+TEST_F(Simplify, QuotientTimesDivisorPlusRemainderIsTheDividend) {
+  EXPECT_EQ(show(x / 16 * 16 + x % 16), "x");
+  EXPECT_EQ(show(floorDiv(x, 16) * 16 + floorMod(x, 16)), "x");
+  EXPECT_EQ(show(x / 16 * 8 + x % 16), "x/16*8 + x%16");
+  EXPECT_EQ(show(floorDiv(x, 16) * 16 + x % 16), "floordiv(x, 16)*16 + x%16");
+}
+
 TEST_F(Simplify, DivisionTruncatesTowardZero) {
   EXPECT_EQ(show(makeIndex(-7) / 2), "-3");
 }

@@ -1,0 +1,36 @@
+// fuse(outer, inner): two loops, the inner the whole body of the outer, become one loop
+// outer.inner.fused over extent(outer) * extent(inner), with outer = f / extent(inner) and
+// inner = f % extent(inner) (plus their minimums). It keeps the outer loop's kind.
+#include "engine/loop_ir/ir_operators.h"
+#include "engine/loop_ir/simplify.h"
+#include "engine/loop_ir/substitute.h"
+#include "engine/schedule/loop_nest.h"
+#include "engine/schedule/primitives.h"
+
+namespace lathe::schedule::detail {
+
+using namespace lathe::loop;
+
+Stmt fuse(const Stmt& body, const std::string& outerName, const std::string& innerName) {
+  const For& outer = findLoop(body, outerName);
+  const For* inner = outer.body.as<For>();
+  if (!inner || inner->name() != innerName)
+    fail("fuse needs '" + innerName + "' to be the whole body of '" + outerName + "'");
+  if (usesVar(inner->min, outerName) || usesVar(inner->extent, outerName))
+    fail("the bounds of '" + innerName + "' depend on '" + outerName + "'");
+  if (inner->forKind != ForKind::Serial)
+    fail("'" + innerName + "' is " + forKindName(inner->forKind) +
+         "; only a serial inner loop "
+         "can be fused into its outer one");
+  const std::string fusedName = outerName + "." + innerName + ".fused";
+  requireFreshName(body, fusedName);
+  return replaceLoop(body, outerName, [&](const For& op) {
+    const For& in = *op.body.as<For>();
+    Expr fused = Var::make(indexType(), fusedName);
+    Stmt inside = substitute(in.body, {{op.name(), simplify(op.min + fused / in.extent)},
+                                       {in.name(), simplify(in.min + fused % in.extent)}});
+    return For::make(fused, makeIndex(0), simplify(op.extent * in.extent), op.forKind, inside);
+  });
+}
+
+} // namespace lathe::schedule::detail

@@ -1,0 +1,26 @@
+#pragma once
+// Internal to engine/schedule: one function per primitive, each in its own file. Each takes
+// a kernel body and returns the rewritten body, or throws lathe::Error (Invalid) with the
+// reason (apply() adds the kernel and step).
+
+#include "engine/loop_ir/ir.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lathe::schedule::detail {
+
+using loop::Stmt;
+
+Stmt split(const Stmt& body, const std::string& loop, std::int64_t factor);
+Stmt tile(const Stmt& body, const std::string& y, const std::string& x, std::int64_t fy,
+          std::int64_t fx);
+Stmt reorder(const Stmt& body, const std::vector<std::string>& order);
+Stmt fuse(const Stmt& body, const std::string& outer, const std::string& inner);
+Stmt vectorize(const Stmt& body, const std::string& loop);
+Stmt unroll(const Stmt& body, const std::string& loop);
+Stmt parallel(const Stmt& body, const std::string& loop);
+Stmt cacheWrite(const Stmt& body, const std::string& loop);
+
+} // namespace lathe::schedule::detail

@@ -1,0 +1,22 @@
+#pragma once
+// Reading and writing schedule sets as text and as JSON (formats in schedule.h). Parsers
+// check the syntax, primitive names and argument counts and throw lathe::Error (Invalid)
+// with the source and line; whether the loops exist is checked when the steps are applied.
+
+#include "engine/schedule/schedule.h"
+
+#include <string>
+
+namespace lathe::schedule {
+
+ScheduleSet parseText(const std::string& text, const std::string& source = {});
+std::string printText(const ScheduleSet& set);
+
+ScheduleSet parseJson(const std::string& text, const std::string& source = {});
+std::string printJson(const ScheduleSet& set);
+
+// A file in either form: JSON when its first non-blank character is '{'. Throws Io when it
+// cannot be read.
+ScheduleSet readFile(const std::string& path);
+
+} // namespace lathe::schedule

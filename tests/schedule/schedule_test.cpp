@@ -1,0 +1,180 @@
+// Schedule primitives on small loop nests: the loops they make, and the clear refusals.
+#include "engine/loop_ir/ir_operators.h"
+#include "engine/loop_ir/ir_printer.h"
+#include "engine/schedule/schedule.h"
+#include "engine/support/diagnostics.h"
+#include "tests/schedule/schedule_kernels.h"
+
+#include <gtest/gtest.h>
+
+namespace lathe::schedule {
+namespace {
+
+using testing::matmulKernel;
+
+Step step(Primitive p, std::vector<std::string> loops, std::vector<std::int64_t> factors = {}) {
+  return Step{p, std::move(loops), std::move(factors), 0};
+}
+
+std::string scheduled(std::vector<Step> steps) {
+  return loop::toString(apply(matmulKernel(), Schedule{"matmul_relu", std::move(steps)}));
+}
+
+// The reason apply() gives for a schedule that must be refused.
+std::string refusal(std::vector<Step> steps) {
+  try {
+    apply(matmulKernel(), Schedule{"matmul_relu", std::move(steps)}, "s.txt");
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Invalid);
+    return e.reason();
+  }
+  ADD_FAILURE() << "the schedule was accepted";
+  return {};
+}
+
+TEST(Schedule, SplitThatDividesMakesNoGuard) {
+  const std::string text = scheduled({step(Primitive::Split, {"q"}, {4})});
+  EXPECT_NE(text.find("for (q.o, 0, 5)"), std::string::npos) << text;
+  EXPECT_NE(text.find("for (q.i, 0, 4)"), std::string::npos) << text;
+  EXPECT_NE(text.find("bias[q.o*4 + q.i]"), std::string::npos) << text;
+  EXPECT_EQ(text.find("if ("), std::string::npos) << text;
+}
+
+TEST(Schedule, SplitWithATailGuardsTheBody) {
+  const std::string text = scheduled({step(Primitive::Split, {"q"}, {7})});
+  EXPECT_NE(text.find("for (q.o, 0, 3)"), std::string::npos) << text;
+  EXPECT_NE(text.find("if (q.o*7 + q.i < 20)"), std::string::npos) << text;
+}
+
+TEST(Schedule, TileReordersIntoBlocks) {
+  const std::string text = scheduled({step(Primitive::Tile, {"p", "q"}, {5, 4})});
+  const auto po = text.find("for (p.o"), qo = text.find("for (q.o"), pi = text.find("for (p.i"),
+             qi = text.find("for (q.i");
+  ASSERT_NE(qi, std::string::npos) << text;
+  EXPECT_LT(po, qo);
+  EXPECT_LT(qo, pi);
+  EXPECT_LT(pi, qi);
+}
+
+TEST(Schedule, FuseVectorizeParallel) {
+  const std::string text =
+      scheduled({step(Primitive::Split, {"q"}, {4}), step(Primitive::Fuse, {"p", "q.o"}),
+                 step(Primitive::Parallel, {"p.q.o.fused"}), step(Primitive::Vectorize, {"q.i"})});
+  EXPECT_NE(text.find("parallel for (p.q.o.fused, 0, 150)"), std::string::npos) << text;
+  EXPECT_NE(text.find("y[ramp("), std::string::npos) << text;
+  EXPECT_EQ(text.find("for (q.i"), std::string::npos) << text;
+}
+
+TEST(Schedule, CacheWriteKeepsTheAccumulatorInAStackBuffer) {
+  const std::string text = scheduled({step(Primitive::CacheWrite, {"k"})});
+  EXPECT_NE(text.find("allocate out.k.acc: f32[1] on stack"), std::string::npos) << text;
+  EXPECT_NE(text.find("out.k.acc[0] = out.k.acc[0] + "), std::string::npos) << text;
+}
+
+TEST(Schedule, UnrollMarksTheLoop) {
+  const std::string text = scheduled({step(Primitive::Unroll, {"k"})});
+  EXPECT_NE(text.find("unrolled for (k, 0, 17)"), std::string::npos) << text;
+}
+
+TEST(Schedule, RefusesWhatWouldBeWrongOrMeaningless) {
+  EXPECT_NE(refusal({step(Primitive::Split, {"zz"}, {4})}).find("there is no loop 'zz'"),
+            std::string::npos);
+  EXPECT_NE(refusal({step(Primitive::Split, {"q"}, {0})}).find("at least 1"), std::string::npos);
+  EXPECT_NE(refusal({step(Primitive::Vectorize, {"k"})}).find("a reduction along 'k'"),
+            std::string::npos);
+  EXPECT_NE(refusal({step(Primitive::Parallel, {"k"})}).find("a reduction along 'k'"),
+            std::string::npos);
+  EXPECT_NE(refusal({step(Primitive::Vectorize, {"j"})}).find("'k' is inside it"),
+            std::string::npos);
+  EXPECT_NE(refusal({step(Primitive::Split, {"q"}, {7}), step(Primitive::Vectorize, {"q.i"})})
+                .find("condition that varies"),
+            std::string::npos);
+  EXPECT_NE(refusal({step(Primitive::Parallel, {"i"}), step(Primitive::Parallel, {"j"})})
+                .find("inside the parallel loop 'i'"),
+            std::string::npos);
+  EXPECT_NE(refusal({step(Primitive::Fuse, {"i", "k"})}).find("whole body of 'i'"),
+            std::string::npos);
+  EXPECT_NE(refusal({step(Primitive::Reorder, {"j", "k"})}).find("not perfectly nested"),
+            std::string::npos);
+  EXPECT_NE(refusal({step(Primitive::Reorder, {"i", "q"})}).find("not in one loop nest"),
+            std::string::npos);
+  EXPECT_NE(refusal({step(Primitive::CacheWrite, {"j"})}).find("finds no store"),
+            std::string::npos);
+  EXPECT_NE(refusal({step(Primitive::Split, {"q"}, {4}), step(Primitive::Split, {"q"}, {2})})
+                .find("there is no loop 'q'"),
+            std::string::npos);
+  EXPECT_NE(refusal({step(Primitive::Split, {"q"})}).find("split takes 1 loop(s) then 1"),
+            std::string::npos);
+}
+
+TEST(Schedule, RefusalNamesFileLineKernelAndStep) {
+  Step bad = step(Primitive::Vectorize, {"k"});
+  bad.line = 3;
+  try {
+    apply(matmulKernel(), Schedule{"matmul_relu", {step(Primitive::Split, {"q"}, {4}), bad}},
+          "s.txt");
+    FAIL() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.reason().rfind("s.txt:3: kernel matmul_relu, step 2 vectorize(k): ", 0), 0u)
+        << e.reason();
+  }
+}
+
+TEST(Schedule, ParallelRefusesOverlappingWrites) {
+  using namespace loop;
+  Buffer o = Buffer::make("o", f32(), makeShape({24}));
+  Expr r = testing::indexVar("r"), c = testing::indexVar("c");
+  // Rows two apart, four wide: iteration r writes o[2r .. 2r+3], overlapping r+1.
+  Stmt simple = testing::serialFor(
+      r, 10, testing::serialFor(c, 4, Store::make(o, r * 2 + c, makeFloatConst(f32(), 1.0))));
+  Kernel k{"overlap", {}, {o}, simple, {}};
+  try {
+    apply(k, Schedule{"overlap", {step(Primitive::Parallel, {"r"})}});
+    FAIL() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(e.reason().find("iterations 0 and 1 both write element 2 of o"), std::string::npos)
+        << e.reason();
+  }
+  // Four apart, the same rows do not overlap.
+  Stmt disjoint = testing::serialFor(
+      r, 6, testing::serialFor(c, 4, Store::make(o, r * 4 + c, makeFloatConst(f32(), 1.0))));
+  Kernel ok{"disjoint", {}, {o}, disjoint, {}};
+  EXPECT_NE(loop::toString(apply(ok, Schedule{"disjoint", {step(Primitive::Parallel, {"r"})}}))
+                .find("parallel for (r"),
+            std::string::npos);
+}
+
+TEST(Schedule, LargeNestsAreBoundedInsteadOfEnumerated) {
+  using namespace loop;
+  Buffer o = Buffer::make("o", f32(), makeShape({2000 * 1000}));
+  Expr r = testing::indexVar("r"), c = testing::indexVar("c");
+  auto kernel = [&](std::int64_t rowStride) {
+    Stmt body = testing::serialFor(
+        r, 2000,
+        testing::serialFor(c, 1000, Store::make(o, r * rowStride + c, makeFloatConst(f32(), 1.0))));
+    return Kernel{"big", {}, {o}, body, {}};
+  };
+  const Schedule parallelRows{"big", {step(Primitive::Parallel, {"r"})}};
+  EXPECT_NE(loop::toString(apply(kernel(1000), parallelRows)).find("parallel for (r"),
+            std::string::npos);
+  try {
+    apply(kernel(999), parallelRows);
+    FAIL() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(e.reason().find("iterations write overlapping elements of o"), std::string::npos)
+        << e.reason();
+  }
+}
+
+TEST(Schedule, UnknownKernelIsAnError) {
+  ScheduleSet set{"s.txt", {Schedule{"nope", {}}}};
+  try {
+    checkKernelsExist(set, {"matmul_relu"});
+    FAIL() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(e.reason().find("no kernel named 'nope'"), std::string::npos) << e.reason();
+  }
+}
+
+} // namespace
+} // namespace lathe::schedule
