@@ -176,7 +176,7 @@ OpenResult Session::openModel(const std::string& path, const OpenOptions& option
     result.report = std::move(report);
     state_->graph = std::move(imported.graph);
     state_->path = path;
-    state_->compiled.reset();
+    state_->forgetCompile();
   } catch (const Error& e) {
     result.failure = toFailure(e);
   } catch (const std::bad_alloc&) {

@@ -163,6 +163,8 @@ struct CompileOptions {
   // A schedule file (text or JSON, see engine/schedule/schedule.h) replayed on the kernels
   // it names after the default lowering; empty for none.
   std::string schedulePath;
+  // The same as text (`kernel NAME:` blocks of steps), used when schedulePath is empty.
+  std::string scheduleText;
   // Called between stages ("folding constants", "lowering", "generating code", ...).
   std::function<void(const Progress&)> onProgress;
   // Polled between stages; when it becomes true the call fails with kind "cancelled". Code
@@ -281,6 +283,34 @@ struct RunResult {
   bool ok() const { return report != nullptr; }
 };
 
+// Trying a schedule on one kernel of the compiled model (the Schedule panel's engine).
+struct KernelScheduleOptions {
+  std::string kernel; // a kernel of the last compile()
+  // Its steps in text form, one per line ("split(x, 8)"), without a `kernel` line; empty
+  // means the default schedule.
+  std::string steps;
+  int repeat = 30; // timed calls after one warm-up; 0 times nothing
+  int threads = 0; // 0: one per core
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+struct KernelScheduleReport {
+  std::string kernel;
+  std::string trace; // the steps as replayed, one per line (normalised spelling)
+  std::string loopIr, llvmIrOptimized, assembly; // of the scheduled kernel
+  std::string defaultLoopIr;                     // the same kernel as lowered by default
+  // Median of the timed calls on the model's weights and random activations, in ms; 0 when
+  // not timed. The default's time is measured once per kernel and kept.
+  double medianMs = 0, defaultMedianMs = 0;
+};
+
+struct KernelScheduleResult {
+  std::shared_ptr<const KernelScheduleReport> report;
+  std::optional<Failure> failure; // a refused step: the message names line, step and reason
+  int failedLine = 0;             // the 1-based line of `steps` refused, 0 if none
+  bool ok() const { return report != nullptr; }
+};
+
 // One ONNX backend test folder (model.onnx + test_data_set_*/input_N.pb, output_N.pb).
 struct BackendTestResult {
   std::string status; // "pass", "fail", "skip" (unsupported)
@@ -311,6 +341,11 @@ public:
   CompileResult compile(const CompileOptions& options = {});
   // Runs the compiled model (compiling for the host first if needed).
   RunResult run(const RunOptions& options = {});
+
+  // Replays `options.steps` on one kernel of the last compile() (which must have been for
+  // this machine), compiles it alone, and times it and the default next to each other.
+  // The compiled model itself is not changed: compile() with scheduleText does that.
+  KernelScheduleResult tryKernelSchedule(const KernelScheduleOptions& options);
 
   // Statistics of the constant named `valueName` in the open model's final graph (after
   // the pipeline), values converted to double; nullopt if there is no such constant or its

@@ -223,7 +223,7 @@ CompileResult Session::compile(const CompileOptions& options) {
     report->target = target.text();
     // Constant subgraphs the pipeline could not fold are computed once, here.
     stage(0, "folding constants");
-    const std::unique_ptr<graph::Graph> folded = state_->graph->clone();
+    const std::shared_ptr<graph::Graph> folded = state_->graph->clone();
     Stopwatch foldWatch;
     report->foldedNodes = foldConstantSubgraphs(*folded);
     report->foldMilliseconds = foldWatch.elapsedMs();
@@ -234,6 +234,8 @@ CompileResult Session::compile(const CompileOptions& options) {
     std::optional<schedule::ScheduleSet> schedules;
     if (!options.schedulePath.empty())
       schedules = schedule::readFile(options.schedulePath);
+    else if (!options.scheduleText.empty())
+      schedules = schedule::parseText(options.scheduleText, "schedule");
     const schedule::ScheduleSet* scheduleSet = schedules ? &*schedules : nullptr;
     lowering::LoweredModel bundleLowered;
     if (inMemory) {
@@ -278,6 +280,10 @@ CompileResult Session::compile(const CompileOptions& options) {
       }
       report->kernels.push_back(std::move(kr));
     }
+    state_->folded = folded;
+    state_->target = target;
+    state_->defaultLowered.reset();
+    state_->defaultMedianMs.clear();
     if (options.onProgress)
       options.onProgress({100, "done"});
     result.report = std::move(report);
@@ -295,7 +301,9 @@ OpenResult Session::openBundle(const std::string& path, int threads) {
   OpenResult result;
   try {
     Stopwatch watch;
-    state_->compiled = loadCompiledBundle(path, threads);
+    std::unique_ptr<CompiledModel> loaded = loadCompiledBundle(path, threads);
+    state_->forgetCompile();
+    state_->compiled = std::move(loaded);
     state_->graph.reset();
     state_->path = path;
     auto report = std::make_shared<ModelReport>();

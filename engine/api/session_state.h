@@ -5,15 +5,32 @@
 #include "engine/graph/graph.h"
 #include "engine/support/diagnostics.h"
 
+#include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 namespace lathe::api {
 
 struct Session::State {
   std::string path;
-  std::shared_ptr<graph::Graph> graph; // after the pipeline
+  std::shared_ptr<graph::Graph> graph;     // after the pipeline
   std::unique_ptr<CompiledModel> compiled; // what run() executes
+  // From the last compile(): its graph after constant folding and its target, which
+  // tryKernelSchedule lowers again; the default lowering and kernel times it keeps.
+  std::shared_ptr<const graph::Graph> folded;
+  std::optional<target::Target> target;
+  std::shared_ptr<const lowering::LoweredModel> defaultLowered;
+  std::map<std::string, double> defaultMedianMs;
+
+  // A new model or bundle: nothing of the last compile applies.
+  void forgetCompile() {
+    compiled.reset();
+    folded.reset();
+    target.reset();
+    defaultLowered.reset();
+    defaultMedianMs.clear();
+  }
 };
 
 Failure toFailure(const Error& e);
