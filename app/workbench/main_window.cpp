@@ -10,6 +10,8 @@
 #include "app/workbench/properties_panel.h"
 #include "app/workbench/recent_files.h"
 #include "app/workbench/run_panel.h"
+#include "app/workbench/schedule_panel.h"
+#include "app/workbench/schedule_trier.h"
 #include "views/common/code_view.h"
 #include "views/diff/changed_nodes.h"
 #include "views/graph/graph_view.h"
@@ -46,8 +48,8 @@
 namespace lathe::workbench {
 namespace {
 
-// 2: the graph became the central widget and every panel a dock.
-constexpr int kLayoutVersion = 2;
+// 2: the graph became the central widget and every panel a dock. 3: the Schedule dock.
+constexpr int kLayoutVersion = 3;
 const QString kModelFilter = QStringLiteral("ONNX models (*.onnx);;All files (*)");
 
 QString qs(const std::string& s) {
@@ -74,7 +76,7 @@ QString ms(double milliseconds) {
 
 MainWindow::MainWindow(QWidget* parent)
     : QMainWindow(parent), loader_(new ModelLoader(this)), compiler_(new ModelCompiler(this)),
-      runner_(new ModelRunner(this)) {
+      runner_(new ModelRunner(this)), trier_(new ScheduleTrier(this)) {
   setWindowTitle(tr("Lathe"));
   setAcceptDrops(true);
   createCentralArea();
@@ -118,6 +120,24 @@ MainWindow::MainWindow(QWidget* parent)
   };
   connect(compiler_, &ModelCompiler::idle, this, resume);
   connect(runner_, &ModelRunner::idle, this, resume);
+  connect(trier_, &ScheduleTrier::idle, this, resume);
+  connect(compiler_, &ModelCompiler::idle, this, &MainWindow::updateScheduleAvailability);
+  connect(runner_, &ModelRunner::idle, this, &MainWindow::updateScheduleAvailability);
+  connect(trier_, &ScheduleTrier::idle, this, &MainWindow::updateScheduleAvailability);
+  connect(trier_, &ScheduleTrier::tried, this,
+          [this](const std::shared_ptr<const api::ModelReport>& model, const QString& steps,
+                 const api::KernelScheduleResult& result) {
+            if (model != report_)
+              return;
+            schedulePanel_->showResult(steps, result);
+            if (result.ok())
+              log(tr("Schedule of %1: %2")
+                      .arg(qs(result.report->kernel), schedulePanel_->resultLabel()->text()));
+            else
+              log(tr("Schedule refused: %1").arg(qs(result.failure->message)), LogLevel::Warning);
+            updateScheduleAvailability();
+            emit scheduleTried();
+          });
 }
 
 MainWindow::~MainWindow() = default;
@@ -204,8 +224,8 @@ void MainWindow::createActions() {
   view->addAction(graph_->zoomInAction());
   view->addAction(graph_->zoomOutAction());
   view->addSeparator();
-  for (QDockWidget* dock : {modelDock_, propertiesDock_, passesDock_, codeDock_, irDock_, logDock_,
-                            runDock_, profileDock_})
+  for (QDockWidget* dock : {modelDock_, propertiesDock_, passesDock_, codeDock_, scheduleDock_,
+                            irDock_, logDock_, runDock_, profileDock_})
     view->addAction(dock->toggleViewAction());
   view->addAction(findChild<QToolBar*>(QStringLiteral("mainToolBar"))->toggleViewAction());
 
@@ -340,16 +360,27 @@ void MainWindow::createDocks() {
   passesDock_ =
       addPanel(passes_, tr("Passes"), QStringLiteral("passesDock"), Qt::BottomDockWidgetArea);
   codeDock_ = addPanel(kernels_, tr("Code"), QStringLiteral("codeDock"), Qt::BottomDockWidgetArea);
+  schedulePanel_ = new SchedulePanel(this);
+  schedulePanel_->setObjectName(QStringLiteral("schedulePanel"));
+  scheduleDock_ = addPanel(schedulePanel_, tr("Schedule"), QStringLiteral("scheduleDock"),
+                           Qt::BottomDockWidgetArea);
   irDock_ = addPanel(irView_, tr("IR"), QStringLiteral("irDock"), Qt::BottomDockWidgetArea);
   logDock_ = addPanel(logView_, tr("Log"), QStringLiteral("logDock"), Qt::BottomDockWidgetArea);
   createRunDocks(); // before the tabs: Profile splits off beside Passes, not into its tabs
   tabifyDockWidget(passesDock_, codeDock_);
-  tabifyDockWidget(codeDock_, irDock_);
+  tabifyDockWidget(codeDock_, scheduleDock_);
+  tabifyDockWidget(scheduleDock_, irDock_);
   tabifyDockWidget(irDock_, logDock_);
   passesDock_->raise();
 
   connect(browser_, &ModelBrowser::nodeSelected, this, &MainWindow::onTreeNodeSelected);
   connect(kernels_, &KernelsPanel::kernelSelected, this, &MainWindow::highlightKernel);
+  connect(kernels_, &KernelsPanel::kernelSelected, this, &MainWindow::showScheduleKernel);
+  connect(schedulePanel_, &SchedulePanel::applyRequested, this, [this] { trySchedule(); });
+  connect(schedulePanel_, &SchedulePanel::keptChanged, this, [this] {
+    log(tr("Kept schedules for %n kernel(s); Compile applies them", nullptr,
+           static_cast<int>(schedulePanel_->kept().size())));
+  });
   connect(passes_, &PassesPanel::passSelected, this, &MainWindow::showGraphAfterPass);
   // Bringing Code to the front shows the kernel of the selected node.
   connect(codeDock_, &QDockWidget::visibilityChanged, this, [this](bool visible) {
@@ -546,6 +577,9 @@ void MainWindow::showModel(const QString& path, std::shared_ptr<const api::Model
   properties_->setSession(session_);
   irView_->setPlainText(qs(r.final.irText));
   kernels_->setReport(nullptr);
+  trier_->drop();
+  schedulePanel_->reset();
+  updateScheduleAvailability();
   centralStack_->setCurrentIndex(1);
 
   setWindowTitle(tr("Lathe \u2014 %1").arg(fileName));
@@ -604,10 +638,12 @@ void MainWindow::showErrorDialog(const QString& objectName, const QString& title
 
 bool MainWindow::compile() {
   // A Session serves one worker at a time: no compile while a run uses it.
-  if (!report_ || !session_ || compiler_->isCompiling() || runner_->isBusyWith(session_.get()))
+  if (!report_ || !session_ || compiler_->isCompiling() || runner_->isBusyWith(session_.get()) ||
+      trier_->isBusyWith(session_.get()))
     return false;
   const QString targetText = target();
-  if (!compiler_->compile(session_, report_, targetText.toStdString()))
+  if (!compiler_->compile(session_, report_, targetText.toStdString(),
+                          schedulePanel_->keptScheduleText()))
     return false;
   log(tr("Compiling %1 for %2").arg(QFileInfo(currentFile_).fileName(), targetText));
   setCompiling(true);
@@ -658,6 +694,52 @@ void MainWindow::setCompiling(bool compiling) {
   compileAction_->setEnabled(!compiling && session_ != nullptr);
   kernels_->setCompiling(compiling);
   updateRunAvailability();
+  updateScheduleAvailability();
+}
+
+void MainWindow::updateScheduleAvailability() {
+  const auto& report = compileReport();
+  if (!report) {
+    schedulePanel_->setAvailable(false, tr("Compile the model first"));
+  } else if (report->target.rfind("llvm", 0) != 0 ||
+             report->target.find("-mtriple") != std::string::npos) {
+    schedulePanel_->setAvailable(false, tr("Schedules are tried on this machine: compile for "
+                                           "the host target"));
+  } else if (session_ &&
+             (compiler_->isBusyWith(session_.get()) || runner_->isBusyWith(session_.get()) ||
+              trier_->isBusyWith(session_.get()))) {
+    schedulePanel_->setAvailable(false, tr("Waiting for the engine"));
+  } else {
+    schedulePanel_->setAvailable(true);
+  }
+}
+
+void MainWindow::showScheduleKernel(int kernel) {
+  const auto& report = compileReport();
+  if (!report || kernel < 0 || kernel >= static_cast<int>(report->kernels.size())) {
+    schedulePanel_->setKernel({}, {});
+    return;
+  }
+  const api::KernelReport& k = report->kernels[static_cast<std::size_t>(kernel)];
+  if (k.name != schedulePanel_->kernel())
+    schedulePanel_->setKernel(k.name, k.loopIr);
+}
+
+bool MainWindow::trySchedule() {
+  updateScheduleAvailability();
+  if (!report_ || !session_ || schedulePanel_->kernel().empty() || !compileReport() ||
+      compiler_->isBusyWith(session_.get()) || runner_->isBusyWith(session_.get()) ||
+      trier_->isBusyWith(session_.get()))
+    return false;
+  api::KernelScheduleOptions options;
+  options.kernel = schedulePanel_->kernel();
+  options.steps = schedulePanel_->steps().toStdString();
+  options.threads = sessionThreads_ > 0 ? sessionThreads_ : 0;
+  if (!trier_->tryKernel(session_, report_, options))
+    return false;
+  schedulePanel_->setTrying(true);
+  updateScheduleAvailability();
+  return true;
 }
 
 void MainWindow::showKernels(const std::shared_ptr<const api::ModelReport>& model,
@@ -816,6 +898,9 @@ void MainWindow::showPanel(Panel panel) {
   case Panel::Kernels:
     dock = codeDock_;
     break;
+  case Panel::Schedule:
+    dock = scheduleDock_;
+    break;
   case Panel::Log:
     dock = logDock_;
     break;
@@ -865,7 +950,8 @@ bool MainWindow::run() {
 
 bool MainWindow::startRun() {
   // A cancelled compile or run may still hold the Session on a worker: wait for it.
-  if (compiler_->isBusyWith(session_.get()) || runner_->isBusyWith(session_.get())) {
+  if (compiler_->isBusyWith(session_.get()) || runner_->isBusyWith(session_.get()) ||
+      trier_->isBusyWith(session_.get())) {
     pendingRun_ = true;
     runPanel_->setRunning(true);
     runPanel_->setProgress(-1, tr("Waiting for the engine to finish the cancelled job\u2026"));
@@ -875,6 +961,7 @@ bool MainWindow::startRun() {
   pendingRun_ = false;
   RunSettings settings = runPanel_->settings();
   settings.target = target().toStdString();
+  settings.scheduleText = schedulePanel_->keptScheduleText();
   const int threads = runPanel_->threads();
   settings.compileThreads = threads != sessionThreads_ ? threads : -1;
   if (!runner_->run(session_, report_, settings)) {

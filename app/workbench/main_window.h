@@ -33,12 +33,14 @@ class PassesPanel;
 class PropertiesPanel;
 class RecentFiles;
 class RunPanel;
+class SchedulePanel;
+class ScheduleTrier;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
 
 public:
-  enum class Panel { Model, Properties, Passes, Ir, Kernels, Log, Run, Profile };
+  enum class Panel { Model, Properties, Passes, Ir, Kernels, Schedule, Log, Run, Profile };
 
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
@@ -96,6 +98,10 @@ public:
   // The last finished run of the model on display; nullptr before the first.
   const std::shared_ptr<const api::RunReport>& runReport() const;
   RunPanel* runPanel() const { return runPanel_; }
+  SchedulePanel* schedulePanel() const { return schedulePanel_; }
+  // Tries the Schedule panel's steps on its kernel in the background; scheduleTried() follows.
+  // False if there is no host compile or the Session is busy.
+  bool trySchedule();
   views::ProfileView* profileView() const { return profileView_; }
 
 signals:
@@ -105,6 +111,7 @@ signals:
   void compileFailed(const QString& message);
   void runFinished();
   void runFailed(const QString& message);
+  void scheduleTried();
 
 protected:
   void closeEvent(QCloseEvent* event) override;
@@ -140,6 +147,8 @@ private:
   void createRunDocks();
   bool startRun();
   void updateRunAvailability();
+  void updateScheduleAvailability();
+  void showScheduleKernel(int kernel);
   void showRunReport(const std::shared_ptr<const api::ModelReport>& model,
                      std::shared_ptr<const api::RunReport> report);
   void showRunFailure(const std::shared_ptr<const api::ModelReport>& model,
@@ -155,6 +164,7 @@ private:
   ModelLoader* loader_;
   ModelCompiler* compiler_;
   ModelRunner* runner_;
+  ScheduleTrier* trier_;
   bool pendingRun_ = false; // run() waits for a compile to end
   int sessionThreads_ = -1; // threads session_ compiled for (0: one per core); -1: none yet
   // The Session that opened report_: compile() needs it. Used by one worker at a time.
@@ -188,6 +198,8 @@ private:
   QDockWidget* logDock_ = nullptr;
   QDockWidget* runDock_ = nullptr;
   QDockWidget* profileDock_ = nullptr;
+  QDockWidget* scheduleDock_ = nullptr;
+  SchedulePanel* schedulePanel_ = nullptr;
   RunPanel* runPanel_ = nullptr;
   views::ProfileView* profileView_ = nullptr;
   PropertiesPanel* properties_ = nullptr;

@@ -21,10 +21,12 @@ api::CompileResult internalFailure(const std::string& path, const std::string& r
 
 api::CompileResult compileOnWorker(const std::shared_ptr<api::Session>& session,
                                    const std::string& path, const std::string& target,
+                                   const std::string& scheduleText,
                                    const std::shared_ptr<std::atomic<bool>>& cancel,
                                    const std::function<void(const api::Progress&)>& onProgress) {
   api::CompileOptions options;
   options.target = target;
+  options.scheduleText = scheduleText;
   options.cancel = cancel.get(); // drop() sets it: the engine stops at its next stage
   options.onProgress = onProgress;
   options.keepCode = true; // the Kernels tab shows LLVM IR and assembly
@@ -44,7 +46,7 @@ ModelCompiler::ModelCompiler(QObject* parent) : QObject(parent) {}
 
 bool ModelCompiler::compile(std::shared_ptr<api::Session> session,
                             std::shared_ptr<const api::ModelReport> model,
-                            const std::string& target) {
+                            const std::string& target, const std::string& scheduleText) {
   if (!session || !model || jobs_.isBusyWith(session.get()))
     return false;
   auto& job = jobs_.add(std::move(session), std::move(model), this);
@@ -64,7 +66,7 @@ bool ModelCompiler::compile(std::shared_ptr<api::Session> session,
   // The worker gets its own reference: the Session lives until the compile is done even if
   // the window has moved on to another model.
   job.watcher->setFuture(QtConcurrent::run(compileOnWorker, job.session, job.model->path, target,
-                                           job.cancel, onProgress));
+                                           scheduleText, job.cancel, onProgress));
   return true;
 }
 

@@ -24,7 +24,7 @@ public:
   // display. Refuses (false) while a job on the same Session is in flight: a Session
   // serves one thread at a time.
   bool compile(std::shared_ptr<api::Session> session, std::shared_ptr<const api::ModelReport> model,
-               const std::string& target = "llvm");
+               const std::string& target = "llvm", const std::string& scheduleText = {});
   // Forgets the job in flight: nothing arrives for it, and the engine is asked to stop it at
   // its next stage (code generation itself runs to its end).
   void drop();

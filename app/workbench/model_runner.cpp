@@ -52,6 +52,7 @@ api::RunResult runOnWorker(const std::shared_ptr<api::Session>& session, const s
     api::CompileOptions compile;
     compile.target = settings.target;
     compile.threads = settings.compileThreads;
+    compile.scheduleText = settings.scheduleText;
     compile.cancel = cancel.get();
     const api::CompileResult compiled = session->compile(compile);
     if (!compiled.ok())

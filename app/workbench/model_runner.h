@@ -23,6 +23,7 @@ struct RunSettings {
   // the compiled model the Session holds (it compiles one if it has none).
   int compileThreads = -1;
   std::string target = "llvm";
+  std::string scheduleText; // kept schedules for that compile (schedule set text)
 };
 
 class ModelRunner : public QObject {

@@ -3,6 +3,7 @@
 #include "app/workbench/kernels_panel.h"
 #include "app/workbench/main_window.h"
 #include "app/workbench/run_panel.h"
+#include "app/workbench/schedule_panel.h"
 #include "views/graph/graph_view.h"
 #include "views/profile/profile_view.h"
 
@@ -10,6 +11,7 @@
 #include <QDir>
 #include <QDockWidget>
 #include <QPixmap>
+#include <QRegularExpression>
 #include <QTimer>
 #include <cstdio>
 
@@ -66,6 +68,8 @@ ScreenshotSession::ScreenshotSession(MainWindow* window, QString directory, QObj
   connect(window_, &MainWindow::runFinished, this,
           [this] { QTimer::singleShot(0, this, &ScreenshotSession::captureRun); });
   connect(window_, &MainWindow::runFailed, this, fail);
+  connect(window_, &MainWindow::scheduleTried, this,
+          [this] { QTimer::singleShot(0, this, &ScreenshotSession::captureSchedule); });
 }
 
 bool ScreenshotSession::save(QWidget* widget, const QString& fileName) {
@@ -159,6 +163,33 @@ void ScreenshotSession::captureRun() {
   bool ok = save(dock("runDock"), QStringLiteral("run.png"));
   ok = save(dock("profileDock"), QStringLiteral("profile.png")) && ok;
   ok = save(window_, QStringLiteral("main_window_run.png")) && ok;
+  std::fflush(stdout);
+  ok_ = ok && ok_;
+  // The Schedule tab: the last kernel whose loops nest three deep, its two outer loops fused
+  // and run in parallel, the inner one vectorized.
+  const auto& kernels = window_->compileReport()->kernels;
+  static const QRegularExpression loop(QStringLiteral(R"(for \((\S+), 0, \d+\))"));
+  for (int k = static_cast<int>(kernels.size()) - 1; k >= 0; --k) {
+    QStringList names;
+    auto it = loop.globalMatch(QString::fromStdString(kernels[k].loopIr));
+    while (it.hasNext())
+      names << it.next().captured(1);
+    if (names.size() != 3 || kernels[k].loopIr.find("allocate") != std::string::npos)
+      continue;
+    window_->selectKernel(k);
+    window_->showPanel(MainWindow::Panel::Schedule);
+    window_->schedulePanel()->setSteps(
+        QStringLiteral("fuse(%1, %2)\nparallel(%1.%2.fused)\nvectorize(%3)\n")
+            .arg(names[0], names[1], names[2]));
+    if (ok_ && window_->trySchedule())
+      return; // captureSchedule() follows
+    break;
+  }
+  QApplication::exit(1);
+}
+
+void ScreenshotSession::captureSchedule() {
+  const bool ok = save(dock("scheduleDock"), QStringLiteral("schedule.png"));
   std::fflush(stdout);
   QApplication::exit(ok && ok_ ? 0 : 1);
 }

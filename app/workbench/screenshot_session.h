@@ -27,6 +27,7 @@ private:
   void capturePass();
   void captureKernels();
   void captureRun();
+  void captureSchedule();
   bool save(QWidget* widget, const QString& fileName);
   QWidget* dock(const char* name) const;
 

@@ -160,4 +160,27 @@ KernelScheduleResult Session::tryKernelSchedule(const KernelScheduleOptions& opt
   return result;
 }
 
+ScheduleSetFile readScheduleSet(const std::string& path) {
+  ScheduleSetFile file;
+  try {
+    for (const schedule::Schedule& s : schedule::readFile(path).schedules)
+      file.kernels.emplace_back(s.kernel, schedule::traceText(s));
+  } catch (const Error& e) {
+    file.failure = toFailure(e);
+  }
+  return file;
+}
+
+std::string formatScheduleSet(const std::vector<std::pair<std::string, std::string>>& kernels) {
+  std::string text;
+  for (const auto& [kernel, steps] : kernels) {
+    text += "kernel " + kernel + ":\n";
+    std::istringstream lines(steps);
+    for (std::string line; std::getline(lines, line);)
+      if (line.find_first_not_of(" \t") != std::string::npos)
+        text += "  " + line.substr(line.find_first_not_of(" \t")) + "\n";
+  }
+  return text;
+}
+
 } // namespace lathe::api

@@ -311,6 +311,16 @@ struct KernelScheduleResult {
   bool ok() const { return report != nullptr; }
 };
 
+// A schedule set file (text or JSON) as kernel name -> its steps in text form, one per line.
+struct ScheduleSetFile {
+  std::vector<std::pair<std::string, std::string>> kernels;
+  std::optional<Failure> failure;
+  bool ok() const { return !failure; }
+};
+ScheduleSetFile readScheduleSet(const std::string& path);
+// The text form of a schedule set: `kernel NAME:` and the steps indented below it.
+std::string formatScheduleSet(const std::vector<std::pair<std::string, std::string>>& kernels);
+
 // One ONNX backend test folder (model.onnx + test_data_set_*/input_N.pb, output_N.pb).
 struct BackendTestResult {
   std::string status; // "pass", "fail", "skip" (unsupported)

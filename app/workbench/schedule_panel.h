@@ -1,0 +1,90 @@
+#pragma once
+// The "Schedule" tab: the selected kernel's schedule as editable steps, one per line
+// (split(x, 8), vectorize(x.i), ...), replayed on the default lowering with Apply. The result
+// shows the loop IR against the default's, the assembly, and both timed side by side; a
+// refused step is marked on its line with the reason. Undo returns to the previous steps;
+// Keep hands the steps to the next compile; Save/Load write and read schedule set files that
+// `lathe compile --schedule` replays.
+
+#include "engine/api/session.h"
+
+#include <QWidget>
+#include <map>
+#include <string>
+#include <vector>
+
+class QLabel;
+class QPushButton;
+class QTabWidget;
+
+namespace lathe::views {
+class CodeEditor;
+class IrDiffView;
+} // namespace lathe::views
+
+namespace lathe::workbench {
+
+class SchedulePanel : public QWidget {
+  Q_OBJECT
+
+public:
+  explicit SchedulePanel(QWidget* parent = nullptr);
+
+  // The kernel the steps apply to, with its loop IR as compiled (for the list of loops);
+  // an empty name: no kernel is selected. Shows the kept steps of that kernel, if any.
+  void setKernel(const std::string& kernel, const std::string& loopIr);
+  const std::string& kernel() const { return kernel_; }
+  // Whether Apply can start now (a host compile exists and the Session is free).
+  void setAvailable(bool available, const QString& why = {});
+  void setTrying(bool trying);
+  void showResult(const QString& steps, const api::KernelScheduleResult& result);
+  // A new model: no kernel, nothing kept.
+  void reset();
+
+  QString steps() const;
+  void setSteps(const QString& steps);
+  // The kept schedules as a schedule set text (empty when none), for compile().
+  std::string keptScheduleText() const;
+  const std::map<std::string, std::string>& kept() const { return kept_; }
+  bool saveKept(const QString& path, QString* error);
+  bool loadKept(const QString& path, QString* error);
+
+  views::CodeEditor* editor() const { return editor_; }
+  views::IrDiffView* diffView() const { return diff_; }
+  QLabel* resultLabel() const { return result_; }
+
+signals:
+  void applyRequested(const QString& kernel, const QString& steps);
+  void keptChanged();
+
+public slots:
+  void apply();
+  void undo();
+  void keep();
+
+private:
+  void updateButtons();
+  void updateKeptLabel();
+  void markFailedLine(int line);
+
+  std::string kernel_;
+  std::map<std::string, std::string> kept_;
+  std::map<std::string, std::vector<QString>> history_; // applied steps, per kernel
+  bool available_ = false, trying_ = false;
+  QLabel* header_;
+  QLabel* loops_;
+  views::CodeEditor* editor_;
+  QPushButton* applyButton_;
+  QPushButton* undoButton_;
+  QPushButton* defaultButton_;
+  QPushButton* keepButton_;
+  QPushButton* saveButton_;
+  QPushButton* loadButton_;
+  QLabel* keptLabel_;
+  QLabel* result_;
+  QTabWidget* tabs_;
+  views::IrDiffView* diff_;
+  views::CodeEditor* assembly_;
+};
+
+} // namespace lathe::workbench

@@ -1,0 +1,141 @@
+// The Schedule dock offscreen on sample_cnn: pick a kernel in Code, edit its steps, Apply
+// (a real compile and timing of that kernel), see the loop IR diff and the timing, a refused
+// step marked on its line, Undo, Keep, and a Compile that replays the kept schedule. Saving
+// and loading the kept set round-trips through a schedule file.
+
+#include "app/workbench/kernels_panel.h"
+#include "app/workbench/main_window.h"
+#include "app/workbench/schedule_panel.h"
+#include "views/code/code_editor.h"
+#include "views/diff/ir_diff_view.h"
+
+#include <QDockWidget>
+#include <QFile>
+#include <QLabel>
+#include <QPushButton>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+
+using lathe::workbench::KernelsPanel;
+using lathe::workbench::MainWindow;
+using lathe::workbench::SchedulePanel;
+
+namespace {
+
+const QString kSample = QStringLiteral(LATHE_MODEL_DIR "/sample_cnn.onnx");
+constexpr int kTimeoutMs = 120000;
+
+} // namespace
+
+class TestSchedulePanel : public QObject {
+  Q_OBJECT
+
+private slots:
+  void initTestCase();
+  void applyUndoKeepCompile();
+
+private:
+  QTemporaryDir dir_;
+};
+
+void TestSchedulePanel::initTestCase() {
+  QVERIFY(dir_.isValid());
+  QCoreApplication::setOrganizationName(QStringLiteral("Lathe"));
+  QCoreApplication::setApplicationName(QStringLiteral("lathe-workbench-tests"));
+  QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir_.path());
+  QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, dir_.path());
+}
+
+void TestSchedulePanel::applyUndoKeepCompile() {
+  MainWindow window;
+  window.resize(1400, 900);
+  window.show();
+  QSignalSpy loaded(&window, &MainWindow::modelLoaded);
+  window.openFile(kSample);
+  QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, kTimeoutMs);
+  SchedulePanel* panel = window.schedulePanel();
+  auto* apply = panel->findChild<QPushButton*>(QStringLiteral("scheduleApply"));
+  QVERIFY(apply);
+  QVERIFY(!apply->isEnabled()); // nothing compiled, no kernel
+
+  QSignalSpy compiled(&window, &MainWindow::compiled);
+  QVERIFY(window.compile());
+  QTRY_COMPARE_WITH_TIMEOUT(compiled.count(), 1, kTimeoutMs);
+  const auto report = window.compileReport();
+  int tail = -1;
+  for (std::size_t k = 0; k < report->kernels.size(); ++k)
+    if (report->kernels[k].name.rfind("fused_add_mul", 0) == 0)
+      tail = static_cast<int>(k);
+  QVERIFY(tail >= 0);
+  const std::string name = report->kernels[static_cast<std::size_t>(tail)].name;
+  QVERIFY(window.selectKernel(tail));
+  QCOMPARE(panel->kernel(), name);
+  window.showPanel(MainWindow::Panel::Schedule);
+  const QString loops = panel->findChild<QLabel*>(QStringLiteral("scheduleLoops"))->text();
+  QVERIFY2(loops.contains(QStringLiteral("(64)")) && loops.contains(QStringLiteral("(16)")),
+           qPrintable(loops));
+  QVERIFY(apply->isEnabled());
+
+  // The loop names of the kernel, outermost first, from its loop IR.
+  QStringList names;
+  for (const QString& part : loops.mid(loops.indexOf(':') + 2).split(QStringLiteral(" · ")))
+    names << part.left(part.indexOf(' '));
+  QCOMPARE(names.size(), 3);
+  const QString good = QStringLiteral("fuse(%1, %2)\nparallel(%1.%2.fused)\nvectorize(%3)\n")
+                           .arg(names[0], names[1], names[2]);
+  panel->setSteps(good);
+  QSignalSpy tried(&window, &MainWindow::scheduleTried);
+  QTest::mouseClick(apply, Qt::LeftButton);
+  QTRY_COMPARE_WITH_TIMEOUT(tried.count(), 1, kTimeoutMs);
+  const QString result = panel->resultLabel()->text();
+  QVERIFY2(result.contains(QStringLiteral("faster")) || result.contains(QStringLiteral("slower")),
+           qPrintable(result));
+  QVERIFY(panel->diffView()->changeCount() > 0);
+  QVERIFY(panel->diffView()->after()->toPlainText().contains(QStringLiteral("parallel for")));
+
+  // A refused step: the reason, and its line marked in the editor.
+  panel->setSteps(good + QStringLiteral("vectorize(%1)\n").arg(names[0]));
+  QTest::mouseClick(apply, Qt::LeftButton);
+  QTRY_COMPARE_WITH_TIMEOUT(tried.count(), 2, kTimeoutMs);
+  QVERIFY2(panel->resultLabel()->text().startsWith(QStringLiteral("Refused:")),
+           qPrintable(panel->resultLabel()->text()));
+  const auto& marks = panel->editor()->lineMarks();
+  QCOMPARE(static_cast<int>(marks.size()), 4);
+  QVERIFY(marks.back().line.isValid());
+
+  // Undo returns to the steps applied before; Keep hands them to the next compile.
+  panel->undo();
+  QCOMPARE(panel->steps(), good);
+  panel->keep();
+  QCOMPARE(panel->kept().size(), std::size_t{1});
+  QVERIFY(window.compile());
+  QTRY_COMPARE_WITH_TIMEOUT(compiled.count(), 2, kTimeoutMs);
+  const auto& scheduled = window.compileReport()->kernels[static_cast<std::size_t>(tail)];
+  QCOMPARE(scheduled.name, name);
+  QVERIFY2(scheduled.schedule.find("vectorize(" + names[2].toStdString() + ")") !=
+               std::string::npos,
+           scheduled.schedule.c_str());
+  QVERIFY(scheduled.loopIr.find("ramp(") != std::string::npos);
+
+  // Save, forget, load: the same kept set.
+  const QString path = dir_.filePath(QStringLiteral("kept.txt"));
+  QString error;
+  QVERIFY2(panel->saveKept(path, &error), qPrintable(error));
+  const auto before = panel->kept();
+  panel->reset();
+  QVERIFY(panel->kept().empty());
+  QVERIFY2(panel->loadKept(path, &error), qPrintable(error));
+  QCOMPARE(panel->kept().size(), before.size());
+  QVERIFY(panel->kept().begin()->second.find("parallel(") != std::string::npos);
+  QFile broken(dir_.filePath(QStringLiteral("broken.txt")));
+  QVERIFY(broken.open(QIODevice::WriteOnly));
+  broken.write("kernel k:\n  splat(x)\n");
+  broken.close();
+  QVERIFY(!panel->loadKept(broken.fileName(), &error));
+  QVERIFY2(error.contains(QStringLiteral("broken.txt:2: unknown primitive")), qPrintable(error));
+}
+
+QTEST_MAIN(TestSchedulePanel)
+#include "tst_schedule_panel.moc"
