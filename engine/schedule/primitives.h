@@ -22,5 +22,6 @@ Stmt vectorize(const Stmt& body, const std::string& loop);
 Stmt unroll(const Stmt& body, const std::string& loop);
 Stmt parallel(const Stmt& body, const std::string& loop);
 Stmt cacheWrite(const Stmt& body, const std::string& loop);
+Stmt computeInline(const Stmt& body, const std::string& buffer);
 
 } // namespace lathe::schedule::detail

@@ -26,14 +26,17 @@ const char* primitiveName(Primitive primitive) {
     return "parallel";
   case Primitive::CacheWrite:
     return "cache_write";
+  case Primitive::ComputeInline:
+    return "compute_inline";
   }
   return "?";
 }
 
 const std::vector<Primitive>& allPrimitives() {
   static const std::vector<Primitive> all{
-      Primitive::Split,     Primitive::Tile,   Primitive::Reorder,  Primitive::Fuse,
-      Primitive::Vectorize, Primitive::Unroll, Primitive::Parallel, Primitive::CacheWrite};
+      Primitive::Split,    Primitive::Tile,       Primitive::Reorder,
+      Primitive::Fuse,     Primitive::Vectorize,  Primitive::Unroll,
+      Primitive::Parallel, Primitive::CacheWrite, Primitive::ComputeInline};
   return all;
 }
 
@@ -51,6 +54,7 @@ Signature signatureOf(Primitive primitive) {
   case Primitive::Unroll:
   case Primitive::Parallel:
   case Primitive::CacheWrite:
+  case Primitive::ComputeInline:
     return {1, 0};
   }
   return {0, 0};
@@ -145,6 +149,8 @@ loop::Stmt applyStep(const loop::Stmt& body, const Step& step) {
     return detail::parallel(body, l[0]);
   case Primitive::CacheWrite:
     return detail::cacheWrite(body, l[0]);
+  case Primitive::ComputeInline:
+    return detail::computeInline(body, l[0]);
   }
   return body;
 }

@@ -1,6 +1,7 @@
 #pragma once
 // Schedules as data: a schedule is a list of primitive steps (split, tile, reorder, fuse,
-// vectorize, unroll, parallel, cache_write) replayed, in order, on a kernel's loop nest.
+// vectorize, unroll, parallel, cache_write, compute_inline) replayed, in order, on a kernel's loop
+// nest.
 //
 // Loops are named by their loop variable: names are unique within a kernel (ir.h), and the
 // loops a step creates get derived names (split(x, 8) makes x.o and x.i; fuse(a, b) makes
@@ -28,14 +29,15 @@
 namespace lathe::schedule {
 
 enum class Primitive : std::uint8_t {
-  Split,      // split(loop, factor): loop.o over ceil(extent/factor), loop.i over factor
-  Tile,       // tile(y, x, fy, fx): split both, then reorder(y.o, x.o, y.i, x.i)
-  Reorder,    // reorder(a, b, ...): permutes loops of one nest into the given order
-  Fuse,       // fuse(outer, inner): one loop outer.inner.fused over both
-  Vectorize,  // vectorize(loop): the innermost loop becomes vector (ramp) expressions
-  Unroll,     // unroll(loop): a loop of constant extent is fully unrolled
-  Parallel,   // parallel(loop): iterations run on the thread pool
-  CacheWrite, // cache_write(loop): stores invariant in loop accumulate in a register first
+  Split,         // split(loop, factor): loop.o over ceil(extent/factor), loop.i over factor
+  Tile,          // tile(y, x, fy, fx): split both, then reorder(y.o, x.o, y.i, x.i)
+  Reorder,       // reorder(a, b, ...): permutes loops of one nest into the given order
+  Fuse,          // fuse(outer, inner): one loop outer.inner.fused over both
+  Vectorize,     // vectorize(loop): the innermost loop becomes vector (ramp) expressions
+  Unroll,        // unroll(loop): a loop of constant extent is fully unrolled
+  Parallel,      // parallel(loop): iterations run on the thread pool
+  CacheWrite,    // cache_write(loop): stores invariant in loop accumulate in a register first
+  ComputeInline, // compute_inline(buffer): a scratch buffer's value recomputed where read
 };
 
 // The spelling in schedules ("split", "cache_write", ...).
@@ -46,7 +48,8 @@ const std::vector<Primitive>& allPrimitives();
 // The primitive spelled `name`, if any.
 std::optional<Primitive> primitiveFromName(const std::string& name);
 
-// How many loop names and integer factors a primitive takes; loops < 0 means "two or more".
+// How many loop (or buffer) names and integer factors a primitive takes; loops < 0 means
+// "two or more".
 struct Signature {
   int loops;
   int factors;

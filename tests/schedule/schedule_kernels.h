@@ -43,4 +43,30 @@ inline loop::Kernel matmulKernel() {
   return Kernel{"matmul_relu", {a, b, bias}, {out, y}, Block::make(product, epilogue), {"mm"}};
 }
 
+// t[i, j] = a[i, j] * 2 in a scratch buffer written in `order` ("ij": row-major loops,
+// "ji": the loops swapped, "overlap": rows 4 apart but 5 wide); then
+// y[p, q] = t[p, q] + t[(p + 1) % 6, q].
+inline loop::Kernel scratchKernel(const std::string& order = "ij") {
+  using namespace loop;
+  Buffer a = Buffer::make("a", f32(), makeShape({6, 5}));
+  Buffer t = Buffer::make("t", f32(), makeShape({30}));
+  Buffer y = Buffer::make("y", f32(), makeShape({6, 5}));
+  Expr i = indexVar("i"), j = indexVar("j"), p = indexVar("p"), q = indexVar("q");
+  Expr value = Load::make(a, i * 5 + j) * 2.0f;
+  Stmt produce = order == "ji" ? serialFor(j, 5, serialFor(i, 6, Store::make(t, i * 5 + j, value)))
+                 : order == "ij"
+                     ? serialFor(i, 6, serialFor(j, 5, Store::make(t, i * 5 + j, value)))
+                     : serialFor(i, 6, serialFor(j, 5, Store::make(t, i * 4 + j, value)));
+  Stmt consume = serialFor(
+      p, 6,
+      serialFor(q, 5,
+                Store::make(y, p * 5 + q,
+                            Load::make(t, p * 5 + q) + Load::make(t, (p + 1) % 6 * 5 + q))));
+  return Kernel{"scratch",
+                {a},
+                {y},
+                Allocate::make(t, MemoryScope::Stack, Block::make(produce, consume)),
+                {"s"}};
+}
+
 } // namespace lathe::schedule::testing

@@ -59,5 +59,24 @@ INSTANTIATE_TEST_SUITE_P(
                       "fuse(i, j)\n split(i.j.fused, 9)\n cache_write(k)\n parallel(i.j.fused.o)\n",
                       "split(k, 4)\n unroll(k.i)\n split(q, 10)\n vectorize(q.i)\n"));
 
+TEST(ScheduledRun, ComputeInlineMatchesTheDefault) {
+  codegen::CodegenOptions options;
+  options.target = target::parseTarget("llvm");
+  auto runScratch = [&](const loop::Kernel& k) {
+    auto jit = codegen::jitKernels({k}, options);
+    std::vector<float> a(30), y(30, NAN);
+    for (int e = 0; e < 30; ++e)
+      a[e] = static_cast<float>(e) * 0.25f - 3.0f;
+    void* args[] = {a.data(), y.data()};
+    jit->function(k.name)(args);
+    return y;
+  };
+  const loop::Kernel kernel = scratchKernel("ji");
+  const auto expected = runScratch(kernel);
+  const auto got = runScratch(apply(
+      kernel, parseText("kernel scratch:\n  compute_inline(t)\n  parallel(p)\n").schedules[0]));
+  EXPECT_EQ(got, expected);
+}
+
 } // namespace
 } // namespace lathe::schedule

@@ -166,6 +166,27 @@ TEST(Schedule, LargeNestsAreBoundedInsteadOfEnumerated) {
   }
 }
 
+TEST(Schedule, ComputeInlineRecomputesTheScratchWhereItIsRead) {
+  const Schedule inlineT{"scratch", {step(Primitive::ComputeInline, {"t"})}};
+  for (const char* order : {"ij", "ji"}) {
+    const std::string text = loop::toString(apply(testing::scratchKernel(order), inlineT));
+    EXPECT_EQ(text.find("allocate t"), std::string::npos) << text;
+    EXPECT_EQ(text.find("t["), std::string::npos) << text;
+    EXPECT_NE(text.find("a[p*5 + q]*2.0f + a["), std::string::npos) << text;
+  }
+  auto refusal = [](const loop::Kernel& k, const std::string& buffer) {
+    try {
+      apply(k, Schedule{k.name, {step(Primitive::ComputeInline, {buffer})}});
+    } catch (const Error& e) {
+      return e.reason();
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(refusal(testing::scratchKernel("overlap"), "t").find("row-major"), std::string::npos);
+  EXPECT_NE(refusal(testing::scratchKernel(), "a").find("not allocated"), std::string::npos);
+  EXPECT_NE(refusal(matmulKernel(), "out").find("not allocated"), std::string::npos);
+}
+
 TEST(Schedule, UnknownKernelIsAnError) {
   ScheduleSet set{"s.txt", {Schedule{"nope", {}}}};
   try {
