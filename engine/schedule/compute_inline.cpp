@@ -13,6 +13,7 @@
 #include "engine/loop_ir/substitute.h"
 #include "engine/schedule/loop_nest.h"
 #include "engine/schedule/primitives.h"
+#include "engine/schedule/producer.h"
 
 #include <algorithm>
 #include <functional>
@@ -23,56 +24,6 @@ namespace lathe::schedule::detail {
 using namespace lathe::loop;
 
 namespace {
-
-struct Producer {
-  const Allocate* allocation = nullptr;
-  const Store* store = nullptr;
-  std::vector<const For*> loops; // around the store, inside the allocation
-  int stores = 0;
-  bool guarded = false;
-};
-
-class FindProducer : public IRVisitor {
-public:
-  explicit FindProducer(const std::string& buffer) : buffer_(buffer) {}
-  Producer found;
-
-protected:
-  void visitAllocate(const Allocate* op) override {
-    if (op->buffer.name() == buffer_) {
-      found.allocation = op;
-      allocationDepth_ = loops_.size();
-    }
-    IRVisitor::visitAllocate(op);
-  }
-  void visitFor(const For* op) override {
-    loops_.push_back(op);
-    IRVisitor::visitFor(op);
-    loops_.pop_back();
-  }
-  void visitIfThenElse(const IfThenElse* op) override {
-    ++guards_;
-    IRVisitor::visitIfThenElse(op);
-    --guards_;
-  }
-  void visitStore(const Store* op) override {
-    IRVisitor::visitStore(op);
-    if (op->buffer.name() != buffer_)
-      return;
-    ++found.stores;
-    found.store = op;
-    found.guarded = guards_ > 0;
-    // The loops inside the allocation (a store of it can only be inside it).
-    found.loops.assign(loops_.begin() + static_cast<std::ptrdiff_t>(allocationDepth_),
-                       loops_.end());
-  }
-
-private:
-  const std::string& buffer_;
-  std::size_t allocationDepth_ = 0;
-  std::vector<const For*> loops_;
-  int guards_ = 0;
-};
 
 class LoadsOf : public IRVisitor {
 public:
@@ -126,83 +77,18 @@ private:
 } // namespace
 
 Stmt computeInline(const Stmt& body, const std::string& buffer) {
-  FindProducer finder(buffer);
-  finder.visit(body);
-  const Producer& p = finder.found;
-  if (!p.allocation)
-    fail("'" + buffer + "' is not allocated in the kernel (parameters cannot be inlined)");
-  if (p.stores != 1)
-    fail("'" + buffer + "' is written by " + std::to_string(p.stores) +
-         " stores; only a buffer written by one can be inlined");
-  if (p.guarded)
-    fail("'" + buffer + "' is written under a condition");
-  // The loops around the store must enumerate the buffer once, row-major: the index is
-  // sum(var_k * stride_k) with strides that are products of the inner extents.
-  struct Dim {
-    std::string var;
-    std::int64_t stride, extent;
-  };
-  std::vector<Dim> dims;
-  for (const For* f : p.loops) {
-    const auto min = asConstInt(simplify(f->min));
-    const std::int64_t extent = constantExtent(*f, "compute_inline");
-    if (!min || *min != 0)
-      fail("the loop '" + f->name() + "' around the store does not start at 0");
-    const auto stride = strideAlong(p.store->index, f->name());
-    if (!stride)
-      fail("the store index of '" + buffer + "' is not affine in '" + f->name() + "'");
-    if (*stride != 0)
-      dims.push_back({f->name(), *stride, extent});
-  }
-  std::sort(dims.begin(), dims.end(),
-            [](const Dim& a, const Dim& b) { return a.stride > b.stride; });
-  std::int64_t expected = 1;
-  for (auto d = dims.rbegin(); d != dims.rend(); ++d) {
-    if (d->stride != expected)
-      fail("the loops around the store do not enumerate '" + buffer +
-           "' once in row-major order (" + toString(p.store->index) + ")");
-    expected *= d->extent;
-  }
-  std::map<std::string, Expr> zero;
-  for (const Dim& d : dims)
-    zero[d.var] = makeIndex(0);
-  if (!isConstValue(simplify(substitute(p.store->index, zero)), 0))
-    fail("the store index of '" + buffer + "' does not start at element 0");
-  for (const For* f : p.loops)
-    if (std::none_of(dims.begin(), dims.end(), [&](const Dim& d) { return d.var == f->name(); }))
-      fail("the loop '" + f->name() + "' writes the same elements of '" + buffer +
-           "' more than once");
-
+  const Producer p = findProducer(body, buffer, "compute_inline");
+  const std::vector<Producer::Dim>& dims = p.dims;
   LoadsOf uses(buffer);
   uses.visit(p.allocation->body);
   for (const Load* load : uses.loads)
     if (load->index.type().isVector())
       fail("'" + buffer + "' is read as a vector; inline it before vectorizing");
-  LoadsOf reads(buffer);
-  reads.visit(p.store->value);
-  for (const std::string& written : uses.written) {
-    if (written == buffer)
-      continue;
-    class ReadsBuffer : public IRVisitor {
-    public:
-      explicit ReadsBuffer(const std::string& name) : name_(name) {}
-      bool found = false;
-
-    protected:
-      void visitLoad(const Load* op) override {
-        found = found || op->buffer.name() == name_;
-        IRVisitor::visitLoad(op);
-      }
-
-    private:
-      const std::string& name_;
-    } check(written);
-    check.visit(p.store->value);
-    if (check.found)
+  for (const std::string& written : uses.written)
+    if (written != buffer && readsBuffer(p.store->value, written))
       fail("the value of '" + buffer + "' reads '" + written +
            "', which the kernel also writes; inlining could read a later value");
-  }
-  if (!reads.loads.empty())
+  if (readsBuffer(p.store->value, buffer))
     fail("the value of '" + buffer + "' reads '" + buffer + "' itself");
 
   const Expr value = p.store->value;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <set>
 #include <string>
@@ -47,6 +48,13 @@ std::vector<Access> accessesOf(const Stmt& s);
 // When idx(var + 1) - idx(var) simplifies to a constant, that constant (the stride of the
 // index along the loop variable); nothing otherwise.
 std::optional<std::int64_t> strideAlong(const Expr& index, const std::string& var);
+
+// Bounds [lo, hi] of an index expression while the variables in `ranges` run over their
+// (inclusive) constant ranges and every other variable keeps its value: expressions in the
+// other variables. Nothing when some part of `e` cannot be bounded.
+std::optional<std::pair<Expr, Expr>>
+symbolicBounds(const Expr& e,
+               const std::map<std::string, std::pair<std::int64_t, std::int64_t>>& ranges);
 
 // Checks that distinct iterations of `loop` write disjoint elements and read no element
 // another iteration writes, as parallel and vectorize need: every store index must move by

@@ -28,15 +28,17 @@ const char* primitiveName(Primitive primitive) {
     return "cache_write";
   case Primitive::ComputeInline:
     return "compute_inline";
+  case Primitive::ComputeAt:
+    return "compute_at";
   }
   return "?";
 }
 
 const std::vector<Primitive>& allPrimitives() {
   static const std::vector<Primitive> all{
-      Primitive::Split,    Primitive::Tile,       Primitive::Reorder,
-      Primitive::Fuse,     Primitive::Vectorize,  Primitive::Unroll,
-      Primitive::Parallel, Primitive::CacheWrite, Primitive::ComputeInline};
+      Primitive::Split,         Primitive::Tile,     Primitive::Reorder,  Primitive::Fuse,
+      Primitive::Vectorize,     Primitive::Unroll,   Primitive::Parallel, Primitive::CacheWrite,
+      Primitive::ComputeInline, Primitive::ComputeAt};
   return all;
 }
 
@@ -49,6 +51,7 @@ Signature signatureOf(Primitive primitive) {
   case Primitive::Reorder:
     return {-1, 0};
   case Primitive::Fuse:
+  case Primitive::ComputeAt:
     return {2, 0};
   case Primitive::Vectorize:
   case Primitive::Unroll:
@@ -151,6 +154,8 @@ loop::Stmt applyStep(const loop::Stmt& body, const Step& step) {
     return detail::cacheWrite(body, l[0]);
   case Primitive::ComputeInline:
     return detail::computeInline(body, l[0]);
+  case Primitive::ComputeAt:
+    return detail::computeAt(body, l[0], l[1]);
   }
   return body;
 }

@@ -69,4 +69,26 @@ inline loop::Kernel scratchKernel(const std::string& order = "ij") {
                 {"s"}};
 }
 
+// A stencil: t[i, j] = a[i, j] * 2 over 8x5, then y[p, q] = t[p, q] + t[p + 2, q] over
+// 6x5, so each row of y reads rows p and p + 2 of t.
+inline loop::Kernel stencilKernel() {
+  using namespace loop;
+  Buffer a = Buffer::make("a", f32(), makeShape({8, 5}));
+  Buffer t = Buffer::make("t", f32(), makeShape({40}));
+  Buffer y = Buffer::make("y", f32(), makeShape({6, 5}));
+  Expr i = indexVar("i"), j = indexVar("j"), p = indexVar("p"), q = indexVar("q");
+  Stmt produce =
+      serialFor(i, 8, serialFor(j, 5, Store::make(t, i * 5 + j, Load::make(a, i * 5 + j) * 2.0f)));
+  Stmt consume =
+      serialFor(p, 6,
+                serialFor(q, 5,
+                          Store::make(y, p * 5 + q,
+                                      Load::make(t, p * 5 + q) + Load::make(t, (p + 2) * 5 + q))));
+  return Kernel{"stencil",
+                {a},
+                {y},
+                Allocate::make(t, MemoryScope::Stack, Block::make(produce, consume)),
+                {"s"}};
+}
+
 } // namespace lathe::schedule::testing

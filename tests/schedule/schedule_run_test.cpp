@@ -59,6 +59,28 @@ INSTANTIATE_TEST_SUITE_P(
                       "fuse(i, j)\n split(i.j.fused, 9)\n cache_write(k)\n parallel(i.j.fused.o)\n",
                       "split(k, 4)\n unroll(k.i)\n split(q, 10)\n vectorize(q.i)\n"));
 
+TEST(ScheduledRun, ComputeAtMatchesTheDefault) {
+  codegen::CodegenOptions options;
+  options.target = target::parseTarget("llvm");
+  auto runStencil = [&](const loop::Kernel& k) {
+    auto jit = codegen::jitKernels({k}, options);
+    std::vector<float> a(40), y(30, NAN);
+    for (int e = 0; e < 40; ++e)
+      a[e] = static_cast<float>(e) * 0.5f - 7.0f;
+    void* args[] = {a.data(), y.data()};
+    jit->function(k.name)(args);
+    return y;
+  };
+  const loop::Kernel kernel = stencilKernel();
+  const auto expected = runStencil(kernel);
+  for (const char* steps : {"compute_at(t, p)\n", "compute_at(t, q)\n",
+                            "split(p, 4)\n compute_at(t, p.i)\n vectorize(q)\n"}) {
+    const auto got =
+        runStencil(apply(kernel, parseText(std::string("kernel stencil:\n") + steps).schedules[0]));
+    EXPECT_EQ(got, expected) << steps;
+  }
+}
+
 TEST(ScheduledRun, ComputeInlineMatchesTheDefault) {
   codegen::CodegenOptions options;
   options.target = target::parseTarget("llvm");

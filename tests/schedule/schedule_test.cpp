@@ -187,6 +187,33 @@ TEST(Schedule, ComputeInlineRecomputesTheScratchWhereItIsRead) {
   EXPECT_NE(refusal(matmulKernel(), "out").find("not allocated"), std::string::npos);
 }
 
+TEST(Schedule, ComputeAtComputesTheRowsEachIterationReads) {
+  const Schedule atP{"stencil", {step(Primitive::ComputeAt, {"t", "p"})}};
+  const std::string text = loop::toString(apply(testing::stencilKernel(), atP));
+  // Inside p: rows p .. p + 2 of t (clamped to the buffer), then the row of y.
+  const auto p = text.find("for (p, 0, 6)"), i = text.find("for (i, "), q = text.find("for (q,");
+  ASSERT_NE(i, std::string::npos) << text;
+  EXPECT_LT(p, i) << text;
+  EXPECT_LT(i, q) << text;
+  EXPECT_EQ(text.find("for (i, 0, 8)"), std::string::npos) << text;
+  auto refusal = [](const loop::Kernel& k, std::vector<std::string> args) {
+    try {
+      apply(k, Schedule{k.name, {step(Primitive::ComputeAt, std::move(args))}});
+    } catch (const Error& e) {
+      return e.reason();
+    }
+    return std::string("accepted");
+  };
+  EXPECT_NE(refusal(testing::stencilKernel(), {"t", "i"}).find("a loop of the producer"),
+            std::string::npos);
+  EXPECT_NE(refusal(testing::stencilKernel(), {"t", "zz"}).find("no loop 'zz'"), std::string::npos);
+  EXPECT_NE(refusal(matmulKernel(), {"out", "p"}).find("allocates"), std::string::npos);
+  loop::Kernel parallelConsumer = testing::stencilKernel();
+  parallelConsumer =
+      apply(parallelConsumer, Schedule{"stencil", {step(Primitive::Parallel, {"p"})}});
+  EXPECT_NE(refusal(parallelConsumer, {"t", "p"}).find("is parallel"), std::string::npos);
+}
+
 TEST(Schedule, UnknownKernelIsAnError) {
   ScheduleSet set{"s.txt", {Schedule{"nope", {}}}};
   try {
