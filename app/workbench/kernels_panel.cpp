@@ -69,6 +69,7 @@ KernelsPanel::KernelsPanel(QWidget* parent)
   header->setSectionResizeMode(KernelListModel::KernelColumn, QHeaderView::ResizeToContents);
   header->setSectionResizeMode(KernelListModel::NodesColumn, QHeaderView::Stretch);
   header->setSectionResizeMode(KernelListModel::LinesColumn, QHeaderView::ResizeToContents);
+  header->setSectionResizeMode(KernelListModel::ScheduleColumn, QHeaderView::ResizeToContents);
   // Plan order first; a click on a header sorts.
   header->setSortIndicator(-1, Qt::AscendingOrder);
   table_->setSortingEnabled(true);
@@ -199,7 +200,18 @@ void KernelsPanel::showKernel(int kernel) {
   const auto set = [](QPlainTextEdit* view, const std::string& text) {
     view->setPlainText(QString::fromStdString(text));
   };
-  set(loopIr_, k ? k->loopIr : std::string());
+  // A scheduled kernel's IR starts with its trace, as `lathe compile --dump` writes it.
+  std::string trace;
+  if (k && !k->schedule.empty()) {
+    trace = "# schedule replayed on the default lowering:\n";
+    for (std::size_t at = 0, end; at < k->schedule.size(); at = end + 1) {
+      end = k->schedule.find('\n', at);
+      if (end == std::string::npos)
+        end = k->schedule.size();
+      trace += "#   " + k->schedule.substr(at, end - at) + "\n";
+    }
+  }
+  set(loopIr_, k ? trace + k->loopIr : std::string());
   set(llvmIr_, k ? k->llvmIr : std::string());
   set(llvmIrOptimized_, k ? k->llvmIrOptimized : std::string());
   set(assembly_, k ? k->assembly : std::string());

@@ -12,6 +12,7 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -118,6 +119,14 @@ void TestSchedulePanel::applyUndoKeepCompile() {
                std::string::npos,
            scheduled.schedule.c_str());
   QVERIFY(scheduled.loopIr.find("ramp(") != std::string::npos);
+  // Code lists the kernel as scheduled and shows the trace above its loop IR.
+  auto* kernels = window.findChild<KernelsPanel*>();
+  QVERIFY(window.selectKernel(tail));
+  kernels->showCode(KernelsPanel::Code::LoopIr);
+  auto* loopIr = window.findChild<QPlainTextEdit*>(QStringLiteral("kernelLoopIr"));
+  QVERIFY(loopIr);
+  QVERIFY2(loopIr->toPlainText().startsWith(QStringLiteral("# schedule replayed")),
+           qPrintable(loopIr->toPlainText().left(200)));
 
   // Save, forget, load: the same kept set.
   const QString path = dir_.filePath(QStringLiteral("kept.txt"));

@@ -398,6 +398,7 @@ std::shared_ptr<api::CompileReport> makeCompileReport() {
   r->kernels = {kernel("fused_conv_relu_0", {"conv1", "relu1"}, 12), kernel("copy_1", {""}, 0),
                 kernel("gemm_2", {"fc"}, 3)};
   r->kernels[1].loopIr = "kernel copy_1 {\n}";
+  r->kernels[2].schedule = "split(n, 16)\nvectorize(n.i)\n";
   return r;
 }
 
@@ -411,7 +412,13 @@ void TestViewModels::kernelListShowsKernels() {
   model.setReport(makeCompileReport());
 
   QCOMPARE(model.rowCount(), 3);
-  QCOMPARE(model.columnCount(), 3);
+  QCOMPARE(model.columnCount(), 4);
+  QCOMPARE(model.index(0, KernelListModel::ScheduleColumn).data().toString(),
+           QStringLiteral("default"));
+  QCOMPARE(model.index(2, KernelListModel::ScheduleColumn).data().toString(),
+           QStringLiteral("2 step(s)"));
+  QCOMPARE(model.index(2, KernelListModel::ScheduleColumn).data(Qt::ToolTipRole).toString(),
+           QStringLiteral("split(n, 16)\nvectorize(n.i)"));
   QCOMPARE(model.headerData(KernelListModel::NodesColumn, Qt::Horizontal).toString(),
            QStringLiteral("ONNX nodes"));
   QCOMPARE(model.index(0, KernelListModel::KernelColumn).data().toString(),

@@ -58,6 +58,11 @@ int KernelListModel::rowCount(const QModelIndex& parent) const {
   return parent.isValid() || !report_ ? 0 : static_cast<int>(report_->kernels.size());
 }
 
+QString KernelListModel::scheduleSummary(const api::KernelReport& kernel) {
+  const auto steps = std::count(kernel.schedule.begin(), kernel.schedule.end(), '\n');
+  return steps == 0 ? tr("default") : tr("%n step(s)", nullptr, static_cast<int>(steps));
+}
+
 int KernelListModel::columnCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : ColumnCount;
 }
@@ -75,11 +80,15 @@ QVariant KernelListModel::data(const QModelIndex& index, int role) const {
       return joinedNodes(k);
     case LinesColumn:
       return lines_[index.row()];
+    case ScheduleColumn:
+      return scheduleSummary(k);
     }
     return {};
   case Qt::ToolTipRole:
     if (index.column() == NodesColumn && !k.nodes.empty())
       return joinedNodes(k).replace(QStringLiteral(", "), QStringLiteral("\n"));
+    if (index.column() == ScheduleColumn && !k.schedule.empty())
+      return QString::fromStdString(k.schedule).trimmed();
     return {};
   case Qt::TextAlignmentRole:
     if (index.column() == LinesColumn)
@@ -93,6 +102,8 @@ QVariant KernelListModel::data(const QModelIndex& index, int role) const {
       return joinedNodes(k);
     case LinesColumn:
       return lines_[index.row()];
+    case ScheduleColumn:
+      return scheduleSummary(k);
     }
     return {};
   case KernelIndexRole:
@@ -120,6 +131,8 @@ QVariant KernelListModel::headerData(int section, Qt::Orientation orientation, i
     return tr("ONNX nodes");
   case LinesColumn:
     return tr("Lines");
+  case ScheduleColumn:
+    return tr("Schedule");
   default:
     return {};
   }

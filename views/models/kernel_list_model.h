@@ -15,7 +15,7 @@ class KernelListModel : public QAbstractTableModel {
   Q_OBJECT
 
 public:
-  enum Column { KernelColumn, NodesColumn, LinesColumn, ColumnCount };
+  enum Column { KernelColumn, NodesColumn, LinesColumn, ScheduleColumn, ColumnCount };
   enum Role {
     // What a QSortFilterProxyModel should sort by: position in the plan for the Kernel
     // column, the node list as text, the loop-IR line count as an int.
@@ -35,6 +35,8 @@ public:
   int kernelForNode(const std::string& node) const;
   // Lines in the kernel's loop IR (a trailing newline does not start another line).
   static int lineCount(const std::string& text);
+  // "default", or "3 steps" for a kernel compiled with a schedule.
+  static QString scheduleSummary(const api::KernelReport& kernel);
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;
