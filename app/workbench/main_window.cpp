@@ -750,6 +750,7 @@ void MainWindow::showKernels(const std::shared_ptr<const api::ModelReport>& mode
   sessionThreads_ = 0; // ModelCompiler compiles for one thread per core
   const api::CompileReport& r = *report;
   kernels_->setReport(std::move(report));
+  updateScheduleAvailability(); // setCompiling(false) above saw the previous report
   log(tr("Compiled %1 for %2: %3 kernels; lowering %4, code generation %5; intermediate "
          "memory %6 KiB")
           .arg(QFileInfo(currentFile_).fileName(), qs(r.target))
