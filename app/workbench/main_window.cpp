@@ -369,7 +369,8 @@ void MainWindow::createDocks() {
   connect(browser_, &ModelBrowser::nodeSelected, this, &MainWindow::onTreeNodeSelected);
   connect(kernels_, &KernelsPanel::kernelSelected, this, &MainWindow::highlightKernel);
   connect(kernels_, &KernelsPanel::kernelSelected, this, &MainWindow::showScheduleKernel);
-  connect(schedulePanel_, &SchedulePanel::applyRequested, this, [this] { trySchedule(); });
+  connect(schedulePanel_, &SchedulePanel::applyRequested, this,
+          [this](const QString&, const QString&, bool timed) { trySchedule(timed); });
   connect(schedulePanel_, &SchedulePanel::keptChanged, this, [this] {
     log(tr("Kept schedules for %n kernel(s); Compile applies them", nullptr,
            static_cast<int>(schedulePanel_->kept().size())));

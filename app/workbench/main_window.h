@@ -99,9 +99,10 @@ public:
   const std::shared_ptr<const api::RunReport>& runReport() const;
   RunPanel* runPanel() const { return runPanel_; }
   SchedulePanel* schedulePanel() const { return schedulePanel_; }
-  // Tries the Schedule panel's steps on its kernel in the background; scheduleTried() follows.
-  // False if there is no host compile or the Session is busy.
-  bool trySchedule();
+  // Tries the Schedule panel's steps on its kernel in the background, timed against the
+  // default or (timed = false) only compiled for the IR and assembly; scheduleTried()
+  // follows. False if there is no host compile or the Session is busy.
+  bool trySchedule(bool timed = true);
   views::ProfileView* profileView() const { return profileView_; }
 
 signals:

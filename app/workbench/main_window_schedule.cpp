@@ -36,7 +36,7 @@ void MainWindow::showScheduleKernel(int kernel) {
     schedulePanel_->setKernel(k.name, k.loopIr);
 }
 
-bool MainWindow::trySchedule() {
+bool MainWindow::trySchedule(bool timed) {
   updateScheduleAvailability();
   if (!report_ || !session_ || schedulePanel_->kernel().empty() || !compileReport() ||
       compiler_->isBusyWith(session_.get()) || runner_->isBusyWith(session_.get()) ||
@@ -46,9 +46,10 @@ bool MainWindow::trySchedule() {
   options.kernel = schedulePanel_->kernel();
   options.steps = schedulePanel_->steps().toStdString();
   options.threads = sessionThreads_ > 0 ? sessionThreads_ : 0;
+  options.repeat = timed ? 30 : 0;
   if (!trier_->tryKernel(session_, report_, options))
     return false;
-  schedulePanel_->setTrying(true);
+  schedulePanel_->setTrying(true, timed);
   updateScheduleAvailability();
   return true;
 }

@@ -15,6 +15,7 @@
 #include <QSplitter>
 #include <QTabWidget>
 #include <QTextStream>
+#include <QTimer>
 #include <QVBoxLayout>
 #include <algorithm>
 
@@ -53,7 +54,12 @@ SchedulePanel::SchedulePanel(QWidget* parent)
       saveButton_(new QPushButton(tr("Save set…"), this)),
       loadButton_(new QPushButton(tr("Load set…"), this)), keptLabel_(new QLabel(this)),
       result_(new QLabel(this)), tabs_(new QTabWidget(this)), diff_(new views::IrDiffView(this)),
-      assembly_(views::createCodeView(this, views::CodeLanguage::Assembly)) {
+      assembly_(views::createCodeView(this, views::CodeLanguage::Assembly)),
+      previewTimer_(new QTimer(this)) {
+  // Typing pauses for a moment: the loop IR and assembly follow the steps, untimed.
+  previewTimer_->setSingleShot(true);
+  previewTimer_->setInterval(600);
+  connect(previewTimer_, &QTimer::timeout, this, &SchedulePanel::preview);
   header_->setObjectName(QStringLiteral("scheduleKernel"));
   header_->setTextFormat(Qt::PlainText);
   QFont bold = header_->font();
@@ -68,12 +74,15 @@ SchedulePanel::SchedulePanel(QWidget* parent)
   editor_->setReadOnly(false);
   QFont mono = QFontDatabase::systemFont(QFontDatabase::FixedFont);
   editor_->setFont(mono);
-  editor_->setPlaceholderText(tr("One step per line, e.g.\nsplit(x, 8)\nvectorize(x.i)\n"
-                                 "parallel(c)\n\nPrimitives: split, tile, reorder, fuse,\n"
-                                 "vectorize, unroll, parallel, cache_write,\ncompute_inline, compute_at"));
+  editor_->setPlaceholderText(
+      tr("One step per line, e.g.\nsplit(x, 8)\nvectorize(x.i)\n"
+         "parallel(c)\n\nPrimitives: split, tile, reorder, fuse,\n"
+         "vectorize, unroll, parallel, cache_write,\ncompute_inline, compute_at"));
   connect(editor_, &QPlainTextEdit::textChanged, this, [this] {
     markFailedLine(0);
     updateButtons();
+    if (editor_->hasFocus())
+      previewTimer_->start();
   });
 
   applyButton_->setObjectName(QStringLiteral("scheduleApply"));
@@ -157,6 +166,7 @@ SchedulePanel::SchedulePanel(QWidget* parent)
 void SchedulePanel::reset() {
   kept_.clear();
   history_.clear();
+  lastMs_.clear();
   setKernel({}, {});
   updateKeptLabel();
 }
@@ -184,10 +194,11 @@ void SchedulePanel::setAvailable(bool available, const QString& why) {
   updateButtons();
 }
 
-void SchedulePanel::setTrying(bool trying) {
+void SchedulePanel::setTrying(bool trying, bool timed) {
   trying_ = trying;
   if (trying)
-    result_->setText(tr("Compiling and timing %1…").arg(QString::fromStdString(kernel_)));
+    result_->setText((timed ? tr("Compiling and timing %1…") : tr("Compiling %1…"))
+                         .arg(QString::fromStdString(kernel_)));
   updateButtons();
 }
 
@@ -197,6 +208,7 @@ QString SchedulePanel::steps() const {
 
 void SchedulePanel::setSteps(const QString& steps) {
   editor_->setPlainText(steps);
+  previewTimer_->stop(); // only typing previews
 }
 
 void SchedulePanel::apply() {
@@ -205,7 +217,14 @@ void SchedulePanel::apply() {
   auto& past = history_[kernel_];
   if (past.empty() || past.back() != steps())
     past.push_back(steps());
-  emit applyRequested(QString::fromStdString(kernel_), steps());
+  previewTimer_->stop();
+  emit applyRequested(QString::fromStdString(kernel_), steps(), true);
+}
+
+void SchedulePanel::preview() {
+  if (kernel_.empty() || !available_ || trying_)
+    return;
+  emit applyRequested(QString::fromStdString(kernel_), steps(), false);
 }
 
 void SchedulePanel::undo() {
@@ -240,13 +259,23 @@ void SchedulePanel::showResult(const QString& steps, const api::KernelScheduleRe
     return;
   }
   const api::KernelScheduleReport& r = *result.report;
+  const auto speed = [](double before, double after) {
+    const double ratio = before / after;
+    return ratio >= 1 ? tr("%1× faster").arg(ratio, 0, 'f', 2)
+                      : tr("%1× slower").arg(1 / ratio, 0, 'f', 2);
+  };
   QString timing;
   if (r.medianMs > 0 && r.defaultMedianMs > 0) {
-    const double ratio = r.defaultMedianMs / r.medianMs;
     timing = tr("default %1 → scheduled %2: %3")
                  .arg(milliseconds(r.defaultMedianMs), milliseconds(r.medianMs),
-                      ratio >= 1 ? tr("%1× faster").arg(ratio, 0, 'f', 2)
-                                 : tr("%1× slower").arg(1 / ratio, 0, 'f', 2));
+                      speed(r.defaultMedianMs, r.medianMs));
+    const auto last = lastMs_.find(r.kernel);
+    if (last != lastMs_.end())
+      timing += tr("; previous Apply %1: %2")
+                    .arg(milliseconds(last->second), speed(last->second, r.medianMs));
+    lastMs_[r.kernel] = r.medianMs;
+  } else {
+    timing = tr("preview, not timed (Apply compiles and times it)");
   }
   const int stepCount = static_cast<int>(std::count(r.trace.begin(), r.trace.end(), '\n'));
   result_->setText(tr("%1 (%2 steps; median of timed calls on random activations)")

@@ -16,6 +16,7 @@
 class QLabel;
 class QPushButton;
 class QTabWidget;
+class QTimer;
 
 namespace lathe::views {
 class CodeEditor;
@@ -36,7 +37,7 @@ public:
   const std::string& kernel() const { return kernel_; }
   // Whether Apply can start now (a host compile exists and the Session is free).
   void setAvailable(bool available, const QString& why = {});
-  void setTrying(bool trying);
+  void setTrying(bool trying, bool timed = true);
   void showResult(const QString& steps, const api::KernelScheduleResult& result);
   // A new model: no kernel, nothing kept.
   void reset();
@@ -54,7 +55,8 @@ public:
   QLabel* resultLabel() const { return result_; }
 
 signals:
-  void applyRequested(const QString& kernel, const QString& steps);
+  // `timed`: Apply (compile and time); otherwise a preview of the IR while typing.
+  void applyRequested(const QString& kernel, const QString& steps, bool timed);
   void keptChanged();
 
 public slots:
@@ -66,10 +68,12 @@ private:
   void updateButtons();
   void updateKeptLabel();
   void markFailedLine(int line);
+  void preview();
 
   std::string kernel_;
   std::map<std::string, std::string> kept_;
   std::map<std::string, std::vector<QString>> history_; // applied steps, per kernel
+  std::map<std::string, double> lastMs_;                // the last timed result, per kernel
   bool available_ = false, trying_ = false;
   QLabel* header_;
   QLabel* loops_;
@@ -85,6 +89,7 @@ private:
   QTabWidget* tabs_;
   views::IrDiffView* diff_;
   views::CodeEditor* assembly_;
+  QTimer* previewTimer_;
 };
 
 } // namespace lathe::workbench

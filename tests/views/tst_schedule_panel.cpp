@@ -96,10 +96,23 @@ void TestSchedulePanel::applyUndoKeepCompile() {
   QVERIFY(panel->diffView()->changeCount() > 0);
   QVERIFY(panel->diffView()->after()->toPlainText().contains(QStringLiteral("parallel for")));
 
+  // A second Apply compares with the first as well as with the default.
+  QTest::mouseClick(apply, Qt::LeftButton);
+  QTRY_COMPARE_WITH_TIMEOUT(tried.count(), 2, kTimeoutMs);
+  QVERIFY2(panel->resultLabel()->text().contains(QStringLiteral("previous Apply")),
+           qPrintable(panel->resultLabel()->text()));
+  // Typing previews the IR untimed once the keyboard rests.
+  panel->editor()->setFocus();
+  QTest::keyClicks(panel->editor(), QStringLiteral("unroll(%1)").arg(names[0]));
+  QTRY_COMPARE_WITH_TIMEOUT(tried.count(), 3, kTimeoutMs);
+  QVERIFY2(panel->resultLabel()->text().contains(QStringLiteral("not timed")) ||
+               panel->resultLabel()->text().startsWith(QStringLiteral("Refused:")),
+           qPrintable(panel->resultLabel()->text()));
+
   // A refused step: the reason, and its line marked in the editor.
   panel->setSteps(good + QStringLiteral("vectorize(%1)\n").arg(names[0]));
   QTest::mouseClick(apply, Qt::LeftButton);
-  QTRY_COMPARE_WITH_TIMEOUT(tried.count(), 2, kTimeoutMs);
+  QTRY_COMPARE_WITH_TIMEOUT(tried.count(), 4, kTimeoutMs);
   QVERIFY2(panel->resultLabel()->text().startsWith(QStringLiteral("Refused:")),
            qPrintable(panel->resultLabel()->text()));
   const auto& marks = panel->editor()->lineMarks();
