@@ -77,7 +77,7 @@ SchedulePanel::SchedulePanel(QWidget* parent)
   editor_->setPlaceholderText(
       tr("One step per line, e.g.\nsplit(x, 8)\nvectorize(x.i)\n"
          "parallel(c)\n\nPrimitives: split, tile, reorder, fuse,\n"
-         "vectorize, unroll, parallel, cache_write,\ncompute_inline, compute_at"));
+         "vectorize, unroll, parallel, cache_write,\ncompute_inline, compute_at, pack"));
   connect(editor_, &QPlainTextEdit::textChanged, this, [this] {
     markFailedLine(0);
     updateButtons();

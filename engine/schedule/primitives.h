@@ -24,5 +24,6 @@ Stmt parallel(const Stmt& body, const std::string& loop);
 Stmt cacheWrite(const Stmt& body, const std::string& loop);
 Stmt computeInline(const Stmt& body, const std::string& buffer);
 Stmt computeAt(const Stmt& body, const std::string& buffer, const std::string& loop);
+Stmt pack(const Stmt& body, const std::string& buffer, const std::string& loop);
 
 } // namespace lathe::schedule::detail

@@ -30,15 +30,17 @@ const char* primitiveName(Primitive primitive) {
     return "compute_inline";
   case Primitive::ComputeAt:
     return "compute_at";
+  case Primitive::Pack:
+    return "pack";
   }
   return "?";
 }
 
 const std::vector<Primitive>& allPrimitives() {
   static const std::vector<Primitive> all{
-      Primitive::Split,         Primitive::Tile,     Primitive::Reorder,  Primitive::Fuse,
-      Primitive::Vectorize,     Primitive::Unroll,   Primitive::Parallel, Primitive::CacheWrite,
-      Primitive::ComputeInline, Primitive::ComputeAt};
+      Primitive::Split,         Primitive::Tile,      Primitive::Reorder,  Primitive::Fuse,
+      Primitive::Vectorize,     Primitive::Unroll,    Primitive::Parallel, Primitive::CacheWrite,
+      Primitive::ComputeInline, Primitive::ComputeAt, Primitive::Pack};
   return all;
 }
 
@@ -52,6 +54,7 @@ Signature signatureOf(Primitive primitive) {
     return {-1, 0};
   case Primitive::Fuse:
   case Primitive::ComputeAt:
+  case Primitive::Pack:
     return {2, 0};
   case Primitive::Vectorize:
   case Primitive::Unroll:
@@ -156,6 +159,8 @@ loop::Stmt applyStep(const loop::Stmt& body, const Step& step) {
     return detail::computeInline(body, l[0]);
   case Primitive::ComputeAt:
     return detail::computeAt(body, l[0], l[1]);
+  case Primitive::Pack:
+    return detail::pack(body, l[0], l[1]);
   }
   return body;
 }

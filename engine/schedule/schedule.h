@@ -1,7 +1,7 @@
 #pragma once
 // Schedules as data: a schedule is a list of primitive steps (split, tile, reorder, fuse,
 // vectorize, unroll, parallel, cache_write, compute_inline,
-// compute_at) replayed, in order, on a kernel's loop
+// compute_at, pack) replayed, in order, on a kernel's loop
 // nest.
 //
 // Loops are named by their loop variable: names are unique within a kernel (ir.h), and the
@@ -40,6 +40,7 @@ enum class Primitive : std::uint8_t {
   CacheWrite,    // cache_write(loop): stores invariant in loop accumulate in a register first
   ComputeInline, // compute_inline(buffer): a scratch buffer's value recomputed where read
   ComputeAt,     // compute_at(buffer, loop): a scratch buffer's rows computed inside loop
+  Pack,          // pack(buffer, loop): what loop reads of buffer, copied in visiting order
 };
 
 // The spelling in schedules ("split", "cache_write", ...).

@@ -57,7 +57,9 @@ INSTANTIATE_TEST_SUITE_P(
                       "reorder(q, p)\n split(p, 7)\n parallel(q)\n",
                       "split(q, 5)\n reorder(q.i, p)\n vectorize(p)\n",
                       "fuse(i, j)\n split(i.j.fused, 9)\n cache_write(k)\n parallel(i.j.fused.o)\n",
-                      "split(k, 4)\n unroll(k.i)\n split(q, 10)\n vectorize(q.i)\n"));
+                      "split(k, 4)\n unroll(k.i)\n split(q, 10)\n vectorize(q.i)\n",
+                      "split(j, 4)\n reorder(j.o, i)\n pack(b, j.o)\n pack(a, i)\n "
+                      "cache_write(k)\n parallel(j.o)\n pack(bias, p)\n"));
 
 TEST(ScheduledRun, ComputeAtMatchesTheDefault) {
   codegen::CodegenOptions options;

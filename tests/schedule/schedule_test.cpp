@@ -214,6 +214,25 @@ TEST(Schedule, ComputeAtComputesTheRowsEachIterationReads) {
   EXPECT_NE(refusal(parallelConsumer, {"t", "p"}).find("is parallel"), std::string::npos);
 }
 
+TEST(Schedule, PackCopiesWhatTheLoopReadsInVisitingOrder) {
+  const std::string text =
+      scheduled({step(Primitive::Split, {"j"}, {4}), step(Primitive::Reorder, {"j.o", "i"}),
+                 step(Primitive::Pack, {"b", "j.o"})});
+  EXPECT_NE(text.find("allocate b.j.o.packed: f32[68] on stack"), std::string::npos) << text;
+  EXPECT_NE(text.find("b.j.o.packed[j.i.b.pack*17 + k.b.pack] = b[k.b.pack*20 + (j.o*4 + j.i.b.pack)]"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("b.j.o.packed[j.i*17 + k]"), std::string::npos) << text;
+  EXPECT_NE(refusal({step(Primitive::Pack, {"out", "j"})}).find("writes 'out'"), std::string::npos);
+  EXPECT_NE(refusal({step(Primitive::Pack, {"b", "k"})}).find("nothing to pack"),
+            std::string::npos);
+  EXPECT_NE(refusal({step(Primitive::Split, {"j"}, {3}), step(Primitive::Pack, {"b", "i"})})
+                .find("under a condition"),
+            std::string::npos);
+  EXPECT_NE(refusal({step(Primitive::Pack, {"bias", "q"})}).find("nothing to pack"),
+            std::string::npos);
+}
+
 TEST(Schedule, UnknownKernelIsAnError) {
   ScheduleSet set{"s.txt", {Schedule{"nope", {}}}};
   try {
