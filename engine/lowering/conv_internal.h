@@ -17,6 +17,18 @@ inline std::vector<Expr> concat(std::vector<Expr> a, const std::vector<Expr>& b)
   return a;
 }
 
+// The positions q in [0, count) with q*stride + offset in [0, limit): [first, second).
+inline std::pair<std::int64_t, std::int64_t> validSpan(std::int64_t count, std::int64_t stride,
+                                                       std::int64_t offset, std::int64_t limit) {
+  std::int64_t lo = 0;
+  while (lo < count && lo * stride + offset < 0)
+    ++lo;
+  std::int64_t hi = lo;
+  while (hi < count && hi * stride + offset < limit)
+    ++hi;
+  return {lo, hi};
+}
+
 struct ConvOperands {
   TensorRef x, w, y;
   std::optional<TensorRef> bias;
@@ -30,5 +42,11 @@ struct ConvOperands {
 Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilogue,
                const ConvOperands& ops, const std::vector<WindowAxis>& axes,
                const std::vector<std::int64_t>& subsample);
+
+// Depthwise 2-D Conv (group == channels, one output channel per group) vectorized along the
+// output rows, the input plane padded in a per-task scratch (conv_depthwise.cpp). An
+// undefined Stmt when it does not apply.
+Stmt depthwiseConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& ops,
+                   const std::vector<WindowAxis>& axes);
 
 } // namespace lathe::lowering

@@ -1,7 +1,9 @@
 // Convolution and pooling as kernel rules: Conv, ConvTranspose (N-d, groups, dilations,
 // padding), MaxPool (with Indices), AveragePool, LpPool and the global pools.
 //
-// Default schedules: one parallel task per (batch, channel) output plane (four or two
+// Conv takes the register-tiled schedules when the target's vector width is known
+// (depthwise 2-D: conv_depthwise.cpp; others: conv_tiled.cpp). The fallbacks here, and the
+// other ops' default schedules: one parallel task per (batch, channel) output plane (four or two
 // output channels per task for Conv, so that each input element loaded feeds several
 // multiply-adds). A task clears its plane, then for each input channel and kernel tap
 // accumulates into it with the innermost loop over contiguous output positions, and
@@ -313,6 +315,8 @@ Stmt lowerConv(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
     unsupportedNode(node, "channel counts do not match the weight and group");
   const std::vector<WindowAxis> axes =
       slidingWindow(node, dropFront(x.shape, 2), dropFront(y.shape, 2), weightKernel(node, w));
+  if (Stmt depthwise = depthwiseConv(kb, epilogue, ops, axes); depthwise.defined())
+    return depthwise;
   const bool unitStrides =
       std::all_of(axes.begin(), axes.end(), [](const WindowAxis& a) { return a.stride == 1; });
   const bool padded = std::any_of(axes.begin(), axes.end(), [](const WindowAxis& a) {

@@ -14,7 +14,13 @@
 //
 // Tasks are numbered so that consecutive ones share the same positions with other output
 // channels: a thread's chunk reuses the input tile from cache while the weights stream.
+//
+// When the wide grid is the output plane itself (1x1 kernels) the tiles store straight into
+// Y, the last tile of a plane shifted back to end at the plane's end (it recomputes a few
+// positions rather than running past them), with bias and the fused epilogue applied to the
+// registers before the store.
 #include "engine/lowering/conv_internal.h"
+#include "engine/lowering/vector_epilogue.h"
 
 #include <algorithm>
 
@@ -29,10 +35,15 @@ struct TileShape {
 // per input channel and tap a tile of R channels x V vectors issues R*V multiply-adds and
 // V + R loads (two of each per cycle), so a task costs max(R*V, R + V); positions past F
 // in the last tile are wasted. Tiles fit the register file: R*V accumulators plus V inputs
-// and a broadcast in 32 vector registers with AVX-512, 16 with AVX2.
-std::optional<TileShape> tileFor(int lanes, std::int64_t Mg, std::int64_t F) {
-  if (Mg == 1) // depthwise: one channel, more positions
-    return TileShape{1, lanes >= 16 ? 6 : 4};
+// and a broadcast in 32 vector registers with AVX-512, 16 with AVX2. `maxWidth` bounds the
+// positions of a tile (0: no bound).
+std::optional<TileShape> tileFor(int lanes, std::int64_t Mg, std::int64_t F,
+                                 std::int64_t maxWidth) {
+  if (Mg == 1) { // depthwise: one channel, more positions
+    const std::int64_t V = lanes >= 16 ? 6 : 4;
+    return TileShape{1,
+                     maxWidth > 0 ? std::max<std::int64_t>(1, std::min(V, maxWidth / lanes)) : V};
+  }
   const std::int64_t registers = lanes >= 16 ? 32 : 16;
   std::optional<TileShape> best;
   std::int64_t bestCost = 0;
@@ -40,7 +51,7 @@ std::optional<TileShape> tileFor(int lanes, std::int64_t Mg, std::int64_t F) {
     if (Mg % R != 0)
       continue;
     for (std::int64_t V = 1; V <= 4; ++V) {
-      if (R * V + V + 2 > registers)
+      if (R * V + V + 2 > registers || (maxWidth > 0 && V * lanes > maxWidth))
         continue;
       const std::int64_t tiles = (F + V * lanes - 1) / (V * lanes);
       const std::int64_t cost = (Mg / R) * tiles * std::max(R * V, R + V);
@@ -102,11 +113,14 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
     F += (axes[a].out - 1) * wide[a];
     maxOffset += (axes[a].kernel - 1) * axes[a].dilation / axes[a].stride * wide[a];
   }
-  const std::optional<TileShape> tile = tileFor(lanes, Mg, F);
+  // A dense plane of at least one vector takes tiles that fit in it, the last one shifted.
+  const bool dense = F == product(out);
+  const bool shifted = dense && F >= lanes;
+  const std::optional<TileShape> tile = tileFor(lanes, Mg, F, shifted ? F : 0);
   if (!tile)
     return Stmt();
   const std::int64_t R = tile->R, V = tile->V, TW = V * lanes;
-  const std::int64_t FT = (F + TW - 1) / TW, Fround = FT * TW;
+  const std::int64_t FT = (F + TW - 1) / TW, Fround = shifted ? F : FT * TW;
   const std::int64_t phasePlane = product(plane), KK = product(kernel);
   auto wideIndex = [&](const std::vector<Expr>& pos, const std::vector<std::int64_t>& shift) {
     Expr flat = loop::makeIndex(0);
@@ -123,7 +137,6 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
   const TensorRef src = copy ? kb.scratch("xpad", x.dtype, {N * C * rowSize + tail})
                              : TensorRef{x.buffer, {N * C * rowSize}, x.dtype};
   // Results: straight into Y when its planes are the wide grid and whole tiles fit.
-  const bool dense = F == product(out);
   const bool direct = dense && Fround == F;
   const std::int64_t outRow = direct ? F : Fround;
   const TensorRef result = direct ? TensorRef{y.buffer, {N * M * F}, y.dtype}
@@ -132,7 +145,9 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
   // --- the tiles ---
   const std::int64_t MB = M / R;
   const Expr t = kb.freshVar("t");
-  const Expr n = t / (FT * MB), f0 = ((t / MB) % FT) * TW, m0 = (t % MB) * R;
+  const Expr n = t / (FT * MB), m0 = (t % MB) * R;
+  const Expr f0 = shifted && F % TW != 0 ? loop::min(((t / MB) % FT) * TW, loop::makeIndex(F - TW))
+                                         : ((t / MB) % FT) * TW;
   const Expr inChannel0 = ops.group == 1 ? loop::makeIndex(0) : (m0 / Mg) * Cg;
   const loop::Type vt = loop::f32().withLanes(lanes);
   const TensorRef acc = kb.scratch("tile", y.dtype, {R * V * lanes});
@@ -182,16 +197,30 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
       },
       "k");
   body.push_back(forCount(c, Cg, taps));
+  // Bias and the epilogue on the registers: the epilogue sees position f of the plane as
+  // index (n, m, 0, .., f), which needs its operands whole or constant over the plane.
+  const VectorEpilogue finish(kb, epilogue, y.dtype, y.rank(), lanes);
+  const bool inRegisters = direct && finish.defined() && kb.epilogueFlattens(y.shape, 2);
   for (std::int64_t r = 0; r < R; ++r)
-    for (std::int64_t v = 0; v < V; ++v)
-      body.push_back(loop::Store::make(result.buffer,
-                                       ramp((n * M + m0 + r) * outRow + f0 + v * lanes, lanes),
-                                       loop::Load::make(acc.buffer, accAt(r, v))));
+    for (std::int64_t v = 0; v < V; ++v) {
+      Expr value = loop::Load::make(acc.buffer, accAt(r, v));
+      if (inRegisters) {
+        if (ops.bias)
+          value = value + loop::Broadcast::make(ops.bias->load({m0 + r}), lanes);
+        std::vector<Expr> idx{n, m0 + r};
+        while (idx.size() + 1 < y.rank())
+          idx.push_back(loop::makeIndex(0));
+        idx.push_back(f0 + v * lanes);
+        value = finish(value, idx);
+      }
+      body.push_back(loop::Store::make(
+          result.buffer, ramp((n * M + m0 + r) * outRow + f0 + v * lanes, lanes), value));
+    }
   Stmt main = forCount(t, N * FT * MB, kb.allocate(acc, loop::Block::make(body)),
                        parallelFor(N * M * Cg * KK * Fround));
 
   // --- bias and the fused epilogue, from the wide grid into Y ---
-  if (!direct || ops.bias || hasEpilogue(node)) {
+  if (!inRegisters && (!direct || ops.bias || hasEpilogue(node))) {
     const Expr pm = kb.freshVar("pm");
     const Stmt finish = nestedLoops(
         kb, out,
@@ -215,22 +244,69 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
   std::vector<std::int64_t> planes = dropFront(x.shape, 2);
   planes.insert(planes.begin(), N * C);
   const TensorRef xPlanes{x.buffer, planes, x.dtype};
-  const Stmt copyIn = nestedLoops(
-      kb, inExtents,
-      [&](const std::vector<Expr>& i) {
+  // Phase by phase, the positions that hold input elements form a box known at compile
+  // time: loops without index division, the innermost axis copied a vector at a time (a
+  // strided load when strided or subsampled).
+  std::vector<Stmt> copies;
+  std::vector<std::int64_t> phase(S, 0);
+  do {
+    std::vector<std::pair<std::int64_t, std::int64_t>> spans(S);
+    bool empty = false;
+    std::int64_t phaseBase = 0;
+    for (std::size_t a = 0; a < S; ++a) {
+      spans[a] = validSpan(plane[a], stride[a], phase[a] - padBegin[a], inExtents[a]);
+      empty = empty || spans[a].second <= spans[a].first;
+      phaseBase += phase[a] * phaseStride[a];
+    }
+    if (!empty) {
+      std::vector<Expr> qs;
+      for (std::size_t a = 0; a < S; ++a)
+        qs.push_back(kb.freshVar("i"));
+      // Element q of the box: destination, and the input position it copies along axis a.
+      auto source = [&](std::size_t a, const Expr& qa) {
+        const std::int64_t sub = subsample.empty() ? 1 : subsample[a];
+        return (qa * stride[a] + (phase[a] - padBegin[a])) * sub;
+      };
+      auto copyAt = [&](const Expr& last) -> std::pair<Expr, std::vector<Expr>> {
+        Expr at = row * rowSize + phaseBase * phasePlane;
         std::vector<Expr> read{row};
-        Expr at = row * rowSize;
         for (std::size_t a = 0; a < S; ++a) {
-          read.push_back(subsample.empty() ? i[a] : i[a] * subsample[a]);
-          const Expr pos = i[a] + padBegin[a];
-          if (stride[a] == 1)
-            at = at + pos * wide[a];
-          else
-            at = at + (pos % stride[a]) * (phaseStride[a] * phasePlane) + pos / stride[a] * wide[a];
+          const Expr qa = a + 1 == S ? last : qs[a];
+          at = at + qa * wide[a];
+          read.push_back(source(a, qa));
         }
-        return src.storeFlat(at, xPlanes.load(read));
-      },
-      "i");
+        return {at, read};
+      };
+      const std::int64_t q0 = spans[S - 1].first, count = spans[S - 1].second - q0;
+      const std::int64_t step = stride[S - 1] * (subsample.empty() ? 1 : subsample[S - 1]);
+      Stmt inner;
+      if (count >= lanes) {
+        std::vector<Stmt> vectors;
+        for (std::int64_t b = 0; b < count; b += lanes) {
+          const auto [at, read] = copyAt(loop::makeIndex(q0 + std::min(b, count - lanes)));
+          vectors.push_back(loop::Store::make(
+              src.buffer, ramp(at, lanes),
+              loop::Load::make(x.buffer, loop::Ramp::make(flatIndex(planes, read),
+                                                          loop::makeIndex(step), lanes))));
+        }
+        inner = loop::Block::make(vectors);
+      } else {
+        const auto [at, read] = copyAt(qs[S - 1]);
+        inner = forRange(qs[S - 1], loop::makeIndex(q0), loop::makeIndex(count),
+                         src.storeFlat(at, xPlanes.load(read)));
+      }
+      for (std::size_t a = S - 1; a-- > 0;)
+        inner = forRange(qs[a], loop::makeIndex(spans[a].first),
+                         loop::makeIndex(spans[a].second - spans[a].first), inner);
+      copies.push_back(inner);
+    }
+    std::size_t a = S;
+    while (a-- > 0 && ++phase[a] == stride[a])
+      phase[a] = 0;
+    if (a == static_cast<std::size_t>(-1))
+      break;
+  } while (true);
+  const Stmt copyIn = loop::Block::make(copies);
   const bool gaps = anyPad || P > 1;
   const Stmt clear =
       gaps ? forCount(q, rowSize, src.storeFlat(row * rowSize + q, constantOf(x.dtype, 0)))

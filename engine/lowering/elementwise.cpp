@@ -349,10 +349,17 @@ Expr lowerPRelu(const Node& n, const std::vector<Expr>& idx, OperandReader& in) 
 Expr lowerClip(const Node& n, const std::vector<Expr>& idx, OperandReader& in) {
   Expr x = arg(n, idx, in, 0);
   // Bounds are optional scalar inputs; read them at index [] (scalars) or broadcast.
-  if (n.input(1))
-    x = loop::max(x, arg(n, idx, in, 1));
-  if (n.input(2))
-    x = loop::min(x, arg(n, idx, in, 2));
+  // As ONNX Runtime clips (std::max, then std::min): x unless it is past a bound, so a NaN
+  // x stays NaN. One compare and blend per bound, where a min/max that propagates a NaN of
+  // either operand takes several instructions.
+  if (n.input(1)) {
+    const Expr lo = arg(n, idx, in, 1);
+    x = loop::select(x < lo, lo, x);
+  }
+  if (n.input(2)) {
+    const Expr hi = arg(n, idx, in, 2);
+    x = loop::select(x > hi, hi, x);
+  }
   return x;
 }
 

@@ -216,6 +216,23 @@ Stmt KernelBuilder::loopNest(const std::vector<std::int64_t>& shape,
   return s;
 }
 
+bool KernelBuilder::epilogueFlattens(const std::vector<std::int64_t>& outShape,
+                                     std::size_t from) const {
+  for (const std::vector<std::int64_t>& shape : epilogueOperands_) {
+    bool whole = true, one = true;
+    for (std::size_t d = from; d < outShape.size(); ++d) {
+      // Operand dims are aligned right; missing leading dims broadcast.
+      const std::size_t back = outShape.size() - d;
+      const std::int64_t extent = back <= shape.size() ? shape[shape.size() - back] : 1;
+      whole = whole && extent == outShape[d];
+      one = one && extent == 1;
+    }
+    if (!whole && !one)
+      return false;
+  }
+  return true;
+}
+
 loop::Kernel KernelBuilder::finish(Stmt body) {
   loop::Kernel k;
   k.name = name_;

@@ -82,6 +82,16 @@ public:
   void setVectorBits(int bits) { vectorBits_ = bits; }
   int vectorBits() const { return vectorBits_; }
 
+  // The shapes of the tensors the fused epilogue reads besides the anchor's value.
+  void setEpilogueOperands(std::vector<std::vector<std::int64_t>> shapes) {
+    epilogueOperands_ = std::move(shapes);
+  }
+  // True when every epilogue operand, broadcast to `outShape`, is either whole or of extent 1
+  // along all of the dims from `from` on: then a run of consecutive positions of those dims,
+  // flattened, reads a run of consecutive elements (or one), and the epilogue may be given
+  // the flattened position as the last index with zeros before it.
+  bool epilogueFlattens(const std::vector<std::int64_t>& outShape, std::size_t from) const;
+
   // for i0 in [0,shape0) ... body(indices). The outermost loop with more than one
   // iteration is parallel when the nest has at least `parallelThreshold` iterations.
   Stmt loopNest(const std::vector<std::int64_t>& shape,
@@ -104,6 +114,7 @@ private:
   std::map<std::string, const graph::Value*> redirects_;
   std::map<std::string, int> varCounts_;
   int vectorBits_ = 0;
+  std::vector<std::vector<std::int64_t>> epilogueOperands_;
 };
 
 } // namespace lathe::lowering

@@ -205,6 +205,13 @@ private:
         head.group >= 0 ? g_.groups()[head.group].name : kernelName(head, model_.calls.size());
     KernelBuilder kb(name, names);
     kb.setVectorBits(options_.vectorBits);
+    std::vector<std::vector<std::int64_t>> epilogueOperands;
+    for (std::size_t k = 1; k < nodes.size(); ++k)
+      for (const Value* v : nodes[k]->inputs)
+        if (v && v != nodes[k - 1]->output(0))
+          epilogueOperands.push_back(v->type.isStatic() ? v->type.staticDims()
+                                                        : std::vector<std::int64_t>{-1});
+    kb.setEpilogueOperands(std::move(epilogueOperands));
     Stmt body;
     try {
       // The epilogue: the nodes after the head, applied in order to the head's value.

@@ -9,6 +9,7 @@
 // beta*C and the fused epilogue applied. Every output element sums its k terms in order, so
 // the rounding matches a plain dot product (no reassociation).
 #include "engine/lowering/op_rules.h"
+#include "engine/lowering/vector_epilogue.h"
 #include "engine/lowering/window_helpers.h"
 
 #include <algorithm>
@@ -44,25 +45,25 @@ struct MatrixProduct {
 // stack buffer that LLVM promotes) across the whole sum over k, loading V vectors of B and
 // R broadcast elements of A per k for R*V fused multiply-adds. Each output element still
 // sums its k terms in order. Consecutive tasks share a block of B with other rows of A.
+// When N is not a multiple of the tile width the last tile of a row shifts back to end at
+// N (it recomputes a few columns rather than running past them). alpha, C and the fused
+// epilogue are applied to the registers before the store. A single row (a vector times a
+// matrix) takes wide tiles, so that each task streams long runs of B's rows.
 // An undefined Stmt when it does not apply.
 Stmt tiledProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p) {
   const int lanes = kb.vectorBits() / 32;
-  if (lanes < 4 || y.dtype != graph::DType::F32 || !p.bContiguous)
+  if (lanes < 4 || y.dtype != graph::DType::F32 || !p.bContiguous || p.N < lanes)
     return Stmt();
   const std::int64_t R = p.M % 4 == 0 ? 4 : p.M % 2 == 0 ? 2 : 1;
-  // The widest tile that leaves the fewest columns over; those are summed by a plain loop
-  // after the tiles (e.g. 1000 = 31 x 32 + 8).
-  std::int64_t V = 0;
-  for (std::int64_t v : {lanes >= 16 ? 4 : 2, 3, 2, 1})
-    if (v * lanes <= p.N && (V == 0 || p.N % (v * lanes) < p.N % (V * lanes)))
-      V = v;
-  if (V == 0)
-    return Stmt();
-  const std::int64_t TW = V * lanes, JT = p.N / TW, MB = p.M / R, rest = p.N - JT * TW;
+  const std::int64_t widest = p.M == 1 ? (lanes >= 16 ? 16 : 8) : (lanes >= 16 ? 4 : 2);
+  const std::int64_t V = std::min(widest, p.N / lanes);
+  const std::int64_t TW = V * lanes, JT = (p.N + TW - 1) / TW, MB = p.M / R;
   const loop::Type vt = loop::f32().withLanes(lanes);
 
   const Expr task = kb.freshVar("t");
-  const Expr bi = task / (JT * MB), j0 = ((task / MB) % JT) * TW, i0 = (task % MB) * R;
+  const Expr jt = ((task / MB) % JT) * TW;
+  const Expr bi = task / (JT * MB), i0 = (task % MB) * R;
+  const Expr j0 = p.N % TW == 0 ? jt : loop::min(jt, loop::makeIndex(p.N - TW));
   const Expr k = kb.freshVar("k");
   // B(b, k, j .. j + lanes - 1): the scalar load at j, widened (B is contiguous in j).
   auto bVector = [&](const Expr& j) -> Expr {
@@ -102,13 +103,28 @@ Stmt tiledProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p)
     step = loop::LetStmt::make(bs[v], bv, step);
   }
   body.push_back(forCount(k, p.K, step));
+  // Y written once per element, with alpha, beta*C and the fused epilogue: on the registers
+  // when the finish has a vector form, else element by element from a scratch copy.
+  const VectorEpilogue finish(
+      kb, p.finish ? p.finish : [](Expr sum, const std::vector<Expr>&) { return sum; }, y.dtype,
+      y.rank(), lanes);
+  if (finish.defined()) {
+    for (std::int64_t r = 0; r < R; ++r)
+      for (std::int64_t v = 0; v < V; ++v) {
+        const std::vector<Expr> idx = p.yIndex(bi, i0 + r, j0 + v * lanes);
+        body.push_back(loop::Store::make(
+            y.buffer, loop::Ramp::make(flatIndex(y.shape, idx), loop::makeIndex(1), lanes),
+            finish(loop::Load::make(tile.buffer, at(r, v)), idx)));
+      }
+    return forCount(task, p.batch * MB * JT, kb.allocate(tile, loop::Block::make(body)),
+                    parallelFor(p.batch * p.M * p.N * p.K));
+  }
   for (std::int64_t r = 0; r < R; ++r)
     for (std::int64_t v = 0; v < V; ++v)
       body.push_back(loop::Store::make(
           out.buffer,
           loop::Ramp::make(loop::makeIndex(r * TW + v * lanes), loop::makeIndex(1), lanes),
           loop::Load::make(tile.buffer, at(r, v))));
-  // Y written once per element, with alpha, beta*C and the fused epilogue.
   const Expr r = kb.freshVar("r"), j = kb.freshVar("e");
   body.push_back(forCount(r, R, forCount(j, TW, [&] {
                             const std::vector<Expr> idx = p.yIndex(bi, i0 + r, j0 + j);
@@ -116,24 +132,7 @@ Stmt tiledProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p)
                             return y.store(idx, p.finish ? p.finish(sum, idx) : sum);
                           }())));
   const Stmt taskBody = kb.allocate(tile, kb.allocate(out, loop::Block::make(body)));
-  Stmt tiles = forCount(task, p.batch * MB * JT, taskBody, parallelFor(p.batch * p.M * p.N * p.K));
-  if (rest == 0)
-    return tiles;
-  // The columns past the last whole tile: one sum per element, k in order, like the tiles.
-  const Expr row = kb.freshVar("rr"), jr = kb.freshVar("jr"), kr = kb.freshVar("kr");
-  const Expr rb = row / p.M, ri = row % p.M, jc = JT * TW + jr;
-  const TensorRef sum = kb.scratch("sum", y.dtype, {1});
-  const std::vector<Expr> idx = p.yIndex(rb, ri, jc);
-  const Stmt element = kb.allocate(
-      sum, loop::Block::make(
-               {sum.storeFlat(loop::makeIndex(0), constantOf(y.dtype, 0)),
-                forCount(kr, p.K,
-                         sum.storeFlat(loop::makeIndex(0), sum.loadFlat(loop::makeIndex(0)) +
-                                                               p.a(rb, ri, kr) * p.b(rb, kr, jc))),
-                y.store(idx, p.finish ? p.finish(sum.loadFlat(loop::makeIndex(0)), idx)
-                                      : sum.loadFlat(loop::makeIndex(0)))}));
-  return loop::Block::make(tiles, forCount(row, p.batch * p.M, forCount(jr, rest, element),
-                                           parallelFor(p.batch * p.M * rest * p.K)));
+  return forCount(task, p.batch * MB * JT, taskBody, parallelFor(p.batch * p.M * p.N * p.K));
 }
 
 Stmt productLoops(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p) {

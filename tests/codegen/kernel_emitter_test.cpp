@@ -59,6 +59,31 @@ TEST(KernelEmitter, VectorRampLoadsAndStores) {
   EXPECT_NE(jit->code()[0].assembly.find("vec_axpy:"), std::string::npos);
 }
 
+TEST(KernelEmitter, StridedLoadsAreWideLoadsNotGathers) {
+  // out[i*8 .. i*8+7] = a[s*(i*8) + s*l] for strides 2 and 3: the last vector ends on the
+  // last element of a, which the masked wide load must not read past.
+  for (std::int64_t stride : {2, 3}) {
+    const std::int64_t n = 32, size = (n - 1) * stride + 1;
+    Buffer a = Buffer::make("a", loop::f32(), {loop::makeIndex(size)});
+    Buffer out = Buffer::make("out", loop::f32(), {loop::makeIndex(n)});
+    Expr i = var("i");
+    Stmt body = loop::Store::make(
+        out, loop::Ramp::make(i * 8, loop::makeIndex(1), 8),
+        loop::Load::make(a, loop::Ramp::make(i * (8 * stride), loop::makeIndex(stride), 8)));
+    loop::Kernel k{"strided", {a}, {out}, loopOver(i, n / 8, body), {"n0"}};
+    std::unique_ptr<JitKernels> jit;
+    KernelFunction f = compileOne(k, jit);
+    std::vector<float> va(static_cast<std::size_t>(size)), vo(n, -1);
+    for (std::int64_t j = 0; j < size; ++j)
+      va[static_cast<std::size_t>(j)] = static_cast<float>(j);
+    void* args[] = {va.data(), vo.data()};
+    f(args);
+    for (std::int64_t j = 0; j < n; ++j)
+      ASSERT_EQ(vo[static_cast<std::size_t>(j)], static_cast<float>(j * stride)) << stride;
+    EXPECT_EQ(jit->code()[0].llvmIrOptimized.find("gather"), std::string::npos);
+  }
+}
+
 TEST(KernelEmitter, ParallelLoopCapturesBuffersAndVariables) {
   // for r in [0,R) parallel: for c: out[r*C + c] = r * 100 + c + offset  (offset = outer let)
   const std::int64_t R = 37, C = 19;

@@ -489,11 +489,28 @@ def conv_zoo(seed):
     g.op("Relu", [z], "c1d_relu", outputs=["y1d"])
     v = conv("vol", 2, 8, (3, 3, 3), "c3d", strides=[2, 1, 2], pads=[1, 1, 1, 1, 1, 1])  # 3-D
     g.op("Relu", [v], "c3d_relu", outputs=["y3d"])
+    # Depthwise rows of vectors (odd widths, strides, dilations, asymmetric pads) and epilogues
+    # applied to registers: broadcast operands, one that varies along W only, Sigmoid.
+    d = conv("img", 1, 8, (3, 3), "dw_s2", group=8, strides=[2, 2], pads=[1, 1, 1, 1])  # 12 x 19
+    d = g.op("Clip", [d, g.f32("dw_min", 0.0), g.f32("dw_max", 6.0)], "dw_s2_clip")
+    d = conv(d, 1, 8, (3, 3), "dw_dil", group=8, dilations=[2, 2], pads=[2, 2, 2, 2])
+    d = g.op("Add", [d, g.uniform("dw_row", (1, 1, 1, 19), -0.5, 0.5)], "dw_dil_add")
+    d = conv(d, 1, 8, (5, 5), "dw_5x5", group=8, pads=[2, 1, 2, 3])
+    d = g.op("Sigmoid", [d], "dw_5x5_sigmoid")
+    d = conv(d, 8, 16, (1, 1), "pw")                                            # 228 positions
+    d = g.op("Add", [d, g.uniform("pw_channel", (16, 1, 1), -0.5, 0.5)], "pw_add")
+    d = g.op("Relu", [d], "pw_relu")
+    d = conv(d, 16, 8, (1, 1), "pw_row")
+    d = g.op("Mul", [d, g.uniform("pw_row_scale", (1, 19), 0.5, 1.5)], "pw_row_mul", outputs=["ydw"])
+    t = conv("thin", 1, 4, (3, 3), "dw_thin", group=4, strides=[1, 2], pads=[1, 1, 1, 1])  # W 5
+    g.op("Relu", [t], "dw_thin_relu", outputs=["ythin"])
     return g.model("conv_zoo",
                    [f32_info("x", [1, 3, 40, 40]), f32_info("seq", [2, 4, 37]),
-                    f32_info("vol", [1, 2, 7, 9, 11])],
+                    f32_info("vol", [1, 2, 7, 9, 11]), f32_info("img", [1, 8, 23, 37]),
+                    f32_info("thin", [1, 4, 6, 9])],
                    [f32_info("y2d", [1, 6, 4, 10]), f32_info("y1d", [2, 8, 9]),
-                    f32_info("y3d", [1, 8, 4, 9, 6])])
+                    f32_info("y3d", [1, 8, 4, 9, 6]), f32_info("ydw", [1, 8, 12, 19]),
+                    f32_info("ythin", [1, 4, 6, 5])])
 
 
 def matmul_zoo(seed):
@@ -509,11 +526,19 @@ def matmul_zoo(seed):
     g.op("MatMul", ["a3", "b3"], "mm_batched", outputs=["y3"])                 # 3 rows, N = 32
     b4 = g.uniform("b4", (40, 24), -0.5, 0.5)                                  # transB: 40 columns
     g.op("Gemm", ["a4", b4], "gemv", transB=1, outputs=["y4"])                 # tiles + 8 columns
+    # 40 columns: the last tile shifts back over the first; epilogue on the registers.
+    b5 = g.uniform("b5", (24, 40), -0.5, 0.5)
+    y5 = g.op("MatMul", ["a5", b5], "mm_shift")
+    y5 = g.op("Add", [y5, g.uniform("c5", (40,), -0.5, 0.5)], "mm_shift_bias")
+    g.op("Relu", [y5], "mm_shift_relu", outputs=["y5"])
+    b6 = g.uniform("b6", (24, 300), -0.5, 0.5)                                 # one row: wide tiles
+    g.op("Gemm", ["a6", b6, g.uniform("c6", (300,), -0.5, 0.5)], "gemv_wide", outputs=["y6"])
     return g.model("matmul_zoo",
                    [f32_info("a1", [2, 3, 5, 40]), f32_info("a2", [32, 6]),
-                    f32_info("a3", [4, 3, 16]), f32_info("b3", [1, 16, 32]), f32_info("a4", [1, 24])],
+                    f32_info("a3", [4, 3, 16]), f32_info("b3", [1, 16, 32]), f32_info("a4", [1, 24]),
+                    f32_info("a5", [5, 24]), f32_info("a6", [1, 24])],
                    [f32_info("y1", [2, 3, 5, 48]), f32_info("y2", [6, 64]), f32_info("y3", [4, 3, 32]),
-                    f32_info("y4", [1, 40])])
+                    f32_info("y4", [1, 40]), f32_info("y5", [5, 40]), f32_info("y6", [1, 300])])
 
 
 def conv_bn_relu(seed, batch=1):

@@ -336,6 +336,34 @@ private:
     return stride && stride->value == 1;
   }
 
+  // The stride of a Ramp index with a small constant stride (2 to 4), else 0.
+  static std::int64_t smallStride(const Expr& index) {
+    const auto* ramp = index.as<loop::Ramp>();
+    const auto* stride = ramp ? ramp->stride.as<loop::IntImm>() : nullptr;
+    return stride && stride->value >= 2 && stride->value <= 4 ? stride->value : 0;
+  }
+
+  // A load of every stride-th element: one contiguous load of the span they cover (masked,
+  // so that it reads no element past the last one) and a shuffle, instead of a gather.
+  llvm::Value* stridedLoad(const loop::Load& op, std::int64_t stride) {
+    const loop::Type t = op.type;
+    llvm::Type* elementMem = memoryType(t.element());
+    const unsigned lanes = static_cast<unsigned>(t.lanes());
+    const unsigned wide = lanes * static_cast<unsigned>(stride);
+    const unsigned span = (lanes - 1) * static_cast<unsigned>(stride) + 1;
+    std::vector<llvm::Constant*> mask;
+    for (unsigned i = 0; i < wide; ++i)
+      mask.push_back(b_.getInt1(i < span));
+    auto* wideType = llvm::FixedVectorType::get(elementMem, wide);
+    llvm::Value* ptr = address(op.buffer, op.index.as<loop::Ramp>()->base, elementMem);
+    llvm::Value* all = b_.CreateMaskedLoad(wideType, ptr, llvm::Align(t.element().bytes()),
+                                           llvm::ConstantVector::get(mask));
+    std::vector<int> picks;
+    for (unsigned i = 0; i < lanes; ++i)
+      picks.push_back(static_cast<int>(i * static_cast<unsigned>(stride)));
+    return b_.CreateShuffleVector(all, picks);
+  }
+
   llvm::Value* address(const loop::Buffer& buffer, const Expr& scalarIndex, llvm::Type* element) {
     const BufferInfo& info = bufferInfo(buffer);
     return b_.CreateInBoundsGEP(element, info.base, emitExpr(scalarIndex));
@@ -352,6 +380,8 @@ private:
       value = b_.CreateAlignedLoad(memoryType(t),
                                    address(op.buffer, op.index.as<loop::Ramp>()->base, elementMem),
                                    llvm::Align(t.element().bytes()));
+    } else if (const std::int64_t stride = smallStride(op.index); stride > 1) {
+      value = stridedLoad(op, stride);
     } else { // general vector index: a gather
       llvm::Value* ptrs =
           b_.CreateInBoundsGEP(elementMem, bufferInfo(op.buffer).base, emitExpr(op.index));
