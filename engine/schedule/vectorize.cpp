@@ -5,14 +5,13 @@
 // Refused, with the reason: a loop inside it, an allocation, a condition that varies along
 // it (a split tail: pick a factor that divides the extent), an extern call on vectors, and
 // whatever requireIndependentIterations refuses (reductions, overlapping writes).
-#include "engine/loop_ir/ir_mutator.h"
 #include "engine/loop_ir/ir_operators.h"
 #include "engine/loop_ir/ir_printer.h"
+#include "engine/loop_ir/widen.h"
 #include "engine/schedule/loop_nest.h"
 #include "engine/schedule/primitives.h"
 
 #include <algorithm>
-#include <map>
 
 namespace lathe::schedule::detail {
 
@@ -22,69 +21,15 @@ namespace {
 
 constexpr std::int64_t kMaxLanes = 64;
 
-class Vectorizer : public IRMutator {
+// The loop body with the loop variable as a ramp: expressions through VectorWidener,
+// statements here.
+class Vectorizer : public VectorWidener {
 public:
-  Vectorizer(const std::string& loop, Expr ramp) : loop_(loop) { vars_[loop] = std::move(ramp); }
+  Vectorizer(const std::string& loop, Expr ramp)
+      : VectorWidener({{loop, std::move(ramp)}}), loop_(loop) {}
 
 protected:
-  static Expr widen(const Expr& e, int lanes) {
-    return e.type().lanes() == lanes ? e : Broadcast::make(e, lanes);
-  }
-
-  Expr mutateVar(const Var* op) override {
-    auto it = vars_.find(op->name);
-    return it == vars_.end() ? Expr(op) : it->second;
-  }
-  Expr mutateBinary(const BinaryExprNode* op) override {
-    Expr a = mutate(op->a), b = mutate(op->b);
-    if (a.sameAs(op->a) && b.sameAs(op->b))
-      return op;
-    const int lanes = std::max(a.type().lanes(), b.type().lanes());
-    return makeBinary(op->kind, widen(a, lanes), widen(b, lanes));
-  }
-  Expr mutateNot(const Not* op) override { return Not::make(mutate(op->a)); }
-  Expr mutateSelect(const Select* op) override {
-    Expr c = mutate(op->condition), t = mutate(op->trueValue), f = mutate(op->falseValue);
-    const int lanes = std::max({c.type().lanes(), t.type().lanes(), f.type().lanes()});
-    if (c.type().isScalar() && t.type().lanes() == f.type().lanes())
-      return Select::make(c, t, f); // a scalar condition picks whole vectors
-    return Select::make(widen(c, lanes), widen(t, lanes), widen(f, lanes));
-  }
-  Expr mutateCast(const Cast* op) override {
-    Expr v = mutate(op->value);
-    return Cast::make(op->type.withLanes(v.type().lanes()), v);
-  }
-  Expr mutateRamp(const Ramp* op) override {
-    if (mutate(op->base).type().isVector() || mutate(op->stride).type().isVector())
-      fail("vectorize(" + loop_ + ") meets a ramp that already varies along it");
-    return op;
-  }
-  Expr mutateBroadcast(const Broadcast* op) override {
-    if (mutate(op->value).type().isVector())
-      fail("vectorize(" + loop_ + ") meets a broadcast of a value that varies along it");
-    return op;
-  }
-  Expr mutateCall(const Call* op) override {
-    bool changed = false;
-    std::vector<Expr> args = mutate(op->args, &changed);
-    if (!changed)
-      return op;
-    if (op->op == Intrinsic::Extern)
-      fail("vectorize(" + loop_ + ") meets the extern call @" + op->name + ", which takes scalars");
-    int lanes = 1;
-    for (const Expr& a : args)
-      lanes = std::max(lanes, a.type().lanes());
-    for (Expr& a : args)
-      a = widen(a, lanes);
-    return Call::make(op->op, std::move(args));
-  }
-  Expr mutateLet(const Let* op) override {
-    Expr value = mutate(op->value);
-    Expr var = rebind(op->name(), op->var, value);
-    Expr body = mutate(op->body);
-    vars_.erase(op->name());
-    return Let::make(var, value, body);
-  }
+  void refuse(const std::string& why) override { fail("vectorize(" + loop_ + ") meets " + why); }
 
   Stmt mutateFor(const For* op) override {
     fail("vectorize(" + loop_ + ") needs an innermost loop; '" + op->name() + "' is inside it");
@@ -106,13 +51,14 @@ protected:
     if (value.type().lanes() > lanes)
       fail("vectorize(" + loop_ + ") would store a vector into the one element " +
            op->buffer.name() + "[" + toString(op->index) + "]");
-    return Store::make(op->buffer, index, widen(value, lanes));
+    return Store::make(op->buffer, index, broadcastTo(value, lanes));
   }
   Stmt mutateLetStmt(const LetStmt* op) override {
-    Expr value = mutate(op->value);
-    Expr var = rebind(op->name(), op->var, value);
-    Stmt body = mutate(op->body);
-    vars_.erase(op->name());
+    const Expr value = mutate(op->value);
+    const Expr var = bind(op->name(), op->var, value);
+    const Stmt body = mutate(op->body);
+    if (!var.sameAs(op->var))
+      unbind(op->name());
     return LetStmt::make(var, value, body);
   }
   Stmt mutateEvaluate(const Evaluate* op) override {
@@ -122,17 +68,7 @@ protected:
   }
 
 private:
-  // A let whose value became a vector binds a vector variable of the same name.
-  Expr rebind(const std::string& name, const Expr& var, const Expr& value) {
-    if (value.type() == var.type())
-      return var;
-    Expr vec = Var::make(value.type(), name);
-    vars_[name] = vec;
-    return vec;
-  }
-
   std::string loop_;
-  std::map<std::string, Expr> vars_;
 };
 
 } // namespace
