@@ -33,7 +33,7 @@ void MainWindow::showScheduleKernel(int kernel) {
   }
   const api::KernelReport& k = report->kernels[static_cast<std::size_t>(kernel)];
   if (k.name != schedulePanel_->kernel())
-    schedulePanel_->setKernel(k.name, k.loopIr);
+    schedulePanel_->setKernel(k.name, k.loopIr, k.strategy);
 }
 
 bool MainWindow::trySchedule(bool timed) {

@@ -47,7 +47,8 @@ QString loopList(const std::string& loopIr) {
 
 SchedulePanel::SchedulePanel(QWidget* parent)
     : QWidget(parent), header_(new QLabel(this)), loops_(new QLabel(this)),
-      editor_(new views::CodeEditor(this)), applyButton_(new QPushButton(tr("Apply"), this)),
+      strategy_(new QLabel(this)), editor_(new views::CodeEditor(this)),
+      applyButton_(new QPushButton(tr("Apply"), this)),
       undoButton_(new QPushButton(tr("Undo"), this)),
       defaultButton_(new QPushButton(tr("Default"), this)),
       keepButton_(new QPushButton(tr("Keep for compile"), this)),
@@ -69,6 +70,11 @@ SchedulePanel::SchedulePanel(QWidget* parent)
   loops_->setWordWrap(true);
   loops_->setTextInteractionFlags(Qt::TextSelectableByMouse);
   loops_->setForegroundRole(QPalette::PlaceholderText);
+  strategy_->setObjectName(QStringLiteral("scheduleStrategy"));
+  strategy_->setWordWrap(true);
+  strategy_->setTextFormat(Qt::PlainText);
+  strategy_->setTextInteractionFlags(Qt::TextSelectableByMouse);
+  strategy_->setForegroundRole(QPalette::PlaceholderText);
 
   editor_->setObjectName(QStringLiteral("scheduleSteps"));
   editor_->setReadOnly(false);
@@ -131,6 +137,7 @@ SchedulePanel::SchedulePanel(QWidget* parent)
   leftLayout->setContentsMargins(0, 0, 0, 0);
   leftLayout->addWidget(header_);
   leftLayout->addWidget(loops_);
+  leftLayout->addWidget(strategy_);
   leftLayout->addWidget(editor_, 1);
   auto* row1 = new QHBoxLayout;
   row1->addWidget(applyButton_);
@@ -171,12 +178,18 @@ void SchedulePanel::reset() {
   updateKeptLabel();
 }
 
-void SchedulePanel::setKernel(const std::string& kernel, const std::string& loopIr) {
+void SchedulePanel::setKernel(const std::string& kernel, const std::string& loopIr,
+                              const std::string& strategy) {
   kernel_ = kernel;
   header_->setText(kernel.empty() ? tr("No kernel selected")
                                   : tr("Kernel %1").arg(QString::fromStdString(kernel)));
   loops_->setText(kernel.empty() ? tr("Compile the model, then pick a kernel in Code.")
                                  : tr("Loops: %1").arg(loopList(loopIr)));
+  strategy_->setText(strategy.empty() ? QString()
+                                      : tr("Default: %1")
+                                            .arg(QString::fromStdString(strategy).trimmed().replace(
+                                                QLatin1Char('\n'), QStringLiteral("; "))));
+  strategy_->setVisible(!strategy.empty());
   const auto kept = kept_.find(kernel);
   setSteps(kept == kept_.end() ? QString() : QString::fromStdString(kept->second));
   result_->clear();
@@ -308,7 +321,8 @@ bool SchedulePanel::loadKept(const QString& path, QString* error) {
   kept_.clear();
   for (const auto& [kernel, steps] : file.kernels)
     kept_[kernel] = steps;
-  setKernel(kernel_, {});
+  const auto current = kept_.find(kernel_);
+  setSteps(current == kept_.end() ? QString() : QString::fromStdString(current->second));
   updateKeptLabel();
   emit keptChanged();
   return true;

@@ -33,7 +33,9 @@ public:
 
   // The kernel the steps apply to, with its loop IR as compiled (for the list of loops);
   // an empty name: no kernel is selected. Shows the kept steps of that kernel, if any.
-  void setKernel(const std::string& kernel, const std::string& loopIr);
+  // `strategy`: how the default lowering computes it (KernelReport::strategy).
+  void setKernel(const std::string& kernel, const std::string& loopIr,
+                 const std::string& strategy = {});
   const std::string& kernel() const { return kernel_; }
   // Whether Apply can start now (a host compile exists and the Session is free).
   void setAvailable(bool available, const QString& why = {});
@@ -77,6 +79,7 @@ private:
   bool available_ = false, trying_ = false;
   QLabel* header_;
   QLabel* loops_;
+  QLabel* strategy_;
   views::CodeEditor* editor_;
   QPushButton* applyButton_;
   QPushButton* undoButton_;

@@ -132,9 +132,15 @@ void writeCompiledBundle(const lowering::LoweredModel& lowered, const target::Ta
     for (std::size_t k = 0; k < lowered.kernels.size(); ++k) {
       const std::string& name = lowered.kernels[k].name;
       std::string trace;
+      if (!lowered.kernels[k].strategy.empty()) {
+        std::istringstream lines(lowered.kernels[k].strategy);
+        trace = "# default lowering:\n";
+        for (std::string line; std::getline(lines, line);)
+          trace += "#   " + line + "\n";
+      }
       if (k < lowered.scheduleTraces.size() && !lowered.scheduleTraces[k].empty()) {
         std::istringstream steps(lowered.scheduleTraces[k]);
-        trace = "# schedule replayed on the default lowering:\n";
+        trace += "# schedule replayed on the default lowering:\n";
         for (std::string step; std::getline(steps, step);)
           trace += "#   " + step + "\n";
       }

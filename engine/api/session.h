@@ -177,6 +177,9 @@ struct KernelReport {
   std::vector<std::string> nodes; // ONNX nodes it computes
   std::string loopIr;
   std::string schedule; // the schedule trace replayed on it, one step per line; empty if none
+  // How the default lowering computes it (tiles, parallel tasks, where the epilogue runs),
+  // one line per choice; empty for plain loop nests.
+  std::string strategy;
   std::string llvmIr, llvmIrOptimized, assembly; // when keepCode
 };
 

@@ -272,6 +272,7 @@ CompileResult Session::compile(const CompileOptions& options) {
       kr.loopIr = loop::toString(lowered.kernels[k]);
       if (k < lowered.scheduleTraces.size())
         kr.schedule = lowered.scheduleTraces[k];
+      kr.strategy = lowered.kernels[k].strategy;
       if (options.keepCode && state_->compiled && k < state_->compiled->jit->code().size()) {
         const auto& code = state_->compiled->jit->code()[k];
         kr.llvmIr = code.llvmIr;

@@ -224,6 +224,9 @@ struct Kernel {
   std::vector<Buffer> outputs;
   Stmt body;
   std::vector<std::string> sourceNodes; // provenance: the ONNX nodes this kernel came from
+  // How the default lowering computes it (tiles, parallel tasks, where the epilogue runs),
+  // one line per choice; for people reading the kernel, not for passes. May be empty.
+  std::string strategy = {};
 
   // The calling convention's parameter order: inputs, then outputs.
   std::vector<Buffer> parameters() const;

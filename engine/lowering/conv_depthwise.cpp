@@ -160,6 +160,14 @@ Stmt depthwiseConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperan
         rows);
   }
   body.push_back(rows);
+  kb.describe("depthwise convolution: " + std::to_string(N * C) +
+              " parallel tasks, one per channel; output rows as vectors of " +
+              std::to_string(lanes) + " along W, the " + std::to_string(ah.kernel * aw.kernel) +
+              " taps unrolled with their weights in registers");
+  kb.describe("each channel's input is copied into a small padded" +
+              std::string(ah.stride * aw.stride > 1 ? ", stride-phase" : "") + " plane first");
+  kb.describe(finish.defined() ? "bias and the fused epilogue are applied in registers"
+                               : "the fused epilogue runs as a scalar pass over each row");
   const bool onHeap = planeSize * 4 > (128 << 10);
   const std::int64_t work = N * C * OH * OW * ah.kernel * aw.kernel;
   return forCount(task, N * C, kb.allocate(xp, loop::Block::make(body), onHeap), parallelFor(work));

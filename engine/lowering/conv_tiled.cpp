@@ -218,6 +218,20 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
     }
   Stmt main = forCount(t, N * FT * MB, kb.allocate(acc, loop::Block::make(body)),
                        parallelFor(N * M * Cg * KK * Fround));
+  kb.describe("register-tiled convolution: " + std::to_string(N * FT * MB) +
+              " parallel tasks, each " + std::to_string(R) + " output channels x " +
+              std::to_string(V) + " vector(s) of " + std::to_string(lanes) +
+              " positions, accumulated in registers over " + std::to_string(Cg) +
+              " input channels x " + std::to_string(KK) + " taps");
+  kb.describe(copy ? "the input is first copied into zero-padded" +
+                         std::string(P > 1 ? ", stride-phase" : "") +
+                         " planes, so every tap reads whole vectors"
+                   : "the input is read in place");
+  kb.describe(inRegisters ? "bias and the fused epilogue are applied in registers before the "
+                            "single store"
+              : (!direct || ops.bias || hasEpilogue(node))
+                  ? "bias and the fused epilogue run as a second pass over the output"
+                  : "results are stored straight into the output");
 
   // --- bias and the fused epilogue, from the wide grid into Y ---
   if (!inRegisters && (!direct || ops.bias || hasEpilogue(node))) {

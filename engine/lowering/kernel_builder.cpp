@@ -242,6 +242,7 @@ loop::Kernel KernelBuilder::finish(Stmt body) {
     k.outputs.push_back(r.buffer);
   k.body = std::move(body);
   k.sourceNodes = sourceNodes_;
+  k.strategy = strategy_;
   return k;
 }
 

@@ -99,6 +99,9 @@ public:
                 const std::string& hint = "i", std::int64_t parallelThreshold = 32768);
   Stmt serialLoop(const Expr& var, std::int64_t extent, Stmt body) const;
 
+  // One line of loop::Kernel::strategy: how this lowering chose to compute the kernel.
+  void describe(const std::string& line) { strategy_ += line + "\n"; }
+
   const std::vector<graph::Value*>& inputValues() const { return inputValues_; }
   const std::vector<graph::Value*>& outputValues() const { return outputValues_; }
   loop::Kernel finish(Stmt body);
@@ -115,6 +118,7 @@ private:
   std::map<std::string, int> varCounts_;
   int vectorBits_ = 0;
   std::vector<std::vector<std::int64_t>> epilogueOperands_;
+  std::string strategy_;
 };
 
 } // namespace lathe::lowering

@@ -103,11 +103,17 @@ Stmt tiledProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p)
     step = loop::LetStmt::make(bs[v], bv, step);
   }
   body.push_back(forCount(k, p.K, step));
+  kb.describe("register-tiled product: " + std::to_string(p.batch * MB * JT) +
+              " parallel tasks, each " + std::to_string(R) + " row(s) x " + std::to_string(V) +
+              " vector(s) of " + std::to_string(lanes) + " columns, summing " +
+              std::to_string(p.K) + " products per element in order");
   // Y written once per element, with alpha, beta*C and the fused epilogue: on the registers
   // when the finish has a vector form, else element by element from a scratch copy.
   const VectorEpilogue finish(
       kb, p.finish ? p.finish : [](Expr sum, const std::vector<Expr>&) { return sum; }, y.dtype,
       y.rank(), lanes);
+  kb.describe(finish.defined() ? "alpha, C and the fused epilogue are applied in registers"
+                               : "alpha, C and the fused epilogue run per element from a copy");
   if (finish.defined()) {
     for (std::int64_t r = 0; r < R; ++r)
       for (std::int64_t v = 0; v < V; ++v) {

@@ -78,6 +78,16 @@ void TestSchedulePanel::applyUndoKeepCompile() {
   QVERIFY2(loops.contains(QStringLiteral("(64)")) && loops.contains(QStringLiteral("(16)")),
            qPrintable(loops));
   QVERIFY(apply->isEnabled());
+  // A conv kernel's default lowering is described: its tiles and parallel tasks.
+  for (std::size_t k = 0; k < report->kernels.size(); ++k)
+    if (report->kernels[k].name.rfind("fused_conv", 0) == 0) {
+      QVERIFY(window.selectKernel(static_cast<int>(k)));
+      const QString strategy =
+          panel->findChild<QLabel*>(QStringLiteral("scheduleStrategy"))->text();
+      QVERIFY2(strategy.contains(QStringLiteral("parallel tasks")), qPrintable(strategy));
+      break;
+    }
+  QVERIFY(window.selectKernel(tail));
 
   // The loop names of the kernel, outermost first, from its loop IR.
   QStringList names;
