@@ -102,8 +102,15 @@ Stmt cacheWrite(const Stmt& body, const std::string& name) {
         fail("cache_write(" + name + ") cannot keep " + buffer.name() + "[" + toString(index) +
              "] in a register: the loop also " + (a.isStore ? "writes " : "reads ") +
              buffer.name() + "[" + toString(a.index) + "]");
-  for (const auto& [buffer, index] : targets)
+  for (const auto& [buffer, index] : targets) {
     requireFreshName(body, buffer.name() + "." + name + ".acc");
+    for (const Access& a : accessesOf(loop.body))
+      if (a.buffer.name() == buffer.name() && !a.guards.empty())
+        fail("cache_write(" + name + ") cannot keep " + buffer.name() +
+             " in a register: it is accessed under a condition inside the loop (a split tail "
+             "moved down by reorder?), and the load before and store after the loop would not "
+             "be");
+  }
 
   return replaceLoop(body, name, [&](const For& op) {
     Stmt result = Stmt(&op);

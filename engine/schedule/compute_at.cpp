@@ -129,6 +129,20 @@ Stmt computeAt(const Stmt& body, const std::string& buffer, const std::string& l
     lo = lo.defined() ? min(lo, b->first) : b->first;
     hi = hi.defined() ? max(hi, b->second) : b->second;
   }
+  if (!lo.defined())
+    fail("'" + buffer + "' is not read inside '" + loopName + "'");
+  class HasLoad : public IRVisitor {
+  public:
+    bool found = false;
+
+  protected:
+    void visitLoad(const Load*) override { found = true; }
+  } loadsInBounds;
+  loadsInBounds.visit(lo);
+  loadsInBounds.visit(hi);
+  if (loadsInBounds.found)
+    fail("the rows of '" + buffer + "' read inside '" + loopName +
+         "' depend on values loaded there; they cannot be computed ahead");
   const Producer::Dim& rows = p.dims.front();
   const Expr first = simplify(max(floorDiv(lo, makeIndex(rows.stride)), makeIndex(0)));
   const Expr last = simplify(min(floorDiv(hi, makeIndex(rows.stride)), makeIndex(rows.extent - 1)));

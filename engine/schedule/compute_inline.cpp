@@ -79,6 +79,15 @@ private:
 Stmt computeInline(const Stmt& body, const std::string& buffer) {
   const Producer p = findProducer(body, buffer, "compute_inline");
   const std::vector<Producer::Dim>& dims = p.dims;
+  // The value is recomputed where the buffer is read: it may only use the loop variables
+  // (replaced there) and names bound outside the allocation.
+  std::set<std::string> local = boundNames(p.allocation->body);
+  for (const Producer::Dim& d : dims)
+    local.erase(d.var);
+  for (const std::string& name : local)
+    if (usesVar(p.store->value, name) || usesVar(p.store->index, name))
+      fail("the value of '" + buffer + "' uses '" + name +
+           "', which is bound where it is computed but not where it is read");
   LoadsOf uses(buffer);
   uses.visit(p.allocation->body);
   for (const Load* load : uses.loads)

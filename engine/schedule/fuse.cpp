@@ -22,15 +22,25 @@ Stmt fuse(const Stmt& body, const std::string& outerName, const std::string& inn
     fail("'" + innerName + "' is " + forKindName(inner->forKind) +
          "; only a serial inner loop "
          "can be fused into its outer one");
+  if (outer.forKind == ForKind::Unrolled)
+    fail("'" + outerName + "' is unrolled; fuse first, then unroll");
   const std::string fusedName = outerName + "." + innerName + ".fused";
   requireFreshName(body, fusedName);
-  return replaceLoop(body, outerName, [&](const For& op) {
+  Stmt result = replaceLoop(body, outerName, [&](const For& op) {
     const For& in = *op.body.as<For>();
     Expr fused = Var::make(indexType(), fusedName);
     Stmt inside = substitute(in.body, {{op.name(), simplify(op.min + fused / in.extent)},
                                        {in.name(), simplify(in.min + fused % in.extent)}});
-    return For::make(fused, makeIndex(0), simplify(op.extent * in.extent), op.forKind, inside);
+    // Two empty ranges must not multiply into a non-empty one.
+    const Expr zero = makeIndex(0);
+    return For::make(fused, zero, simplify(max(op.extent, zero) * max(in.extent, zero)), op.forKind,
+                     inside);
   });
+  // A parallel outer loop's iterations were independent; the fused ones must be too (threads
+  // now split inside one outer iteration).
+  if (outer.forKind == ForKind::Parallel)
+    requireIndependentIterations(findLoop(result, fusedName), "parallel");
+  return result;
 }
 
 } // namespace lathe::schedule::detail

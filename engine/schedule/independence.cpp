@@ -426,14 +426,26 @@ void requireIndependentIterations(const For& loop, const char* primitive) {
   for (const Access& a : accesses) {
     if (a.isStore)
       continue;
-    bool written = false, sameIndex = false;
+    // Read where this iteration writes: the same index under the same conditions (the
+    // enumeration above counted only the writes its guards allow).
+    auto sameGuards = [](const Access& x, const Access& y) {
+      if (x.guards.size() != y.guards.size())
+        return false;
+      for (std::size_t g = 0; g < x.guards.size(); ++g)
+        if (!equal(simplify(x.guards[g]), simplify(y.guards[g])))
+          return false;
+      return true;
+    };
+    bool written = false, matched = false;
     for (const Access& s : accesses)
       if (s.isStore && s.buffer.name() == a.buffer.name()) {
         written = true;
-        sameIndex = sameIndex || equal(simplify(s.index), simplify(a.index));
+        matched = matched || (equal(simplify(s.index), simplify(a.index)) && sameGuards(s, a));
       }
-    if (written && !sameIndex)
-      cannot(a, "it reads elements of " + a.buffer.name() + " that other iterations may write");
+    if (written && !matched)
+      cannot(a, "it reads elements of " + a.buffer.name() +
+                    " that other iterations may write (no write at the same index under the "
+                    "same conditions)");
   }
 }
 

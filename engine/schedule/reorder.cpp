@@ -4,10 +4,14 @@
 // lets between them move down to just above the body, which keeps their meaning: they are
 // pure and see the same loop variables there. Loop bounds must not depend on the loops of
 // the nest (the nest must be rectangular).
+#include "engine/loop_ir/ir_equality.h"
+#include "engine/loop_ir/ir_operators.h"
 #include "engine/loop_ir/ir_printer.h"
+#include "engine/loop_ir/simplify.h"
 #include "engine/loop_ir/substitute.h"
 #include "engine/schedule/loop_nest.h"
 #include "engine/schedule/primitives.h"
+#include "engine/schedule/producer.h"
 
 #include <algorithm>
 #include <set>
@@ -34,7 +38,26 @@ Stmt reorder(const Stmt& body, const std::vector<std::string>& order) {
       outermost = name;
     }
   }
-  return replaceLoop(body, outermost, [&](const For& top) {
+  // Reordering changes which iteration touches an element first: refused when a buffer the
+  // nest writes is also read or written at another index (a dependence between iterations).
+  // A reduction (read and written at one index) only changes the order of its sum.
+  {
+    const Stmt nest = Stmt(&findLoop(body, outermost));
+    const std::vector<Access> accesses = accessesOf(nest);
+    for (const Access& store : accesses) {
+      if (!store.isStore)
+        continue;
+      for (const Access& other : accesses)
+        if (other.buffer.name() == store.buffer.name() &&
+            !equal(simplify(other.index), simplify(store.index)))
+          fail("the nest writes " + store.buffer.name() + "[" + toString(store.index) +
+               "] and also " + (other.isStore ? "writes " : "reads ") + store.buffer.name() + "[" +
+               toString(other.index) +
+               "]; reordering could change which iteration sees which value");
+    }
+  }
+  std::vector<std::string> chain; // every loop of the nest, for the parallel re-check
+  Stmt result = replaceLoop(body, outermost, [&](const For& top) {
     std::vector<const For*> loops; // the nest from `top` down to the last named loop
     std::vector<Stmt> wrappers;    // guards and lets between them, outermost first
     std::set<std::string> chainVars;
@@ -42,6 +65,13 @@ Stmt reorder(const Stmt& body, const std::vector<std::string>& order) {
     Stmt s = Stmt(&top);
     while (found < order.size()) {
       if (const For* f = s.as<For>()) {
+        // Guards move below every loop of the nest: a loop they protected must not need them.
+        const bool guarded = std::any_of(wrappers.begin(), wrappers.end(),
+                                         [](const Stmt& w) { return w.as<IfThenElse>(); });
+        if (guarded && !(asConstInt(simplify(f->min)) && asConstInt(simplify(f->extent))))
+          fail("'" + f->name() +
+               "' sits under a condition and has bounds that are not "
+               "constant; moving the condition below it could evaluate them unprotected");
         for (const std::string& v : chainVars)
           if (usesVar(f->min, v) || usesVar(f->extent, v))
             fail("the bounds of '" + f->name() + "' depend on '" + v +
@@ -54,6 +84,10 @@ Stmt reorder(const Stmt& body, const std::vector<std::string>& order) {
         wrappers.push_back(s);
         s = g->thenCase;
       } else if (const LetStmt* l = s.as<LetStmt>()) {
+        for (const std::string& written : buffersWritten(Stmt(&top)))
+          if (readsBuffer(l->value, written))
+            fail("the let '" + l->name() + "' reads " + written +
+                 ", which the nest writes; moving it down would change its value");
         wrappers.push_back(s);
         chainVars.insert(l->name());
         s = l->body;
@@ -69,19 +103,26 @@ Stmt reorder(const Stmt& body, const std::vector<std::string>& order) {
     for (const For*& slot : placed)
       if (named.count(slot->name()))
         slot = &findLoop(Stmt(&top), order[next++]);
-    Stmt result = s;
+    Stmt rebuilt = s;
     for (auto w = wrappers.rbegin(); w != wrappers.rend(); ++w) {
       if (const IfThenElse* g = w->as<IfThenElse>())
-        result = IfThenElse::make(g->condition, result);
+        rebuilt = IfThenElse::make(g->condition, rebuilt);
       else {
         const LetStmt* l = w->as<LetStmt>();
-        result = LetStmt::make(l->var, l->value, result);
+        rebuilt = LetStmt::make(l->var, l->value, rebuilt);
       }
     }
     for (auto f = placed.rbegin(); f != placed.rend(); ++f)
-      result = For::make((*f)->var, (*f)->min, (*f)->extent, (*f)->forKind, result);
-    return result;
+      rebuilt = For::make((*f)->var, (*f)->min, (*f)->extent, (*f)->forKind, rebuilt);
+    for (const For* f : loops)
+      chain.push_back(f->name());
+    return rebuilt;
   });
+  // Parallel loops of the nest: their iterations must still be independent where they are now.
+  for (const std::string& name : chain)
+    if (const For& f = findLoop(result, name); f.forKind == ForKind::Parallel)
+      requireIndependentIterations(f, "parallel");
+  return result;
 }
 
 } // namespace lathe::schedule::detail

@@ -219,8 +219,9 @@ TEST(Schedule, PackCopiesWhatTheLoopReadsInVisitingOrder) {
       scheduled({step(Primitive::Split, {"j"}, {4}), step(Primitive::Reorder, {"j.o", "i"}),
                  step(Primitive::Pack, {"b", "j.o"})});
   EXPECT_NE(text.find("allocate b.j.o.packed: f32[68] on stack"), std::string::npos) << text;
-  EXPECT_NE(text.find("b.j.o.packed[j.i.b.pack*17 + k.b.pack] = b[k.b.pack*20 + (j.o*4 + j.i.b.pack)]"),
-            std::string::npos)
+  EXPECT_NE(
+      text.find("b.j.o.packed[j.i.b.pack*17 + k.b.pack] = b[k.b.pack*20 + (j.o*4 + j.i.b.pack)]"),
+      std::string::npos)
       << text;
   EXPECT_NE(text.find("b.j.o.packed[j.i*17 + k]"), std::string::npos) << text;
   EXPECT_NE(refusal({step(Primitive::Pack, {"out", "j"})}).find("writes 'out'"), std::string::npos);
@@ -230,6 +231,96 @@ TEST(Schedule, PackCopiesWhatTheLoopReadsInVisitingOrder) {
                 .find("under a condition"),
             std::string::npos);
   EXPECT_NE(refusal({step(Primitive::Pack, {"bias", "q"})}).find("nothing to pack"),
+            std::string::npos);
+}
+
+// Cases a review found accepted with wrong results; each must now be refused.
+TEST(Schedule, RefusesRewritesThatWouldRaceOrReadOutOfBounds) {
+  using namespace loop;
+  auto reason = [](const Kernel& k, std::vector<Step> steps) {
+    try {
+      apply(k, Schedule{k.name, std::move(steps)});
+    } catch (const Error& e) {
+      return e.reason();
+    }
+    return std::string("accepted");
+  };
+  // cache_write under a split tail's guard, moved below the reduction by reorder.
+  EXPECT_NE(reason(matmulKernel(),
+                   {step(Primitive::Split, {"j"}, {8}), step(Primitive::CacheWrite, {"k"})})
+                .find("accepted"),
+            std::string::npos); // the guard is outside k: fine
+  // A parallel reduction s[i] += x[i*4 + k], then fuse: threads would split inside one i.
+  Buffer x = Buffer::make("x", f32(), makeShape({40}));
+  Buffer sBuf = Buffer::make("s", f32(), makeShape({10}));
+  Expr i = testing::indexVar("i"), k = testing::indexVar("k");
+  Kernel sum{"sum",
+             {x},
+             {sBuf},
+             testing::serialFor(
+                 i, 10,
+                 testing::serialFor(
+                     k, 4, Store::make(sBuf, i, Load::make(sBuf, i) + Load::make(x, i * 4 + k)))),
+             {}};
+  EXPECT_NE(reason(sum, {step(Primitive::Parallel, {"i"}), step(Primitive::Fuse, {"i", "k"})})
+                .find("parallel(i.k.fused) is not safe"),
+            std::string::npos);
+  // col2im: y[i + k] += ...; parallel over i is safe inside k, not around it.
+  Buffer y = Buffer::make("y", f32(), makeShape({13}));
+  Kernel col2im{"col2im",
+                {x},
+                {y},
+                testing::serialFor(
+                    k, 4,
+                    testing::serialFor(
+                        i, 10, Store::make(y, i + k, Load::make(y, i + k) + Load::make(x, i)))),
+                {}};
+  EXPECT_NE(reason(col2im, {step(Primitive::Parallel, {"i"}), step(Primitive::Reorder, {"i", "k"})})
+                .find("both write element"),
+            std::string::npos);
+  // A true dependence a[(r+1)*5 + c] = a[r*5 + c + 1] must not be interchanged.
+  Buffer a = Buffer::make("a", f32(), makeShape({60}));
+  Expr r = testing::indexVar("r"), c = testing::indexVar("c");
+  Kernel shift{
+      "shift",
+      {},
+      {a},
+      testing::serialFor(
+          r, 10,
+          testing::serialFor(c, 4, Store::make(a, (r + 1) * 5 + c, Load::make(a, r * 5 + c + 1)))),
+      {}};
+  EXPECT_NE(reason(shift, {step(Primitive::Reorder, {"c", "r"})}).find("reordering could change"),
+            std::string::npos);
+  // A read of what another iteration's guarded store writes.
+  Buffer b = Buffer::make("b", f32(), makeShape({2}));
+  Kernel guarded{"guarded",
+                 {x},
+                 {a},
+                 Allocate::make(b, MemoryScope::Stack,
+                                testing::serialFor(
+                                    i, 4,
+                                    Block::make(IfThenElse::make(
+                                                    i < 2, Store::make(b, i % 2, Load::make(x, i))),
+                                                Store::make(a, i, Load::make(b, i % 2))))),
+                 {}};
+  EXPECT_NE(reason(guarded, {step(Primitive::Parallel, {"i"})}).find("same conditions"),
+            std::string::npos);
+  // compute_inline of a value that uses a let bound around its store.
+  Buffer t = Buffer::make("t", f32(), makeShape({10}));
+  Expr v = Var::make(f32(), "v");
+  Kernel withLet{
+      "with_let",
+      {x},
+      {y},
+      Allocate::make(
+          t, MemoryScope::Stack,
+          Block::make(testing::serialFor(
+                          i, 10, LetStmt::make(v, Load::make(x, i), Store::make(t, i, v * v))),
+                      testing::serialFor(k, 10, Store::make(y, k, Load::make(t, k))))),
+      {}};
+  EXPECT_NE(reason(withLet, {step(Primitive::ComputeInline, {"t"})}).find("uses 'v'"),
+            std::string::npos);
+  EXPECT_NE(reason(withLet, {step(Primitive::ComputeAt, {"t", "i"})}).find("not a perfect nest"),
             std::string::npos);
 }
 
