@@ -28,7 +28,8 @@ namespace lathe::lowering {
 namespace {
 
 struct TileShape {
-  std::int64_t R, V; // output channels, vectors of positions
+  std::int64_t R, V;     // output channels, vectors of positions
+  std::int64_t cost = 0; // the cost model's estimate for the whole convolution
 };
 
 // The tile for Mg output channels of a group over F wide positions, by a small cost model:
@@ -36,9 +37,10 @@ struct TileShape {
 // V + R loads (two of each per cycle), so a task costs max(R*V, R + V); positions past F
 // in the last tile are wasted. Tiles fit the register file: R*V accumulators plus V inputs
 // and a broadcast in 32 vector registers with AVX-512, 16 with AVX2. `maxWidth` bounds the
-// positions of a tile (0: no bound).
-std::optional<TileShape> tileFor(int lanes, std::int64_t Mg, std::int64_t F,
-                                 std::int64_t maxWidth) {
+// positions of a tile (0: no bound). With `rowWidth`, tiles do not cross rows of that many
+// positions (F / rowWidth rows), so each row rounds up on its own.
+std::optional<TileShape> tileFor(int lanes, std::int64_t Mg, std::int64_t F, std::int64_t maxWidth,
+                                 std::int64_t rowWidth = 0) {
   if (Mg == 1) { // depthwise: one channel, more positions
     const std::int64_t V = lanes >= 16 ? 6 : 4;
     return TileShape{1,
@@ -53,10 +55,12 @@ std::optional<TileShape> tileFor(int lanes, std::int64_t Mg, std::int64_t F,
     for (std::int64_t V = 1; V <= 4; ++V) {
       if (R * V + V + 2 > registers || (maxWidth > 0 && V * lanes > maxWidth))
         continue;
-      const std::int64_t tiles = (F + V * lanes - 1) / (V * lanes);
+      const std::int64_t TW = V * lanes;
+      const std::int64_t tiles =
+          rowWidth > 0 ? F / rowWidth * ((rowWidth + TW - 1) / TW) : (F + TW - 1) / TW;
       const std::int64_t cost = (Mg / R) * tiles * std::max(R * V, R + V);
       if (!best || cost < bestCost) {
-        best = TileShape{R, V};
+        best = TileShape{R, V, cost};
         bestCost = cost;
       }
     }
@@ -116,11 +120,32 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
   // A dense plane of at least one vector takes tiles that fit in it, the last one shifted.
   const bool dense = F == product(out);
   const bool shifted = dense && F >= lanes;
-  const std::optional<TileShape> tile = tileFor(lanes, Mg, F, shifted ? F : 0);
+  // Bias and the epilogue on the registers, when the epilogue has a vector form.
+  const VectorEpilogue finish(kb, epilogue, y.dtype, y.rank(), lanes);
+  // Row tiles: when the wide grid is wider than the output (padding, strides) but an output
+  // row holds a whole vector, tiles run along output rows, the last one of a row shifted
+  // back, and store into Y with bias and the epilogue applied: no second pass.
+  // Chosen when rounding each row up to whole tiles costs no more than the wide grid does
+  // with its padding columns plus the second pass (about 8 units per output vector in the
+  // cost model's terms: a load, bias, epilogue and store that go to memory).
+  const std::int64_t outW = out[S - 1];
+  const std::optional<TileShape> flatTile = tileFor(lanes, Mg, F, shifted ? F : 0);
+  const std::optional<TileShape> rowTile =
+      !dense && subsample.empty() && outW >= lanes && finish.defined()
+          ? tileFor(lanes, Mg, product(out), outW, outW)
+          : std::nullopt;
+  const std::int64_t reduction = Cg * product(kernel);
+  const std::int64_t secondPass = Mg * product(out) / lanes * 8;
+  const bool rowTiles = rowTile && (!flatTile || rowTile->cost * reduction <=
+                                                     flatTile->cost * reduction + secondPass);
+  const std::int64_t rows = product(out) / outW;
+  const std::optional<TileShape> tile = rowTiles ? rowTile : flatTile;
   if (!tile)
     return Stmt();
   const std::int64_t R = tile->R, V = tile->V, TW = V * lanes;
-  const std::int64_t FT = (F + TW - 1) / TW, Fround = shifted ? F : FT * TW;
+  const std::int64_t CT = (outW + TW - 1) / TW; // tiles per output row, in row mode
+  const std::int64_t FT = rowTiles ? rows * CT : (F + TW - 1) / TW;
+  const std::int64_t Fround = shifted || rowTiles ? F : FT * TW;
   const std::int64_t phasePlane = product(plane), KK = product(kernel);
   auto wideIndex = [&](const std::vector<Expr>& pos, const std::vector<std::int64_t>& shift) {
     Expr flat = loop::makeIndex(0);
@@ -137,17 +162,33 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
   const TensorRef src = copy ? kb.scratch("xpad", x.dtype, {N * C * rowSize + tail})
                              : TensorRef{x.buffer, {N * C * rowSize}, x.dtype};
   // Results: straight into Y when its planes are the wide grid and whole tiles fit.
-  const bool direct = dense && Fround == F;
+  const bool direct = (dense && Fround == F) || rowTiles;
   const std::int64_t outRow = direct ? F : Fround;
-  const TensorRef result = direct ? TensorRef{y.buffer, {N * M * F}, y.dtype}
+  const TensorRef result = direct ? TensorRef{y.buffer, {N * M * product(out)}, y.dtype}
                                   : kb.scratch("ywide", y.dtype, {N * M * Fround});
 
   // --- the tiles ---
   const std::int64_t MB = M / R;
   const Expr t = kb.freshVar("t");
-  const Expr n = t / (FT * MB), m0 = (t % MB) * R;
-  const Expr f0 = shifted && F % TW != 0 ? loop::min(((t / MB) % FT) * TW, loop::makeIndex(F - TW))
-                                         : ((t / MB) % FT) * TW;
+  const Expr n = t / (FT * MB), m0 = (t % MB) * R, fBlock = (t / MB) % FT;
+  Expr f0;                 // the tile's first position in the wide grid
+  std::vector<Expr> rowAt; // row mode: the output row's coordinates, then its first column
+  if (rowTiles) {
+    const Expr rowIndex = fBlock / CT, column = fBlock % CT;
+    const Expr ow0 =
+        outW % TW == 0 ? column * TW : loop::min(column * TW, loop::makeIndex(outW - TW));
+    f0 = ow0;
+    std::int64_t inner = 1;
+    for (std::size_t a = S - 1; a-- > 0;) {
+      const Expr o = (rowIndex / inner) % out[a];
+      rowAt.insert(rowAt.begin(), o);
+      f0 = f0 + o * wide[a];
+      inner *= out[a];
+    }
+    rowAt.push_back(ow0);
+  } else {
+    f0 = shifted && F % TW != 0 ? loop::min(fBlock * TW, loop::makeIndex(F - TW)) : fBlock * TW;
+  }
   const Expr inChannel0 = ops.group == 1 ? loop::makeIndex(0) : (m0 / Mg) * Cg;
   const loop::Type vt = loop::f32().withLanes(lanes);
   const TensorRef acc = kb.scratch("tile", y.dtype, {R * V * lanes});
@@ -199,22 +240,28 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
   body.push_back(forCount(c, Cg, taps));
   // Bias and the epilogue on the registers: the epilogue sees position f of the plane as
   // index (n, m, 0, .., f), which needs its operands whole or constant over the plane.
-  const VectorEpilogue finish(kb, epilogue, y.dtype, y.rank(), lanes);
-  const bool inRegisters = direct && finish.defined() && kb.epilogueFlattens(y.shape, 2);
+  const bool inRegisters =
+      rowTiles || (direct && finish.defined() && kb.epilogueFlattens(y.shape, 2));
   for (std::int64_t r = 0; r < R; ++r)
     for (std::int64_t v = 0; v < V; ++v) {
       Expr value = loop::Load::make(acc.buffer, accAt(r, v));
-      if (inRegisters) {
-        if (ops.bias)
-          value = value + loop::Broadcast::make(ops.bias->load({m0 + r}), lanes);
-        std::vector<Expr> idx{n, m0 + r};
+      std::vector<Expr> idx{n, m0 + r};
+      if (rowTiles) {
+        idx.insert(idx.end(), rowAt.begin(), rowAt.end());
+        idx.back() = idx.back() + v * lanes;
+      } else {
         while (idx.size() + 1 < y.rank())
           idx.push_back(loop::makeIndex(0));
         idx.push_back(f0 + v * lanes);
+      }
+      if (inRegisters) {
+        if (ops.bias)
+          value = value + loop::Broadcast::make(ops.bias->load({m0 + r}), lanes);
         value = finish(value, idx);
       }
-      body.push_back(loop::Store::make(
-          result.buffer, ramp((n * M + m0 + r) * outRow + f0 + v * lanes, lanes), value));
+      const Expr at =
+          rowTiles ? flatIndex(y.shape, idx) : (n * M + m0 + r) * outRow + f0 + v * lanes;
+      body.push_back(loop::Store::make(result.buffer, ramp(at, lanes), value));
     }
   Stmt main = forCount(t, N * FT * MB, kb.allocate(acc, loop::Block::make(body)),
                        parallelFor(N * M * Cg * KK * Fround));

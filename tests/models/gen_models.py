@@ -504,13 +504,18 @@ def conv_zoo(seed):
     d = g.op("Mul", [d, g.uniform("pw_row_scale", (1, 19), 0.5, 1.5)], "pw_row_mul", outputs=["ydw"])
     t = conv("thin", 1, 4, (3, 3), "dw_thin", group=4, strides=[1, 2], pads=[1, 1, 1, 1])  # W 5
     g.op("Relu", [t], "dw_thin_relu", outputs=["ythin"])
+    # Padded 3x3 whose output rows hold whole tiles: tiles run along rows and store into Y
+    # with bias and an epilogue varying along W applied in registers (no second pass).
+    r = conv("rows", 8, 16, (3, 3), "row_tiles", pads=[1, 1, 1, 1])              # 16 x 11 x 32
+    r = g.op("Add", [r, g.uniform("row_w", (1, 1, 1, 32), -0.5, 0.5)], "row_tiles_add")
+    g.op("Relu", [r], "row_tiles_relu", outputs=["yrows"])
     return g.model("conv_zoo",
                    [f32_info("x", [1, 3, 40, 40]), f32_info("seq", [2, 4, 37]),
                     f32_info("vol", [1, 2, 7, 9, 11]), f32_info("img", [1, 8, 23, 37]),
-                    f32_info("thin", [1, 4, 6, 9])],
+                    f32_info("thin", [1, 4, 6, 9]), f32_info("rows", [1, 8, 11, 32])],
                    [f32_info("y2d", [1, 6, 4, 10]), f32_info("y1d", [2, 8, 9]),
                     f32_info("y3d", [1, 8, 4, 9, 6]), f32_info("ydw", [1, 8, 12, 19]),
-                    f32_info("ythin", [1, 4, 6, 5])])
+                    f32_info("ythin", [1, 4, 6, 5]), f32_info("yrows", [1, 16, 11, 32])])
 
 
 def matmul_zoo(seed):
