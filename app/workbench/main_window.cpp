@@ -117,6 +117,12 @@ MainWindow::MainWindow(QWidget* parent)
   connect(compiler_, &ModelCompiler::idle, this, &MainWindow::updateScheduleAvailability);
   connect(runner_, &ModelRunner::idle, this, &MainWindow::updateScheduleAvailability);
   connect(trier_, &ScheduleTrier::idle, this, &MainWindow::updateScheduleAvailability);
+  connect(trier_, &ScheduleTrier::idle, this, [this] {
+    if (pendingCompile_) {
+      setCompiling(false);
+      compile();
+    }
+  });
   connect(trier_, &ScheduleTrier::tried, this,
           [this](const std::shared_ptr<const api::ModelReport>& model, const QString& steps,
                  const api::KernelScheduleResult& result) {
@@ -523,6 +529,7 @@ void MainWindow::showModel(const QString& path, std::shared_ptr<const api::Model
   compiler_->drop();
   runner_->drop();
   pendingRun_ = false;
+  pendingCompile_ = false;
   sessionThreads_ = -1;
   setCompiling(false);
   report_ = std::move(report);
@@ -608,9 +615,18 @@ void MainWindow::showErrorDialog(const QString& objectName, const QString& title
 
 bool MainWindow::compile() {
   // A Session serves one worker at a time: no compile while a run uses it.
-  if (!report_ || !session_ || compiler_->isCompiling() || runner_->isBusyWith(session_.get()) ||
-      trier_->isBusyWith(session_.get()))
+  if (!report_ || !session_ || compiler_->isCompiling() || runner_->isBusyWith(session_.get()))
     return false;
+  if (trier_->isBusyWith(session_.get())) {
+    // A Schedule preview or timing holds the Session: drop its result and compile when it
+    // lets go (ScheduleTrier::idle).
+    trier_->drop();
+    schedulePanel_->stopTrying(tr("Stopped: the model is being compiled."));
+    pendingCompile_ = true;
+    setCompiling(true);
+    return true;
+  }
+  pendingCompile_ = false;
   const QString targetText = target();
   if (!compiler_->compile(session_, report_, targetText.toStdString(),
                           schedulePanel_->keptScheduleText()))
@@ -621,6 +637,11 @@ bool MainWindow::compile() {
 }
 
 void MainWindow::cancelCompile() {
+  if (pendingCompile_) { // still waiting for a Schedule job to let go of the Session
+    pendingCompile_ = false;
+    setCompiling(false);
+    return;
+  }
   if (!compiler_->isCompiling())
     return;
   // The engine cannot stop a compile half-way: it runs to its end and its result is dropped.
@@ -648,7 +669,7 @@ bool MainWindow::setTarget(const QString& target) {
 }
 
 bool MainWindow::isCompiling() const {
-  return compiler_->isCompiling();
+  return compiler_->isCompiling() || pendingCompile_;
 }
 
 const std::shared_ptr<const api::CompileReport>& MainWindow::compileReport() const {

@@ -166,8 +166,9 @@ private:
   ModelCompiler* compiler_;
   ModelRunner* runner_;
   ScheduleTrier* trier_;
-  bool pendingRun_ = false; // run() waits for a compile to end
-  int sessionThreads_ = -1; // threads session_ compiled for (0: one per core); -1: none yet
+  bool pendingRun_ = false;     // run() waits for a compile to end
+  bool pendingCompile_ = false; // compile() waits for a Schedule preview to let go
+  int sessionThreads_ = -1;     // threads session_ compiled for (0: one per core); -1: none yet
   // The Session that opened report_: compile() needs it. Used by one worker at a time.
   std::shared_ptr<api::Session> session_;
   int selectedNode_ = -1; // in report_->final.nodes

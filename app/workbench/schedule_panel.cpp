@@ -207,6 +207,12 @@ void SchedulePanel::setAvailable(bool available, const QString& why) {
   updateButtons();
 }
 
+void SchedulePanel::stopTrying(const QString& why) {
+  trying_ = false;
+  result_->setText(why);
+  updateButtons();
+}
+
 void SchedulePanel::setTrying(bool trying, bool timed) {
   trying_ = trying;
   if (trying)

@@ -40,6 +40,8 @@ public:
   // Whether Apply can start now (a host compile exists and the Session is free).
   void setAvailable(bool available, const QString& why = {});
   void setTrying(bool trying, bool timed = true);
+  // The job in flight was dropped (its result will not come): says why, enables Apply.
+  void stopTrying(const QString& why);
   void showResult(const QString& steps, const api::KernelScheduleResult& result);
   // A new model: no kernel, nothing kept.
   void reset();

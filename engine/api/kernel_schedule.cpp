@@ -133,8 +133,11 @@ KernelScheduleResult Session::tryKernelSchedule(const KernelScheduleOptions& opt
     report->assembly = jit->code().at(0).assembly;
 
     if (options.repeat > 0) {
-      runtime::ThreadPool pool(options.threads);
-      runtime::ScopedCurrentThreadPool current(&pool);
+      const int threads =
+          options.threads > 0 ? options.threads : runtime::ThreadPool::defaultThreadCount();
+      if (!state_->trialPool || state_->trialPool->threadCount() != threads)
+        state_->trialPool = std::make_unique<runtime::ThreadPool>(threads);
+      runtime::ScopedCurrentThreadPool current(state_->trialPool.get());
       KernelArguments arguments(lowered, options.kernel);
       auto known = state_->defaultMedianMs.find(options.kernel);
       if (known == state_->defaultMedianMs.end()) {

@@ -22,6 +22,9 @@ struct Session::State {
   std::optional<target::Target> target;
   std::shared_ptr<const lowering::LoweredModel> defaultLowered;
   std::map<std::string, double> defaultMedianMs;
+  // The pool tryKernelSchedule times on, kept between calls so that its workers are warm
+  // (a fresh pool's first loops pay for starting threads).
+  std::unique_ptr<runtime::ThreadPool> trialPool;
 
   // A new model or bundle: nothing of the last compile applies.
   void forgetCompile() {

@@ -134,7 +134,11 @@ void TestSchedulePanel::applyUndoKeepCompile() {
   QCOMPARE(panel->steps(), good);
   panel->keep();
   QCOMPARE(panel->kept().size(), std::size_t{1});
+  // Compile while a timed Apply holds the Session: the Apply is dropped, the compile waits
+  // for the Session and then runs.
+  QTest::mouseClick(apply, Qt::LeftButton);
   QVERIFY(window.compile());
+  QVERIFY(window.isCompiling());
   QTRY_COMPARE_WITH_TIMEOUT(compiled.count(), 2, kTimeoutMs);
   const auto& scheduled = window.compileReport()->kernels[static_cast<std::size_t>(tail)];
   QCOMPARE(scheduled.name, name);
