@@ -28,7 +28,8 @@ QString milliseconds(double ms) {
                   : QString::number(ms, 'f', 3) + QStringLiteral(" ms");
 }
 
-// "c (64) · y (16) · x (16)": the loops of a kernel's loop IR, in order, with extents.
+// "c (64) · y (16) · x (16 from 1)": the loops of a kernel's loop IR, in order, with their
+// extents (and first values other than 0).
 QString loopList(const std::string& loopIr) {
   static const QRegularExpression loop(QStringLiteral(R"(for \(([^,]+), ([^,]+), ([^)]+)\))"));
   QStringList loops;
@@ -37,7 +38,7 @@ QString loopList(const std::string& loopIr) {
     const auto m = it.next();
     const QString extent = m.captured(2) == QStringLiteral("0")
                                ? m.captured(3)
-                               : m.captured(2) + QStringLiteral("..") + m.captured(3);
+                               : m.captured(3) + QStringLiteral(" from ") + m.captured(2);
     loops << m.captured(1) + QStringLiteral(" (") + extent + QStringLiteral(")");
   }
   return loops.join(QStringLiteral(" · "));

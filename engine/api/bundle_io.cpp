@@ -1,5 +1,6 @@
 #include "engine/api/bundle_io.h"
 
+#include "engine/api/dump_files.h"
 #include "engine/codegen/llvm/codegen.h"
 #include "engine/export/bundle.h"
 #include "engine/loop_ir/ir_printer.h"
@@ -8,7 +9,6 @@
 #include <dlfcn.h>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 namespace lathe::api {
 
@@ -41,13 +41,6 @@ runtime::SlotRole roleFromName(const std::string& role, const std::string& sourc
     return runtime::SlotRole::Intermediate;
   throw Error(ErrorKind::Invalid, "unknown tensor role '" + role + "' in the manifest",
               {source, {}, {}});
-}
-
-void writeText(const fs::path& p, const std::string& text) {
-  std::ofstream out(p);
-  out << text;
-  if (!out)
-    throw Error(ErrorKind::Io, "cannot write " + p.string());
 }
 
 // dlopen'ed kernels; closing the library when the model goes away.
@@ -127,31 +120,8 @@ void writeCompiledBundle(const lowering::LoweredModel& lowered, const target::Ta
   manifest.outputs = lowered.outputs;
   exporter::writeBundle(path, manifest, library, weights);
 
-  if (!dumpDir.empty()) {
-    fs::create_directories(dumpDir);
-    for (std::size_t k = 0; k < lowered.kernels.size(); ++k) {
-      const std::string& name = lowered.kernels[k].name;
-      std::string trace;
-      if (!lowered.kernels[k].strategy.empty()) {
-        std::istringstream lines(lowered.kernels[k].strategy);
-        trace = "# default lowering:\n";
-        for (std::string line; std::getline(lines, line);)
-          trace += "#   " + line + "\n";
-      }
-      if (k < lowered.scheduleTraces.size() && !lowered.scheduleTraces[k].empty()) {
-        std::istringstream steps(lowered.scheduleTraces[k]);
-        trace += "# schedule replayed on the default lowering:\n";
-        for (std::string step; std::getline(steps, step);)
-          trace += "#   " + step + "\n";
-      }
-      writeText(fs::path(dumpDir) / (name + ".loop"), trace + loop::toString(lowered.kernels[k]));
-      if (k < object.code.size()) {
-        writeText(fs::path(dumpDir) / (name + ".ll"), object.code[k].llvmIr);
-        writeText(fs::path(dumpDir) / (name + ".opt.ll"), object.code[k].llvmIrOptimized);
-        writeText(fs::path(dumpDir) / (name + ".s"), object.code[k].assembly);
-      }
-    }
-  }
+  if (!dumpDir.empty())
+    writeDumpFiles(dumpDir, manifest.model, lowered, object.code);
   report.bundleBytes = fs::file_size(path);
 }
 

@@ -456,6 +456,14 @@ def check_schedule(lathe, models):
     expect(dumped.startswith("# schedule replayed") and f"#   vectorize({x}.i)" in dumped
            and f"parallel for ({c}.{y}.fused, 0, 1024)" in dumped and "ramp(" in dumped,
            "--dump shows the trace next to the scheduled loop IR", dumped)
+    # --dump also writes a template: every kernel, its loops, and no steps (changes nothing).
+    template = open(f"{work}/d0/schedule_template.txt").read()
+    expect(f"kernel {name}:" in template and f"# loops: {c} (64)" in template,
+           "--dump writes schedule_template.txt with the kernels and their loops", template)
+    rc, out, err = run(lathe, "compile", model, "-o", f"{work}/t.tar", "--schedule",
+                       f"{work}/d0/schedule_template.txt")
+    expect(rc == 0 and "scheduled" not in out, "the untouched template replays as the default",
+           out + err)
     # The same schedule as JSON.
     steps = [{"primitive": "fuse", "loops": [c, y]},
              {"primitive": "parallel", "loops": [f"{c}.{y}.fused"]},
