@@ -9,7 +9,6 @@
 #include "engine/support/timer.h"
 
 #include <algorithm>
-#include <cstdlib>
 #include <cstring>
 #include <random>
 #include <sstream>
@@ -110,13 +109,11 @@ KernelScheduleResult Session::tryKernelSchedule(const KernelScheduleOptions& opt
       }
     }
     loop::Kernel scheduled;
+    std::size_t refused = 0;
     try {
-      scheduled = schedule::apply(*kernel, steps, "steps");
-    } catch (const Error& e) {
-      // "steps:LINE: kernel K, step N ...: reason" names the line of the refused step.
-      const std::string& reason = e.reason();
-      if (reason.rfind("steps:", 0) == 0)
-        result.failedLine = std::atoi(reason.c_str() + 6);
+      scheduled = schedule::apply(*kernel, steps, "steps", &refused);
+    } catch (const Error&) {
+      result.failedLine = steps.steps.at(refused).line;
       throw;
     }
 

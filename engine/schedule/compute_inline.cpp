@@ -29,17 +29,12 @@ class LoadsOf : public IRVisitor {
 public:
   explicit LoadsOf(const std::string& buffer) : buffer_(buffer) {}
   std::vector<const Load*> loads;
-  std::vector<std::string> written;
 
 protected:
   void visitLoad(const Load* op) override {
     IRVisitor::visitLoad(op);
     if (op->buffer.name() == buffer_)
       loads.push_back(op);
-  }
-  void visitStore(const Store* op) override {
-    IRVisitor::visitStore(op);
-    written.push_back(op->buffer.name());
   }
 
 private:
@@ -93,7 +88,7 @@ Stmt computeInline(const Stmt& body, const std::string& buffer) {
   for (const Load* load : uses.loads)
     if (load->index.type().isVector())
       fail("'" + buffer + "' is read as a vector; inline it before vectorizing");
-  for (const std::string& written : uses.written)
+  for (const std::string& written : buffersWritten(p.allocation->body))
     if (written != buffer && readsBuffer(p.store->value, written))
       fail("the value of '" + buffer + "' reads '" + written +
            "', which the kernel also writes; inlining could read a later value");

@@ -167,14 +167,16 @@ loop::Stmt applyStep(const loop::Stmt& body, const Step& step) {
 
 } // namespace
 
-loop::Kernel apply(const loop::Kernel& kernel, const Schedule& schedule,
-                   const std::string& source) {
+loop::Kernel apply(const loop::Kernel& kernel, const Schedule& schedule, const std::string& source,
+                   std::size_t* refused) {
   loop::Kernel result = kernel;
   for (std::size_t i = 0; i < schedule.steps.size(); ++i) {
     const Step& step = schedule.steps[i];
     std::string where = source.empty() ? "schedule" : source;
     if (step.line > 0)
       where += ":" + std::to_string(step.line);
+    if (refused)
+      *refused = i;
     checkSignature(step, where);
     try {
       result.body = applyStep(result.body, step);

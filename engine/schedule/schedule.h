@@ -98,8 +98,9 @@ std::string traceText(const Schedule& schedule);
 
 // Replays every step on the kernel, then simplifies it. Throws lathe::Error (Invalid) for a
 // step that does not apply, with the file (when known), the line, the kernel and the reason.
+// With `refused`, the index of the step refused is stored there before the throw.
 loop::Kernel apply(const loop::Kernel& kernel, const Schedule& schedule,
-                   const std::string& source = {});
+                   const std::string& source = {}, std::size_t* refused = nullptr);
 
 // Checks that every schedule names one of `kernels` (a typo would otherwise do nothing).
 void checkKernelsExist(const ScheduleSet& set, const std::vector<std::string>& kernels);
