@@ -191,15 +191,8 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
   }
   const Expr inChannel0 = ops.group == 1 ? loop::makeIndex(0) : (m0 / Mg) * Cg;
   const loop::Type vt = loop::f32().withLanes(lanes);
-  const TensorRef acc = kb.scratch("tile", y.dtype, {R * V * lanes});
-  auto accAt = [&](std::int64_t r, std::int64_t v) {
-    return ramp(loop::makeIndex((r * V + v) * lanes), lanes);
-  };
-  std::vector<Stmt> body;
-  for (std::int64_t r = 0; r < R; ++r)
-    for (std::int64_t v = 0; v < V; ++v)
-      body.push_back(loop::Store::make(acc.buffer, accAt(r, v),
-                                       loop::Broadcast::make(constantOf(y.dtype, 0), lanes)));
+  const RegisterTile acc(kb, y.dtype, R, V, lanes);
+  std::vector<Stmt> body = acc.clear(y.dtype);
   const Expr c = kb.freshVar("c");
   const Stmt taps = nestedLoops(
       kb, kernel,
@@ -217,13 +210,7 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
           xs.push_back(freshScalar(kb, "xv", vt));
         for (std::int64_t r = 0; r < R; ++r)
           ws.push_back(freshScalar(kb, "wv", vt));
-        std::vector<Stmt> updates;
-        for (std::int64_t r = 0; r < R; ++r)
-          for (std::int64_t v = 0; v < V; ++v)
-            updates.push_back(
-                loop::Store::make(acc.buffer, accAt(r, v),
-                                  loop::Load::make(acc.buffer, accAt(r, v)) + ws[r] * xs[v]));
-        Stmt s = loop::Block::make(updates);
+        Stmt s = acc.accumulate(ws, xs);
         for (std::int64_t r = R; r-- > 0;)
           s = loop::LetStmt::make(
               ws[r], loop::Broadcast::make(w.load(concat({m0 + r, c}, tap)), lanes), s);
@@ -244,7 +231,7 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
       rowTiles || (direct && finish.defined() && kb.epilogueFlattens(y.shape, 2));
   for (std::int64_t r = 0; r < R; ++r)
     for (std::int64_t v = 0; v < V; ++v) {
-      Expr value = loop::Load::make(acc.buffer, accAt(r, v));
+      Expr value = acc.load(r, v);
       std::vector<Expr> idx{n, m0 + r};
       if (rowTiles) {
         idx.insert(idx.end(), rowAt.begin(), rowAt.end());
@@ -263,7 +250,7 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
           rowTiles ? flatIndex(y.shape, idx) : (n * M + m0 + r) * outRow + f0 + v * lanes;
       body.push_back(loop::Store::make(result.buffer, ramp(at, lanes), value));
     }
-  Stmt main = forCount(t, N * FT * MB, kb.allocate(acc, loop::Block::make(body)),
+  Stmt main = forCount(t, N * FT * MB, kb.allocate(acc.scratch(), loop::Block::make(body)),
                        parallelFor(N * M * Cg * KK * Fround));
   kb.describe("register-tiled convolution: " + std::to_string(N * FT * MB) +
               " parallel tasks, each " + std::to_string(R) + " output channels x " +

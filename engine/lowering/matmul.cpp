@@ -73,27 +73,15 @@ Stmt tiledProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p)
       return Expr();
     return loop::Load::make(load->buffer, loop::Ramp::make(load->index, loop::makeIndex(1), lanes));
   };
-  const TensorRef tile = kb.scratch("tile", y.dtype, {R * V * lanes});
+  const RegisterTile tile(kb, y.dtype, R, V, lanes);
   const TensorRef out = kb.scratch("out", y.dtype, {R * TW});
-  auto at = [&](std::int64_t r, std::int64_t v) {
-    return loop::Ramp::make(loop::makeIndex((r * V + v) * lanes), loop::makeIndex(1), lanes);
-  };
-  std::vector<Stmt> body;
-  for (std::int64_t r = 0; r < R; ++r)
-    for (std::int64_t v = 0; v < V; ++v)
-      body.push_back(loop::Store::make(tile.buffer, at(r, v),
-                                       loop::Broadcast::make(constantOf(y.dtype, 0), lanes)));
+  std::vector<Stmt> body = tile.clear(y.dtype);
   std::vector<Expr> bs, as;
   for (std::int64_t v = 0; v < V; ++v)
     bs.push_back(freshScalar(kb, "bv", vt));
   for (std::int64_t r = 0; r < R; ++r)
     as.push_back(freshScalar(kb, "av", vt));
-  std::vector<Stmt> updates;
-  for (std::int64_t r = 0; r < R; ++r)
-    for (std::int64_t v = 0; v < V; ++v)
-      updates.push_back(loop::Store::make(tile.buffer, at(r, v),
-                                          loop::Load::make(tile.buffer, at(r, v)) + as[r] * bs[v]));
-  Stmt step = loop::Block::make(updates);
+  Stmt step = tile.accumulate(as, bs);
   for (std::int64_t r = R; r-- > 0;)
     step = loop::LetStmt::make(as[r], loop::Broadcast::make(p.a(bi, i0 + r, k), lanes), step);
   for (std::int64_t v = V; v-- > 0;) {
@@ -120,9 +108,9 @@ Stmt tiledProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p)
         const std::vector<Expr> idx = p.yIndex(bi, i0 + r, j0 + v * lanes);
         body.push_back(loop::Store::make(
             y.buffer, loop::Ramp::make(flatIndex(y.shape, idx), loop::makeIndex(1), lanes),
-            finish(loop::Load::make(tile.buffer, at(r, v)), idx)));
+            finish(tile.load(r, v), idx)));
       }
-    return forCount(task, p.batch * MB * JT, kb.allocate(tile, loop::Block::make(body)),
+    return forCount(task, p.batch * MB * JT, kb.allocate(tile.scratch(), loop::Block::make(body)),
                     parallelFor(p.batch * p.M * p.N * p.K));
   }
   for (std::int64_t r = 0; r < R; ++r)
@@ -130,14 +118,14 @@ Stmt tiledProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p)
       body.push_back(loop::Store::make(
           out.buffer,
           loop::Ramp::make(loop::makeIndex(r * TW + v * lanes), loop::makeIndex(1), lanes),
-          loop::Load::make(tile.buffer, at(r, v))));
+          tile.load(r, v)));
   const Expr r = kb.freshVar("r"), j = kb.freshVar("e");
   body.push_back(forCount(r, R, forCount(j, TW, [&] {
                             const std::vector<Expr> idx = p.yIndex(bi, i0 + r, j0 + j);
                             const Expr sum = out.loadFlat(r * TW + j);
                             return y.store(idx, p.finish ? p.finish(sum, idx) : sum);
                           }())));
-  const Stmt taskBody = kb.allocate(tile, kb.allocate(out, loop::Block::make(body)));
+  const Stmt taskBody = kb.allocate(tile.scratch(), kb.allocate(out, loop::Block::make(body)));
   return forCount(task, p.batch * MB * JT, taskBody, parallelFor(p.batch * p.M * p.N * p.K));
 }
 

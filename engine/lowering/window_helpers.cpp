@@ -186,4 +186,36 @@ void requireFloat(const graph::Node& node, const TensorRef& t) {
                     "needs a floating-point tensor, not " + std::string(graph::dtypeName(t.dtype)));
 }
 
+RegisterTile::RegisterTile(KernelBuilder& kb, graph::DType dtype, std::int64_t rows,
+                           std::int64_t vectors, int lanes)
+    : scratch_(kb.scratch("tile", dtype, {rows * vectors * lanes})), rows_(rows), vectors_(vectors),
+      lanes_(lanes) {}
+
+Expr RegisterTile::at(std::int64_t r, std::int64_t v) const {
+  return loop::Ramp::make(loop::makeIndex((r * vectors_ + v) * lanes_), loop::makeIndex(1), lanes_);
+}
+
+Expr RegisterTile::load(std::int64_t r, std::int64_t v) const {
+  return loop::Load::make(scratch_.buffer, at(r, v));
+}
+
+std::vector<Stmt> RegisterTile::clear(graph::DType dtype) const {
+  std::vector<Stmt> stmts;
+  for (std::int64_t r = 0; r < rows_; ++r)
+    for (std::int64_t v = 0; v < vectors_; ++v)
+      stmts.push_back(loop::Store::make(scratch_.buffer, at(r, v),
+                                        loop::Broadcast::make(constantOf(dtype, 0), lanes_)));
+  return stmts;
+}
+
+Stmt RegisterTile::accumulate(const std::vector<Expr>& rowValues,
+                              const std::vector<Expr>& columnValues) const {
+  std::vector<Stmt> updates;
+  for (std::int64_t r = 0; r < rows_; ++r)
+    for (std::int64_t v = 0; v < vectors_; ++v)
+      updates.push_back(loop::Store::make(scratch_.buffer, at(r, v),
+                                          load(r, v) + rowValues[r] * columnValues[v]));
+  return loop::Block::make(updates);
+}
+
 } // namespace lathe::lowering

@@ -57,6 +57,26 @@ Stmt nestedLoops(KernelBuilder& kb, const std::vector<std::int64_t>& extents,
                  const std::function<Stmt(const std::vector<Expr>&)>& body,
                  const std::string& hint);
 
+// R x V vectors of accumulators in a stack buffer read and written at constant indices, so
+// that LLVM keeps them in registers: the register tile of the tiled Conv and MatMul.
+class RegisterTile {
+public:
+  RegisterTile(KernelBuilder& kb, graph::DType dtype, std::int64_t rows, std::int64_t vectors,
+               int lanes);
+  const TensorRef& scratch() const { return scratch_; }
+  Expr load(std::int64_t r, std::int64_t v) const;
+  // Every accumulator set to 0, one statement per vector.
+  std::vector<Stmt> clear(graph::DType dtype) const;
+  // acc[r][v] += rowValues[r] * columnValues[v], one statement per vector.
+  Stmt accumulate(const std::vector<Expr>& rowValues, const std::vector<Expr>& columnValues) const;
+
+private:
+  Expr at(std::int64_t r, std::int64_t v) const;
+  TensorRef scratch_;
+  std::int64_t rows_, vectors_;
+  int lanes_;
+};
+
 // A fresh scalar variable of `type` for a LetStmt: hoists a loop-invariant value (a
 // weight) out of the loops that use it.
 Expr freshScalar(KernelBuilder& kb, const std::string& hint, loop::Type type);
