@@ -1,5 +1,7 @@
 #include "engine/api/kernel_flops.h"
 
+#include "engine/graph/op_table.h"
+
 #include <unordered_map>
 
 namespace lathe::api {
@@ -20,7 +22,7 @@ double product(const std::vector<std::int64_t>& dims, std::size_t from = 0) {
 } // namespace
 
 double estimateNodeFlops(const graph::Node& node) {
-  if (!node.domain().empty() || node.outputs().empty())
+  if ((!node.domain().empty() && node.domain() != graph::kLatheDomain) || node.outputs().empty())
     return 0;
   const std::string& op = node.opType();
   const graph::Value* a = node.input(0);
@@ -32,6 +34,8 @@ double estimateNodeFlops(const graph::Node& node) {
                                   ys = y->type.staticDims();
   if (op == "Conv") // each output element: C/group x kernel window MACs (W is [M, C/g, k...])
     return 2 * product(ys) * product(bs, 1);
+  if (op == "ConvNCHWc" && !bs.empty()) // W packed as [M/16, C, k..., 16]
+    return 2 * product(ys) * product(bs, 1) / static_cast<double>(bs.back());
   if (op == "ConvTranspose") // each input element: M/group x kernel window MACs
     return 2 * product(as) * product(bs, 1);
   if (op == "MatMul" && !as.empty())

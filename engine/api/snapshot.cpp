@@ -35,7 +35,7 @@ GraphSnapshot makeSnapshot(const graph::Graph& graph) {
     NodeSummary ns;
     ns.name = n->name;
     ns.opType = n->opType();
-    const graph::OpInfo* op = n->domain().empty() ? graph::findOp(n->opType()) : nullptr;
+    const graph::OpInfo* op = graph::findOp(n->domain(), n->opType());
     ns.category = op ? std::string(graph::categoryName(op->category)) : "other";
     ns.summary = op ? std::string(op->summary) : "";
     for (const graph::Value* in : n->inputs)

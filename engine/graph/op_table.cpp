@@ -20,6 +20,22 @@ const OpInfo* findOp(std::string_view name) {
   return it != std::end(kOps) && it->name == name ? &*it : nullptr;
 }
 
+const OpInfo* findOp(std::string_view domain, std::string_view name) {
+  static constexpr OpInfo kLatheOps[] = {
+      {"ConvNCHWc", OpCategory::Convolution, FusionRole::Anchor, 2, 3, 1, 1,
+       "2-D convolution on channel-blocked (NCHW16c) tensors with weights packed at compile "
+       "time"},
+  };
+  if (domain.empty())
+    return findOp(name);
+  if (domain != kLatheDomain)
+    return nullptr;
+  for (const OpInfo& op : kLatheOps)
+    if (op.name == name)
+      return &op;
+  return nullptr;
+}
+
 std::span<const OpInfo> allOps() {
   return kOps;
 }

@@ -35,6 +35,10 @@ struct OpInfo {
 
 // nullptr for ops Lathe does not know.
 const OpInfo* findOp(std::string_view name);
+// Ops of a domain: the default ONNX domain (empty) or Lathe's own ops (kLatheDomain), which
+// only Lathe's passes create (e.g. lathe::ConvNCHWc from the layout pass).
+const OpInfo* findOp(std::string_view domain, std::string_view name);
+inline constexpr std::string_view kLatheDomain = "lathe";
 std::span<const OpInfo> allOps();
 std::string_view categoryName(OpCategory category); // "convolution", "data movement", ...
 

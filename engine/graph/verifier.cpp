@@ -89,9 +89,9 @@ public:
 
 private:
   void checkOp(const std::string& scope, const Node& n, std::int64_t opset) {
-    if (!n.domain().empty())
+    if (!n.domain().empty() && n.domain() != kLatheDomain)
       return; // other domains are not in Lathe's table; the importer refuses them
-    const OpInfo* op = findOp(n.opType());
+    const OpInfo* op = findOp(n.domain(), n.opType());
     if (!op) {
       add(scope, &n, {}, "unknown op '" + n.opType() + "'");
       return;

@@ -16,9 +16,7 @@ using graph::Node;
 using graph::Value;
 
 FusionRole roleOf(const Node& n) {
-  if (!n.domain().empty())
-    return FusionRole::Opaque;
-  const graph::OpInfo* op = graph::findOp(n.opType());
+  const graph::OpInfo* op = graph::findOp(n.domain(), n.opType());
   return op ? op->fusion : FusionRole::Opaque;
 }
 

@@ -49,4 +49,7 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
 Stmt depthwiseConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& ops,
                    const std::vector<WindowAxis>& axes);
 
+// lathe::ConvNCHWc, the blocked-layout Conv of the layout-nchwc pass (conv_nchwc.cpp).
+Stmt lowerConvNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilogue);
+
 } // namespace lathe::lowering

@@ -578,6 +578,7 @@ void registerConvPoolRules(RuleTable& table) {
   auto& k = table.kernels;
   k["Conv"] = lowerConv;
   k["ConvTranspose"] = lowerConvTranspose;
+  k["lathe::ConvNCHWc"] = lowerConvNchwc;
   k["MaxPool"] = lowerMaxPool;
   k["AveragePool"] = lowerAveragePool;
   k["LpPool"] = lowerLpPool;

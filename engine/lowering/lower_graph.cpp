@@ -1,5 +1,6 @@
 #include "engine/lowering/lower_graph.h"
 
+#include "engine/graph/op_table.h"
 #include "engine/loop_ir/simplify.h"
 #include "engine/lowering/op_rules.h"
 #include "engine/support/diagnostics.h"
@@ -70,8 +71,12 @@ PointwiseRule pointwiseRule(const Node& node) {
 }
 
 KernelRule kernelRule(const Node& node) {
+  // Lathe's own ops are registered as "lathe::Op".
   const auto& table = rules().kernels;
-  auto it = node.domain().empty() ? table.find(node.opType()) : table.end();
+  auto it = node.domain().empty() ? table.find(node.opType())
+            : node.domain() == graph::kLatheDomain
+                ? table.find(node.domain() + "::" + node.opType())
+                : table.end();
   return it == table.end() ? nullptr : it->second;
 }
 

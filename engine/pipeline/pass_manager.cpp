@@ -7,6 +7,7 @@
 #include "engine/graph_passes/fold_constants.h"
 #include "engine/graph_passes/fuse_elementwise.h"
 #include "engine/graph_passes/infer_shapes.h"
+#include "engine/graph_passes/layout_nchwc.h"
 #include "engine/graph_passes/layout_weights.h"
 #include "engine/graph_passes/simplify_inference.h"
 #include "engine/support/diagnostics.h"
@@ -78,6 +79,7 @@ std::vector<const PassInfo*> defaultPipeline() {
   add("fold-batchnorm");
   add("eliminate-dead-code");
   add("layout-weights");
+  add("layout-nchwc");
   add("fuse-elementwise");
   return p;
 }

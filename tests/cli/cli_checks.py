@@ -108,8 +108,12 @@ def check_resnet50(lathe, models):
     final = out.split("// ----- IR after ")[-1]
     expect(final.startswith("fuse-elementwise"), "the last section is fusion", final[:200])
     expect("= BatchNormalization(" not in final, "every BatchNormalization folded")
-    expect(final.count('"Conv+Relu"') >= 30, "Conv+Relu groups", final)
-    expect(final.count('"Conv+Add+Relu"') == 16, "16 Conv+Add+Relu groups (one per block)", final)
+    # All Convs but the stem (3 input channels) run in the blocked layout.
+    expect(final.count('"ConvNCHWc+Relu"') >= 30, "ConvNCHWc+Relu groups", final)
+    expect(final.count('"ConvNCHWc+Add+Relu"') == 16,
+           "16 ConvNCHWc+Add+Relu groups (one per block)", final)
+    expect(final.count("= Conv(") == 1, "only the stem Conv stays in NCHW", final)
+    expect(final.count("= Transpose(") == 2, "one conversion into NCHW16c and one out", final)
     rc, out, err = run(lathe, "inspect", model, "--json")
     j = json.loads(out)
     print(f"resnet50: import {j['import_ms']:.1f} ms, passes {j['pipeline_ms']:.1f} ms, "

@@ -518,6 +518,36 @@ def conv_zoo(seed):
                     f32_info("ythin", [1, 4, 6, 5]), f32_info("yrows", [1, 16, 11, 32])])
 
 
+def nchwc_zoo(seed):
+    """A chain of Convs the layout-nchwc pass runs in the blocked layout: batch 2, odd plane
+    sizes, strides, dilation, asymmetric pads, a 5x3 kernel, a Conv without bias, a residual
+    Add, scalar operands, epilogues with and without a vector form, and a value that leaves
+    the chain both as a graph output and into the next Conv."""
+    g = GraphBuilder(seed)
+
+    def conv(x, cin, cout, kernel, name, bias=True, **attrs):
+        w = g.uniform(f"{name}.weight", (cout, cin) + tuple(kernel), -0.2, 0.2)
+        ins = [x, w] + ([g.uniform(f"{name}.bias", (cout,), -0.1, 0.1)] if bias else [])
+        return g.op("Conv", ins, name, **attrs)
+
+    y = conv("x", 32, 48, (3, 3), "c1", pads=[1, 1, 1, 1])                      # 48 x 13 x 17
+    y = g.op("Relu", [y], "c1_relu")
+    y = conv(y, 48, 32, (3, 3), "c2", bias=False, strides=[2, 2], pads=[1, 0, 2, 1])  # 32 x 7 x 8
+    y = g.op("Mul", [y, g.f32("c2_scale", 0.5)], "c2_scale_mul")
+    r = conv(y, 32, 64, (1, 1), "c3", strides=[2, 2])                            # 64 x 4 x 4
+    y = conv(r, 64, 64, (3, 3), "c4", dilations=[2, 2], pads=[2, 2, 2, 2])
+    y = g.op("Add", [y, r], "c4_add")
+    g.op("Relu", [y], "c4_relu", outputs=["ymid"])
+    y = conv("ymid", 64, 16, (5, 3), "c5", pads=[2, 1, 2, 1])
+    y = g.op("Clip", [y, g.f32("c5_min", 0.0), g.f32("c5_max", 6.0)], "c5_clip")
+    y = conv(y, 16, 32, (1, 1), "c6", bias=False)
+    y = g.op("Sigmoid", [y], "c6_sigmoid")
+    y = conv(y, 32, 16, (3, 3), "c7", pads=[1, 1, 1, 1])
+    g.op("LeakyRelu", [y], "c7_leaky", outputs=["y"], alpha=0.1)
+    return g.model("nchwc_zoo", [f32_info("x", [2, 32, 13, 17])],
+                   [f32_info("y", [2, 16, 4, 4]), f32_info("ymid", [2, 64, 4, 4])])
+
+
 def matmul_zoo(seed):
     """Matrix products for the register-tiled schedule: batched MatMul with broadcasting,
     Gemm with transA, alpha, beta and a bias, row counts that do and do not fill a tile."""
@@ -821,6 +851,7 @@ CATALOGUE = {
     "conv_bn_relu": simple(conv_bn_relu, "conv_bn_relu.onnx"),
     "conv_zoo": simple(conv_zoo, "conv_zoo.onnx"),
     "matmul_zoo": simple(matmul_zoo, "matmul_zoo.onnx"),
+    "nchwc_zoo": simple(nchwc_zoo, "nchwc_zoo.onnx"),
     "gemm_bn": simple(gemm_bn, "gemm_bn.onnx"),
     "shape_chain": simple(shape_chain, "shape_chain.onnx"),
     "residual_add": simple(residual_add, "residual_add.onnx"),

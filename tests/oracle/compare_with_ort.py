@@ -49,6 +49,7 @@ def main():
     ap.add_argument("--rtol", type=float, default=1e-3)
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--target", default="llvm", help="lathe run --target (runs on this host)")
     a = ap.parse_args()
 
     os.makedirs(a.workdir, exist_ok=True)
@@ -56,7 +57,8 @@ def main():
     np.savez(inputs, **make_inputs(a.model, a.seed))
     lathe_out = os.path.join(a.workdir, "lathe.npz")
     r = subprocess.run([a.lathe, "run", a.model, "--inputs", inputs, "--outputs", lathe_out,
-                        "--threads", str(a.threads)], capture_output=True, text=True)
+                        "--threads", str(a.threads), "--target", a.target],
+                       capture_output=True, text=True)
     if r.returncode != 0:
         print("lathe run failed:", r.stderr)
         return 1

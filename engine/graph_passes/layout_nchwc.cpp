@@ -1,0 +1,265 @@
+#include "engine/graph_passes/layout_nchwc.h"
+
+#include "engine/graph/op_table.h"
+
+#include <map>
+#include <set>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace lathe::passes {
+namespace {
+
+using graph::DType;
+using graph::Node;
+using graph::TensorData;
+using graph::Value;
+constexpr std::int64_t B = kChannelBlock;
+
+// A static 4-D value whose channels split into whole blocks.
+bool blockable(const Value* v) {
+  if (!v || !v->type.isStatic() || v->type.rank() != 4)
+    return false;
+  const auto dims = v->type.staticDims();
+  return dims[1] % B == 0 && dims[1] > 0;
+}
+
+bool isScalar(const Value* v) {
+  const auto count = v ? v->type.numElements() : std::nullopt;
+  return count && *count == 1;
+}
+
+std::vector<std::int64_t> blockedDims(const Value* v) {
+  const auto d = v->type.staticDims();
+  return {d[0], d[1] / B, d[2], d[3], B};
+}
+
+bool eligibleConv(const Node& n) {
+  if (!n.domain().empty() || n.opType() != "Conv" || n.attrInt("group", 1) != 1 || !n.output(0))
+    return false;
+  const Value *x = n.input(0), *w = n.input(1), *b = n.input(2);
+  if (!blockable(x) || !blockable(n.output(0)) || x->type.dtype != DType::F32)
+    return false;
+  if (!w->isConstant() || w->constant().isElided() || w->constant().dtype() != DType::F32 ||
+      w->constant().dims().size() != 4 || w->constant().dims()[0] % B != 0 ||
+      w->constant().dims()[1] % B != 0)
+    return false;
+  if (b && (!b->isConstant() || b->constant().dims().size() != 1))
+    return false;
+  return n.attrInts("dilations", {1, 1}).size() == 2 && n.attrInts("strides", {1, 1}).size() == 2;
+}
+
+// An elementwise op that may follow blocked operands: one output of the shape of its
+// operands, every operand either of that shape or a scalar.
+bool follows(const Node& n, const std::unordered_set<const Value*>& candidates) {
+  const graph::OpInfo* op = graph::findOp(n.domain(), n.opType());
+  if (!op || op->fusion != graph::FusionRole::Elementwise || n.outputs().size() != 1 ||
+      !blockable(n.output(0)))
+    return false;
+  bool anyBlocked = false;
+  for (const Value* in : n.inputs) {
+    if (!in || isScalar(in))
+      continue;
+    if (!in->type.isStatic() || in->type.staticDims() != n.output(0)->type.staticDims())
+      return false;
+    anyBlocked = anyBlocked || candidates.count(in);
+  }
+  return anyBlocked;
+}
+
+// Components of candidate nodes joined by the values between them.
+class Components {
+public:
+  int find(const Node* n) { return index(rootOf(n)); }
+  void join(const Node* a, const Node* b) {
+    const Node* ra = rootOf(a);
+    const Node* rb = rootOf(b);
+    if (ra != rb)
+      parent_[ra] = rb;
+  }
+
+private:
+  const Node* rootOf(const Node* n) {
+    parent_.try_emplace(n, n);
+    while (parent_.at(n) != n)
+      n = parent_.at(n);
+    return n;
+  }
+  int index(const Node* root) { return ids_.try_emplace(root, int(ids_.size())).first->second; }
+  std::unordered_map<const Node*, const Node*> parent_;
+  std::unordered_map<const Node*, int> ids_;
+};
+
+class Rewriter {
+public:
+  explicit Rewriter(graph::Graph& g) : g_(g) {}
+
+  // NCHW -> [N, C/16, H, W, 16]: Reshape to [N, C/16, 16, H, W], then Transpose.
+  Value* blocked(Value* v) {
+    if (auto it = blocked_.find(v); it != blocked_.end())
+      return it->second;
+    const auto d = v->type.staticDims();
+    Node* reshape = g_.addNode("Reshape", {v, shapeConstant({d[0], d[1] / B, B, d[2], d[3]})},
+                               {g_.uniqueName(v->name() + "_split")});
+    reshape->name = v->name() + "/to_nchwc";
+    reshape->output()->type = graph::TensorType::of(v->type.dtype, {d[0], d[1] / B, B, d[2], d[3]});
+    Node* t = g_.addNode("Transpose", {reshape->output()}, {g_.uniqueName(v->name() + "_nchwc")});
+    t->name = v->name() + "/to_nchwc_t";
+    t->attributes["perm"] = graph::Attribute{std::vector<std::int64_t>{0, 1, 3, 4, 2}};
+    t->output()->type = graph::TensorType::of(v->type.dtype, blockedDims(v));
+    return blocked_[v] = t->output();
+  }
+
+  // The blocked value back in NCHW, produced by a Reshape that then takes over `original`
+  // (its name and uses) from `producer`.
+  void unblock(Value* original, Node* producer) {
+    Value* b = blocked_.at(original);
+    const auto d = original->type.staticDims();
+    Node* t = g_.addNode("Transpose", {b}, {g_.uniqueName(original->name() + "_unblocked")});
+    t->name = original->name() + "/from_nchwc_t";
+    t->attributes["perm"] = graph::Attribute{std::vector<std::int64_t>{0, 1, 4, 2, 3}};
+    t->output()->type =
+        graph::TensorType::of(original->type.dtype, {d[0], d[1] / B, B, d[2], d[3]});
+    Node* reshape = g_.addNode("Reshape", {t->output(), shapeConstant(d)},
+                               {g_.uniqueName(original->name() + "_placeholder")});
+    reshape->name = original->name() + "/from_nchwc";
+    reshape->output()->type = original->type;
+    g_.swapOutputs(reshape, 0, producer, static_cast<std::size_t>(original->producerIndex()));
+  }
+
+  void conv(const Node& n) {
+    std::vector<Value*> ins{blocked(n.input(0)), packed(n.input(1))};
+    if (n.input(2))
+      ins.push_back(n.input(2));
+    Node* c = g_.addNode("ConvNCHWc", ins, {g_.uniqueName(n.output(0)->name() + "_nchwc")},
+                         std::string(graph::kLatheDomain));
+    c->name = n.name;
+    for (const char* key : {"strides", "pads", "dilations", "auto_pad", "kernel_shape"})
+      if (const graph::Attribute* a = n.findAttribute(key))
+        c->attributes[key] = *a;
+    c->output()->type = graph::TensorType::of(DType::F32, blockedDims(n.output(0)));
+    blocked_[n.output(0)] = c->output();
+  }
+
+  // The weights [M, C, kh, kw] as [M/16, C/16, kh, kw, 16, 16] (input channel, then output
+  // channel, within the blocks), once per weight tensor.
+  Value* packed(Value* weights) {
+    if (auto it = packed_.find(weights); it != packed_.end())
+      return it->second;
+    const TensorData& w = weights->constant();
+    const auto& d = w.dims(); // [M, C, kh, kw]
+    const std::int64_t M = d[0], C = d[1], K = d[2] * d[3];
+    const auto from = w.values<float>();
+    std::vector<float> packed(from.size());
+    for (std::int64_t m = 0; m < M; ++m)
+      for (std::int64_t c = 0; c < C; ++c)
+        for (std::int64_t k = 0; k < K; ++k)
+          packed[((((m / B) * (C / B) + c / B) * K + k) * B + c % B) * B + m % B] =
+              from[(m * C + c) * K + k];
+    return packed_[weights] = g_.addConstant(
+               g_.uniqueName(weights->name() + "_nchwc"),
+               TensorData::fromValues(DType::F32, {M / B, C / B, d[2], d[3], B, B}, packed));
+  }
+
+  void follower(const Node& n) {
+    std::vector<Value*> ins;
+    for (Value* in : n.inputs)
+      ins.push_back(!in || isScalar(in) ? in : blocked(in));
+    Node* f = g_.addNode(n.opType(), ins, {g_.uniqueName(n.output(0)->name() + "_nchwc")});
+    f->name = n.name;
+    f->attributes = n.attributes;
+    f->output()->type = graph::TensorType::of(n.output(0)->type.dtype, blockedDims(n.output(0)));
+    blocked_[n.output(0)] = f->output();
+  }
+
+private:
+  Value* shapeConstant(const std::vector<std::int64_t>& dims) {
+    return g_.addConstant(g_.uniqueName("nchwc_shape"),
+                          TensorData::fromValues(DType::I64, {std::int64_t(dims.size())}, dims));
+  }
+
+  graph::Graph& g_;
+  std::unordered_map<const Value*, Value*> blocked_, packed_;
+};
+
+} // namespace
+
+bool layoutNchwc(graph::Graph& graph) {
+  // Candidates in node order (the graph is topologically sorted).
+  std::vector<Node*> candidates;
+  std::unordered_set<const Node*> candidateSet;
+  std::unordered_set<const Value*> candidateOutputs;
+  for (const auto& n : graph.nodes())
+    if (eligibleConv(*n) || follows(*n, candidateOutputs)) {
+      candidates.push_back(n.get());
+      candidateSet.insert(n.get());
+      candidateOutputs.insert(n->output(0));
+    }
+  if (candidates.empty())
+    return false;
+
+  Components components;
+  for (Node* n : candidates) {
+    components.find(n);
+    for (const Value* in : n->inputs)
+      if (candidateOutputs.count(in))
+        components.join(in->producer(), n);
+  }
+  // Per component: Convs, and the conversions into and out of the blocked layout.
+  const auto uses = graph.computeUses();
+  struct Count {
+    int convs = 0;
+    std::set<const Value*> in, out;
+  };
+  std::map<int, Count> counts;
+  for (Node* n : candidates) {
+    const int id = components.find(n);
+    Count& c = counts[id];
+    const bool isConv = n->opType() == "Conv";
+    c.convs += isConv ? 1 : 0;
+    for (std::size_t i = 0; i < (isConv ? 1 : n->inputs.size()); ++i) {
+      const Value* in = n->input(i);
+      if (in && !isScalar(in) &&
+          (!candidateOutputs.count(in) || components.find(in->producer()) != id))
+        c.in.insert(in);
+    }
+    const Value* out = n->output(0);
+    bool outside = graph.isGraphOutput(out);
+    if (auto it = uses.find(out); it != uses.end())
+      for (const graph::Use& u : it->second)
+        outside = outside || !candidateSet.count(u.node) || components.find(u.node) != id;
+    if (outside)
+      c.out.insert(out);
+  }
+  std::vector<Node*> converted;
+  for (Node* n : candidates) {
+    const Count& c = counts.at(components.find(n));
+    if (c.convs > 0 && c.convs >= 2 * static_cast<int>(c.in.size() + c.out.size()))
+      converted.push_back(n);
+  }
+  if (converted.empty())
+    return false;
+
+  Rewriter rewrite(graph);
+  for (Node* n : converted) {
+    if (n->opType() == "Conv")
+      rewrite.conv(*n);
+    else
+      rewrite.follower(*n);
+  }
+  const std::unordered_set<const Node*> convertedSet(converted.begin(), converted.end());
+  for (Node* n : converted) {
+    Value* out = n->output(0);
+    bool outside = graph.isGraphOutput(out);
+    if (auto it = uses.find(out); it != uses.end())
+      for (const graph::Use& u : it->second)
+        outside = outside || !convertedSet.count(u.node);
+    if (outside)
+      rewrite.unblock(out, n);
+  }
+  graph.removeNodes(converted);
+  graph.sortTopologically();
+  return true;
+}
+
+} // namespace lathe::passes

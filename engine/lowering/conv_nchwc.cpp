@@ -1,0 +1,253 @@
+// lathe::ConvNCHWc: 2-D convolution on channel-blocked tensors, made by the layout-nchwc
+// graph pass. X is [N, C/16, H, W, 16], the weights were packed at compile time as
+// [M/16, C/16, kh, kw, 16, 16] (16 input channels of 16 output channels each, so that the
+// innermost loop streams them), the bias is [M] and Y is [N, M/16, OH, OW, 16].
+//
+// Vectors run along output channels: a task keeps a tile of P output positions of one row x
+// R vectors of output channels in registers across the whole reduction over input channels
+// and taps. Per input channel and tap it broadcasts P input elements and loads R weight
+// vectors for R*P fused multiply-adds. Unlike the NCHW tiles, no lanes are wasted on
+// small planes (a 7x7 plane is 7 positions a row, whatever the vector width), strides cost
+// nothing (inputs are broadcast one by one), and the epilogue reads blocked operands a
+// whole vector at a time. Padding is handled by a zero-padded copy of the input planes.
+#include "engine/lowering/conv_internal.h"
+#include "engine/lowering/vector_epilogue.h"
+
+#include <algorithm>
+
+namespace lathe::lowering {
+namespace {
+
+constexpr std::int64_t kBlock = 16;
+
+struct NchwcTile {
+  std::int64_t R = 1, P = 1; // vectors of output channels, positions of a row
+};
+
+// The tile by a small cost model: per input channel and tap a tile issues R*P multiply-adds
+// and P + R loads (two of each per cycle) plus a few instructions of loop and address
+// upkeep, so it costs max(R*P, P + R) + 3; the last tile of a row is shifted back and
+// recomputes what it overlaps. R*P accumulators, R weights and a broadcast fit the register
+// file (32 vector registers with AVX-512, 16 below).
+NchwcTile tileFor(int lanes, std::int64_t vectors, std::int64_t outW, std::int64_t reduction) {
+  const std::int64_t registers = lanes >= 16 ? 32 : 16;
+  NchwcTile best;
+  double bestCost = -1;
+  for (std::int64_t R : {1, 2, 4, 8}) {
+    if (vectors % R != 0)
+      continue;
+    for (std::int64_t P = 1; P <= outW; ++P) {
+      if (R * P + R + 1 > registers)
+        break;
+      const std::int64_t tiles = (vectors / R) * ((outW + P - 1) / P);
+      // Each tile also stores R*P vectors through the epilogue.
+      const double cost =
+          double(tiles) * (double(std::max(R * P, R + P) + 3) * double(reduction) + 4.0 * R * P);
+      if (bestCost < 0 || cost < bestCost) {
+        best = {R, P};
+        bestCost = cost;
+      }
+    }
+  }
+  return best;
+}
+
+Expr ramp(const Expr& base, int lanes) {
+  return loop::Ramp::make(base, loop::makeIndex(1), lanes);
+}
+
+struct Geometry {
+  std::int64_t N, Cb, C, H, W, Mb, M, OH, OW, KH, KW;
+  WindowAxis rows, cols;
+};
+
+// The reference form for targets without a known vector width: one output element at a
+// time, taps outside the input skipped by the loop bounds.
+Stmt scalarConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& ops,
+                const Geometry& g) {
+  const TensorRef &x = ops.x, &w = ops.w, &y = ops.y;
+  return kb.loopNest(y.shape, [&](const std::vector<Expr>& o) {
+    const Expr &n = o[0], &mb = o[1], &oh = o[2], &ow = o[3], &j = o[4];
+    const TensorRef acc = kb.scratch("acc", y.dtype, {1});
+    const IndexRange kh =
+        validRange(g.KH, g.rows.dilation, oh * g.rows.stride - g.rows.padBegin, g.H);
+    const IndexRange kw =
+        validRange(g.KW, g.cols.dilation, ow * g.cols.stride - g.cols.padBegin, g.W);
+    const Stmt sum = nestedLoops(
+        kb, {{loop::makeIndex(0), loop::makeIndex(g.C)}, kh, kw},
+        [&](const std::vector<Expr>& r) {
+          const Expr ih = oh * g.rows.stride + r[1] * g.rows.dilation - g.rows.padBegin;
+          const Expr iw = ow * g.cols.stride + r[2] * g.cols.dilation - g.cols.padBegin;
+          const Expr cb = r[0] / kBlock, ci = r[0] % kBlock;
+          const Expr xv = x.load({n, cb, ih, iw, ci});
+          return acc.store({loop::makeIndex(0)}, acc.load({loop::makeIndex(0)}) +
+                                                     xv * w.load({mb, cb, r[1], r[2], ci, j}));
+        },
+        "r");
+    Expr value = acc.load({loop::makeIndex(0)});
+    if (ops.bias)
+      value = value + ops.bias->load({mb * kBlock + j});
+    return kb.allocate(acc,
+                       loop::Block::make({acc.store({loop::makeIndex(0)}, constantOf(y.dtype, 0)),
+                                          sum, y.store(o, epilogue(value, o))}));
+  });
+}
+
+} // namespace
+
+Stmt lowerConvNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
+  ConvOperands ops{kb.input(*node.input(0), node), kb.input(*node.input(1), node), {}, {}, 1};
+  if (node.input(2))
+    ops.bias = kb.input(*node.input(2), node);
+  ops.y = kb.output(*node.output(0), node);
+  const TensorRef &x = ops.x, &w = ops.w, &y = ops.y;
+  if (x.rank() != 5 || w.rank() != 6 || y.rank() != 5 || x.shape[4] != kBlock ||
+      w.shape[4] != kBlock || w.shape[5] != kBlock || y.shape[4] != kBlock ||
+      x.dtype != graph::DType::F32 || w.shape[1] != x.shape[1] || w.shape[0] != y.shape[1])
+    unsupportedNode(node, "needs blocked [N, C/16, H, W, 16] input and output and weights "
+                          "packed as [M/16, C/16, kh, kw, 16, 16]");
+  Geometry g{x.shape[0], x.shape[1], x.shape[1] * kBlock, x.shape[2],
+             x.shape[3], y.shape[1], y.shape[1] * kBlock, y.shape[2],
+             y.shape[3], w.shape[2], w.shape[3],          {},
+             {}};
+  const std::vector<WindowAxis> axes = slidingWindow(node, {g.H, g.W}, {g.OH, g.OW}, {g.KH, g.KW});
+  g.rows = axes[0];
+  g.cols = axes[1];
+  for (const WindowAxis& a : axes)
+    if ((a.out - 1) * a.stride + (a.kernel - 1) * a.dilation >= a.in + a.padBegin + a.padEnd)
+      unsupportedNode(node, "the output reads past the padded input");
+
+  const int lanes = kb.vectorBits() / 32;
+  if (lanes < 4 || kBlock % lanes != 0) {
+    kb.describe("blocked convolution, one output element at a time (no vector width known)");
+    return scalarConv(kb, epilogue, ops, g);
+  }
+  const VectorEpilogue finish(kb, epilogue, y.dtype, y.rank(), lanes);
+
+  // The input as tiles read it: zero-padded planes when the Conv pads.
+  const WindowAxis &ar = g.rows, &ac = g.cols;
+  const std::int64_t Hp = (g.OH - 1) * ar.stride + (g.KH - 1) * ar.dilation + 1;
+  const std::int64_t Wp = (g.OW - 1) * ac.stride + (g.KW - 1) * ac.dilation + 1;
+  const bool copy =
+      ar.padBegin > 0 || ac.padBegin > 0 || Hp > g.H + ar.padBegin || Wp > g.W + ac.padBegin;
+  const std::int64_t planeH = copy ? Hp : g.H, planeW = copy ? Wp : g.W;
+  const TensorRef src = copy ? kb.scratch("xpad", x.dtype, {g.N * g.Cb * Hp * Wp * kBlock})
+                             : TensorRef{x.buffer, {x.numElements()}, x.dtype};
+
+  // --- the tiles ---
+  const std::int64_t vectors = g.M / lanes, reduction = g.C * g.KH * g.KW;
+  const NchwcTile tile = tileFor(lanes, vectors, g.OW, reduction);
+  const std::int64_t R = tile.R, P = tile.P, MR = vectors / R, CT = (g.OW + P - 1) / P;
+  // Task order: when the weights outweigh an input plane set, consecutive tasks (one
+  // thread's chunk) keep the same output channels and move along the rows, so that their
+  // slice of the weights stays in cache while the small input streams; otherwise they keep
+  // the same positions and move along the output channels, reusing the input tile.
+  const bool weightsStay = g.M * g.C * g.KH * g.KW > g.C * planeH * planeW;
+  const Expr t = kb.freshVar("t");
+  Expr n, oh, column, mr;
+  if (weightsStay) {
+    n = t / (MR * g.OH * CT);
+    mr = (t / (g.OH * CT)) % MR;
+    oh = (t / CT) % g.OH;
+    column = t % CT;
+  } else {
+    n = t / (g.OH * CT * MR);
+    oh = (t / (CT * MR)) % g.OH;
+    column = (t / MR) % CT;
+    mr = t % MR;
+  }
+  const Expr v0 = mr * R; // the tile's first vector of output channels
+  const Expr ow0 = g.OW % P == 0 ? column * P : loop::min(column * P, loop::makeIndex(g.OW - P));
+  const loop::Type vt = loop::f32().withLanes(lanes);
+  const RegisterTile acc(kb, y.dtype, P, R, lanes);
+  std::vector<Stmt> body = acc.clear(y.dtype);
+  const Expr cb = kb.freshVar("cb"), ci = kb.freshVar("ci"), kh = kb.freshVar("kh"),
+             kw = kb.freshVar("kw");
+  {
+    std::vector<Expr> xs, ws;
+    for (std::int64_t p = 0; p < P; ++p)
+      xs.push_back(freshScalar(kb, "xb", vt));
+    for (std::int64_t r = 0; r < R; ++r)
+      ws.push_back(freshScalar(kb, "wv", vt));
+    Stmt s = acc.accumulate(xs, ws);
+    for (std::int64_t r = R; r-- > 0;) {
+      // Vector v0 + r of output channels: block (v0 + r) * lanes / 16, lanes at its offset.
+      const Expr m = (v0 + r) * lanes;
+      const Expr at =
+          (((((m / kBlock) * g.Cb + cb) * g.KH + kh) * g.KW + kw) * kBlock + ci) * kBlock +
+          m % kBlock;
+      s = loop::LetStmt::make(ws[r], loop::Load::make(w.buffer, ramp(at, lanes)), s);
+    }
+    const Expr row = oh * ar.stride + kh * ar.dilation;
+    for (std::int64_t p = P; p-- > 0;) {
+      const Expr col = (ow0 + p) * ac.stride + kw * ac.dilation;
+      const Expr at = (((n * g.Cb + cb) * planeH + row) * planeW + col) * kBlock + ci;
+      s = loop::LetStmt::make(xs[p], loop::Broadcast::make(src.loadFlat(at), lanes), s);
+    }
+    body.push_back(
+        forCount(cb, g.Cb, forCount(kh, g.KH, forCount(kw, g.KW, forCount(ci, kBlock, s)))));
+  }
+  for (std::int64_t p = 0; p < P; ++p)
+    for (std::int64_t r = 0; r < R; ++r) {
+      const Expr m = (v0 + r) * lanes;
+      const std::vector<Expr> idx{n, m / kBlock, oh, ow0 + p, m % kBlock};
+      Expr value = acc.load(p, r);
+      if (ops.bias)
+        value = value + loop::Load::make(ops.bias->buffer, ramp(m, lanes));
+      if (finish.defined())
+        value = finish(value, idx);
+      body.push_back(loop::Store::make(y.buffer, ramp(flatIndex(y.shape, idx), lanes), value));
+    }
+  // Without a vector form of the epilogue, it runs element by element over the stored tile.
+  if (!finish.defined()) {
+    const Expr p = kb.freshVar("p"), q = kb.freshVar("q");
+    const Expr m = v0 * lanes + q;
+    const std::vector<Expr> idx{n, m / kBlock, oh, ow0 + p, m % kBlock};
+    body.push_back(
+        forCount(p, P, forCount(q, R * lanes, y.store(idx, epilogue(y.load(idx), idx)))));
+  }
+  const std::int64_t tasks = g.N * g.OH * CT * MR;
+  Stmt main = forCount(t, tasks, kb.allocate(acc.scratch(), loop::Block::make(body)),
+                       parallelFor(tasks * R * P * lanes * reduction));
+  kb.describe("blocked (NCHW16c) convolution: " + std::to_string(tasks) + " parallel tasks, each " +
+              std::to_string(P) + " positions of a row x " + std::to_string(R) + " vector(s) of " +
+              std::to_string(lanes) + " output channels, accumulated in registers over " +
+              std::to_string(g.C) + " input channels x " + std::to_string(g.KH * g.KW) + " taps");
+  kb.describe("weights were packed at compile time as [M/16, C/16, kh, kw, 16, 16]");
+  kb.describe(weightsStay ? "consecutive tasks share output channels: their weights stay in "
+                            "cache while the rows stream"
+                          : "consecutive tasks share positions: the input tile stays in cache "
+                            "while the weights stream");
+  kb.describe(copy ? "the input is first copied into zero-padded planes"
+                   : "the input is read in place");
+  kb.describe(finish.defined()
+                  ? "bias and the fused epilogue are applied in registers before the store"
+                  : "the fused epilogue runs element by element over each stored tile");
+  if (!copy)
+    return main;
+
+  // --- the zero-padded copy: each plane cleared, then its rows copied a vector at a time ---
+  const Expr plane = kb.freshVar("plane"), e = kb.freshVar("e"), r = kb.freshVar("ih"),
+             q = kb.freshVar("q");
+  const std::int64_t planeSize = Hp * Wp * kBlock;
+  const std::int64_t rowLo = std::min(ar.padBegin, Hp), rowHi = std::min(ar.padBegin + g.H, Hp);
+  const std::int64_t colLo = std::min(ac.padBegin, Wp), colHi = std::min(ac.padBegin + g.W, Wp);
+  const std::int64_t rowElems = std::max<std::int64_t>(0, colHi - colLo) * kBlock;
+  const Stmt clear =
+      forCount(e, planeSize / lanes,
+               loop::Store::make(src.buffer, ramp(plane * planeSize + e * lanes, lanes),
+                                 loop::Broadcast::make(constantOf(x.dtype, 0), lanes)));
+  const Expr to = plane * planeSize + ((r + rowLo) * Wp + colLo) * kBlock + q * lanes;
+  const Expr from = (plane * g.H + r + rowLo - ar.padBegin) * g.W * kBlock +
+                    (colLo - ac.padBegin) * kBlock + q * lanes;
+  const Stmt rows =
+      forCount(r, std::max<std::int64_t>(0, rowHi - rowLo),
+               forCount(q, rowElems / lanes,
+                        loop::Store::make(src.buffer, ramp(to, lanes),
+                                          loop::Load::make(x.buffer, ramp(from, lanes)))));
+  const Stmt fill = forCount(plane, g.N * g.Cb, loop::Block::make(clear, rows),
+                             parallelFor(g.N * g.Cb * planeSize));
+  return kb.allocate(src, loop::Block::make(fill, main), true);
+}
+
+} // namespace lathe::lowering
