@@ -3,13 +3,14 @@
 // [M/16, C/16, kh, kw, 16, 16] (16 input channels of 16 output channels each, so that the
 // innermost loop streams them), the bias is [M] and Y is [N, M/16, OH, OW, 16].
 //
-// Vectors run along output channels: a task keeps a tile of P output positions of one row x
-// R vectors of output channels in registers across the whole reduction over input channels
-// and taps. Per input channel and tap it broadcasts P input elements and loads R weight
-// vectors for R*P fused multiply-adds. Unlike the NCHW tiles, no lanes are wasted on
-// small planes (a 7x7 plane is 7 positions a row, whatever the vector width), strides cost
-// nothing (inputs are broadcast one by one), and the epilogue reads blocked operands a
-// whole vector at a time. Padding is handled by a zero-padded copy of the input planes.
+// Vectors run along output channels: a task keeps a tile of Q rows x P columns of output
+// positions x R vectors of output channels in registers across the whole reduction over
+// input channels and taps. Per input channel and tap it broadcasts Q*P input elements and
+// loads R weight vectors for R*Q*P fused multiply-adds (with R = 1 each broadcast folds into
+// its multiply-add). Unlike the NCHW tiles, no lanes are wasted on small planes (a 7x7 plane
+// is 7 positions a row, whatever the vector width), strides cost nothing (inputs are
+// broadcast one by one), and the epilogue reads blocked operands a whole vector at a time.
+// Padding is handled by a zero-padded copy of the input planes.
 #include "engine/lowering/conv_internal.h"
 #include "engine/lowering/vector_epilogue.h"
 
@@ -21,33 +22,39 @@ namespace {
 constexpr std::int64_t kBlock = 16;
 
 struct NchwcTile {
-  std::int64_t R = 1, P = 1; // vectors of output channels, positions of a row
+  std::int64_t R = 1, Q = 1, P = 1; // vectors of output channels, rows, columns
 };
 
-// The tile by a small cost model: per input channel and tap a tile issues R*P multiply-adds
-// and P + R loads (two of each per cycle) plus a few instructions of loop and address
-// upkeep, so it costs max(R*P, P + R) + 3; the last tile of a row is shifted back and
-// recomputes what it overlaps. R*P accumulators, R weights and a broadcast fit the register
-// file (32 vector registers with AVX-512, 16 below).
-NchwcTile tileFor(int lanes, std::int64_t vectors, std::int64_t outW, std::int64_t reduction) {
+// The tile by a small cost model. Per input channel and tap a tile of Q x P positions and R
+// channel vectors issues R*Q*P multiply-adds and Q*P + R loads (two of each per cycle), plus
+// a few instructions of loop upkeep: max(R*Q*P, Q*P + R) + 3. With R = 1 each broadcast
+// input folds into its multiply-add; with R > 1 it takes a register, and LLVM's scheduler
+// keeps a couple in flight, so the accumulators, R weights and those leave a spare register
+// (spills cost far more than a smaller tile). The last tile of a row or column is shifted
+// back and recomputes what it overlaps, which the tile count charges for.
+NchwcTile tileFor(int lanes, std::int64_t vectors, std::int64_t outH, std::int64_t outW,
+                  std::int64_t reduction) {
   const std::int64_t registers = lanes >= 16 ? 32 : 16;
   NchwcTile best;
   double bestCost = -1;
-  for (std::int64_t R : {1, 2, 4, 8}) {
+  for (std::int64_t R : {1, 2, 4}) {
     if (vectors % R != 0)
       continue;
-    for (std::int64_t P = 1; P <= outW; ++P) {
-      if (R * P + R + 1 > registers)
-        break;
-      const std::int64_t tiles = (vectors / R) * ((outW + P - 1) / P);
-      // Each tile also stores R*P vectors through the epilogue.
-      const double cost =
-          double(tiles) * (double(std::max(R * P, R + P) + 3) * double(reduction) + 4.0 * R * P);
-      if (bestCost < 0 || cost < bestCost) {
-        best = {R, P};
-        bestCost = cost;
+    for (std::int64_t Q = 1; Q <= outH; ++Q)
+      for (std::int64_t P = 1; P <= outW; ++P) {
+        if (R * Q * P + R + (R > 1 ? 3 : 1) > registers)
+          break;
+        const std::int64_t tiles = (vectors / R) * ((outH + Q - 1) / Q) * ((outW + P - 1) / P);
+        // Each tile also stores its R*Q*P vectors through the epilogue.
+        const std::int64_t fma = R * Q * P;
+        const double cost =
+            double(tiles) *
+            (double(std::max(fma, Q * P + R) + 3) * double(reduction) + 4.0 * double(fma));
+        if (bestCost < 0 || cost < bestCost) {
+          best = {R, Q, P};
+          bestCost = cost;
+        }
       }
-    }
   }
   return best;
 }
@@ -136,36 +143,41 @@ Stmt lowerConvNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue& 
 
   // --- the tiles ---
   const std::int64_t vectors = g.M / lanes, reduction = g.C * g.KH * g.KW;
-  const NchwcTile tile = tileFor(lanes, vectors, g.OW, reduction);
-  const std::int64_t R = tile.R, P = tile.P, MR = vectors / R, CT = (g.OW + P - 1) / P;
+  const NchwcTile tile = tileFor(lanes, vectors, g.OH, g.OW, reduction);
+  const std::int64_t R = tile.R, Q = tile.Q, P = tile.P, MR = vectors / R;
+  const std::int64_t RT = (g.OH + Q - 1) / Q, CT = (g.OW + P - 1) / P;
   // Task order: when the weights outweigh an input plane set, consecutive tasks (one
   // thread's chunk) keep the same output channels and move along the rows, so that their
   // slice of the weights stays in cache while the small input streams; otherwise they keep
   // the same positions and move along the output channels, reusing the input tile.
   const bool weightsStay = g.M * g.C * g.KH * g.KW > g.C * planeH * planeW;
   const Expr t = kb.freshVar("t");
-  Expr n, oh, column, mr;
+  Expr n, rowBlock, column, mr;
   if (weightsStay) {
-    n = t / (MR * g.OH * CT);
-    mr = (t / (g.OH * CT)) % MR;
-    oh = (t / CT) % g.OH;
+    n = t / (MR * RT * CT);
+    mr = (t / (RT * CT)) % MR;
+    rowBlock = (t / CT) % RT;
     column = t % CT;
   } else {
-    n = t / (g.OH * CT * MR);
-    oh = (t / (CT * MR)) % g.OH;
+    n = t / (RT * CT * MR);
+    rowBlock = (t / (CT * MR)) % RT;
     column = (t / MR) % CT;
     mr = t % MR;
   }
   const Expr v0 = mr * R; // the tile's first vector of output channels
-  const Expr ow0 = g.OW % P == 0 ? column * P : loop::min(column * P, loop::makeIndex(g.OW - P));
+  auto shiftedStart = [](const Expr& block, std::int64_t size, std::int64_t extent) {
+    return extent % size == 0 ? block * size
+                              : loop::min(block * size, loop::makeIndex(extent - size));
+  };
+  const Expr oh0 = shiftedStart(rowBlock, Q, g.OH), ow0 = shiftedStart(column, P, g.OW);
   const loop::Type vt = loop::f32().withLanes(lanes);
-  const RegisterTile acc(kb, y.dtype, P, R, lanes);
+  const RegisterTile acc(kb, y.dtype, Q * P, R, lanes);
   std::vector<Stmt> body = acc.clear(y.dtype);
   const Expr cb = kb.freshVar("cb"), ci = kb.freshVar("ci"), kh = kb.freshVar("kh"),
              kw = kb.freshVar("kw");
   {
     std::vector<Expr> xs, ws;
-    for (std::int64_t p = 0; p < P; ++p)
+    for (std::int64_t p = 0; p < Q * P; ++p)
       xs.push_back(freshScalar(kb, "xb", vt));
     for (std::int64_t r = 0; r < R; ++r)
       ws.push_back(freshScalar(kb, "wv", vt));
@@ -178,19 +190,19 @@ Stmt lowerConvNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue& 
           m % kBlock;
       s = loop::LetStmt::make(ws[r], loop::Load::make(w.buffer, ramp(at, lanes)), s);
     }
-    const Expr row = oh * ar.stride + kh * ar.dilation;
-    for (std::int64_t p = P; p-- > 0;) {
-      const Expr col = (ow0 + p) * ac.stride + kw * ac.dilation;
+    for (std::int64_t p = Q * P; p-- > 0;) {
+      const Expr row = (oh0 + p / P) * ar.stride + kh * ar.dilation;
+      const Expr col = (ow0 + p % P) * ac.stride + kw * ac.dilation;
       const Expr at = (((n * g.Cb + cb) * planeH + row) * planeW + col) * kBlock + ci;
       s = loop::LetStmt::make(xs[p], loop::Broadcast::make(src.loadFlat(at), lanes), s);
     }
     body.push_back(
         forCount(cb, g.Cb, forCount(kh, g.KH, forCount(kw, g.KW, forCount(ci, kBlock, s)))));
   }
-  for (std::int64_t p = 0; p < P; ++p)
+  for (std::int64_t p = 0; p < Q * P; ++p)
     for (std::int64_t r = 0; r < R; ++r) {
       const Expr m = (v0 + r) * lanes;
-      const std::vector<Expr> idx{n, m / kBlock, oh, ow0 + p, m % kBlock};
+      const std::vector<Expr> idx{n, m / kBlock, oh0 + p / P, ow0 + p % P, m % kBlock};
       Expr value = acc.load(p, r);
       if (ops.bias)
         value = value + loop::Load::make(ops.bias->buffer, ramp(m, lanes));
@@ -202,17 +214,18 @@ Stmt lowerConvNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue& 
   if (!finish.defined()) {
     const Expr p = kb.freshVar("p"), q = kb.freshVar("q");
     const Expr m = v0 * lanes + q;
-    const std::vector<Expr> idx{n, m / kBlock, oh, ow0 + p, m % kBlock};
+    const std::vector<Expr> idx{n, m / kBlock, oh0 + p / P, ow0 + p % P, m % kBlock};
     body.push_back(
-        forCount(p, P, forCount(q, R * lanes, y.store(idx, epilogue(y.load(idx), idx)))));
+        forCount(p, Q * P, forCount(q, R * lanes, y.store(idx, epilogue(y.load(idx), idx)))));
   }
-  const std::int64_t tasks = g.N * g.OH * CT * MR;
+  const std::int64_t tasks = g.N * RT * CT * MR;
   Stmt main = forCount(t, tasks, kb.allocate(acc.scratch(), loop::Block::make(body)),
-                       parallelFor(tasks * R * P * lanes * reduction));
+                       parallelFor(tasks * R * Q * P * lanes * reduction));
   kb.describe("blocked (NCHW16c) convolution: " + std::to_string(tasks) + " parallel tasks, each " +
-              std::to_string(P) + " positions of a row x " + std::to_string(R) + " vector(s) of " +
-              std::to_string(lanes) + " output channels, accumulated in registers over " +
-              std::to_string(g.C) + " input channels x " + std::to_string(g.KH * g.KW) + " taps");
+              std::to_string(Q) + " row(s) x " + std::to_string(P) + " positions x " +
+              std::to_string(R) + " vector(s) of " + std::to_string(lanes) +
+              " output channels, accumulated in registers over " + std::to_string(g.C) +
+              " input channels x " + std::to_string(g.KH * g.KW) + " taps");
   kb.describe("weights were packed at compile time as [M/16, C/16, kh, kw, 16, 16]");
   kb.describe(weightsStay ? "consecutive tasks share output channels: their weights stay in "
                             "cache while the rows stream"
