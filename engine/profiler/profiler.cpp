@@ -5,16 +5,17 @@
 namespace lathe::profiler {
 
 namespace {
-// Chunk events per pool thread and plan call before any run has shown how many it needs.
-constexpr std::size_t kInitialChunksPerCall = 8;
+// Chunk events per pool thread and plan call before any run has shown how many it needs: a
+// thread may run every piece of a loop.
 constexpr std::size_t kSlack = 256;
 } // namespace
 
 Profiler::Profiler(runtime::ThreadPool& pool, std::size_t callsPerRun, int runs)
     : pool_(&pool),
-      chunks_(pool.threadCount(),
-              callsPerRun * kInitialChunksPerCall * static_cast<std::size_t>(std::max(runs, 1)) +
-                  kSlack) {
+      chunks_(pool.threadCount(), callsPerRun * runtime::ThreadPool::kPiecesPerChunk *
+                                          static_cast<std::size_t>(pool.threadCount()) *
+                                          static_cast<std::size_t>(std::max(runs, 1)) +
+                                      kSlack) {
   callRecords_.reserve(callsPerRun * static_cast<std::size_t>(std::max(runs, 1)) + kSlack);
   runs_.reserve(static_cast<std::size_t>(std::max(runs, 1)) + 1);
   pool.setChunkRecorder(&chunks_);

@@ -72,6 +72,7 @@ static int chunkBitsFor(int threadCount) {
 
 ThreadPool::ThreadPool(int threads)
     : threadCount_(threads > 0 ? threads : defaultThreadCount()),
+      cursors_(std::make_unique<Cursor[]>(static_cast<std::size_t>(threadCount_))),
       chunkBits_(chunkBitsFor(threadCount_)) {
   workers_.reserve(static_cast<std::size_t>(threadCount_ - 1));
   try {
@@ -127,7 +128,7 @@ void ThreadPool::workerLoop(Worker&, int index) {
       return;
     if (static_cast<std::uint32_t>(index) >= (seen & chunkMask))
       continue; // this loop has fewer chunks than the pool has threads
-    runChunk(index);
+    runShare(index);
     // acq_rel chains every worker's writes (results, error_) to the last one, whose
     // decrement to 0 hands them to the submitter.
     if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1)
@@ -135,9 +136,25 @@ void ThreadPool::workerLoop(Worker&, int index) {
   }
 }
 
-void ThreadPool::runChunk(int index) noexcept {
-  const std::int64_t begin = chunkBegin(n_, chunks_, index);
-  const std::int64_t end = chunkBegin(n_, chunks_, index + 1);
+void ThreadPool::runShare(int index) noexcept {
+  // Pieces are claimed one at a time from each chunk's cursor, so the owner and the threads
+  // that finish early never run the same piece; the owner starts first on its own chunk.
+  for (int k = 0; k < chunks_; ++k) {
+    const int chunk = (index + k) % chunks_;
+    const std::int64_t size = chunkBegin(n_, chunks_, chunk + 1) - chunkBegin(n_, chunks_, chunk);
+    const int pieces = static_cast<int>(std::min<std::int64_t>(size, kPiecesPerChunk));
+    for (int piece; (piece = cursors_[static_cast<std::size_t>(chunk)].next.fetch_add(
+                         1, std::memory_order_relaxed)) < pieces;)
+      runPiece(index, chunk, piece);
+  }
+}
+
+void ThreadPool::runPiece(int thread, int chunk, int piece) noexcept {
+  const std::int64_t first = chunkBegin(n_, chunks_, chunk);
+  const std::int64_t size = chunkBegin(n_, chunks_, chunk + 1) - first;
+  const int pieces = static_cast<int>(std::min<std::int64_t>(size, kPiecesPerChunk));
+  const std::int64_t begin = first + chunkBegin(size, pieces, piece);
+  const std::int64_t end = first + chunkBegin(size, pieces, piece + 1);
   ChunkRecorder* const recorder = loopRecorder_;
   const std::int64_t startNs = recorder ? steadyNowNs() : 0;
   try {
@@ -147,7 +164,7 @@ void ThreadPool::runChunk(int index) noexcept {
       error_ = std::current_exception();
   }
   if (recorder)
-    recorder->record(index, {startNs, steadyNowNs(), begin, end});
+    recorder->record(thread, {startNs, steadyNowNs(), begin, end});
 }
 
 void ThreadPool::publishLoop(int chunks) {
@@ -184,10 +201,15 @@ void ThreadPool::parallelFor(std::int64_t n, RangeFn body, void* closure) {
   failed_.store(false, std::memory_order_relaxed);
   error_ = nullptr;
   pending_.store(chunks - 1, std::memory_order_relaxed);
+  // The calling thread's first piece is claimed before the loop is published: it always
+  // runs iteration 0.
+  for (int c = 0; c < chunks; ++c)
+    cursors_[static_cast<std::size_t>(c)].next.store(c == 0 ? 1 : 0, std::memory_order_relaxed);
   publishLoop(chunks);
   {
     RegionGuard region;
-    runChunk(0);
+    runPiece(0, 0, 0);
+    runShare(0);
   }
   if (!spinUntil([&] { return pending_.load(std::memory_order_acquire) == 0; }))
     for (int left; (left = pending_.load(std::memory_order_acquire)) != 0;)

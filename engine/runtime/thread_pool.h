@@ -44,11 +44,16 @@ public:
   static int defaultThreadCount();
   int threadCount() const { return threadCount_; }
 
-  // Runs body over [0, n) in min(n, threadCount()) contiguous chunks whose sizes differ by
-  // at most one (static chunking, so a kernel's thread i always sees the same rows); chunk 0
-  // runs on the calling thread. Returns when every chunk has finished. Allocates nothing.
-  // If chunks throw, the other chunks still run to the end and the first exception caught
-  // is rethrown here. n <= 0 does nothing.
+  // Runs body over [0, n): [0, n) is cut into min(n, threadCount()) contiguous chunks whose
+  // sizes differ by at most one, thread i owns chunk i (the calling thread chunk 0), and each
+  // chunk is cut into up to kPiecesPerChunk contiguous pieces, one body call each. A thread
+  // runs its own chunk's pieces in order, then takes the pieces other threads have not yet
+  // started: threads of equal speed keep their static chunk (the same rows for thread i
+  // every time), and a slower thread (a busy core) hands the tail of its chunk to the
+  // others. Returns when every piece has finished. Allocates nothing. If pieces throw, the
+  // other pieces still run to the end and the first exception caught is rethrown here.
+  // n <= 0 does nothing.
+  static constexpr int kPiecesPerChunk = 4;
   void parallelFor(std::int64_t n, RangeFn body, void* closure);
 
   // Same with a callable fn(int64_t begin, int64_t end); no std::function, no allocation.
@@ -63,10 +68,10 @@ public:
         const_cast<void*>(static_cast<const void*>(std::addressof(fn))));
   }
 
-  // Records the start and end of every chunk of the loops submitted after this call, chunk
-  // i in lane i (null stops). Loops that run serially (one thread, n == 1, nested) are not
-  // recorded. The recorder needs threadCount() lanes and must outlive the loops using it.
-  // Off, the cost is one relaxed load per loop and one branch per chunk.
+  // Records the start and end of every piece of the loops submitted after this call, in the
+  // lane of the thread that ran it (null stops). Loops that run serially (one thread, n == 1,
+  // nested) are not recorded. The recorder needs threadCount() lanes and must outlive the loops
+  // using it. Off, the cost is one relaxed load per loop and one branch per chunk.
   void setChunkRecorder(ChunkRecorder* recorder);
 
 private:
@@ -74,8 +79,16 @@ private:
     std::thread thread;
   };
 
+  // A chunk's next unclaimed piece, on a cache line of its own.
+  struct alignas(64) Cursor {
+    std::atomic<int> next{0};
+  };
+
   void workerLoop(Worker& self, int index);
-  void runChunk(int index) noexcept;
+  // Thread `index`'s share of the loop: its own chunk's pieces, then what is left of the
+  // others'.
+  void runShare(int index) noexcept;
+  void runPiece(int thread, int chunk, int piece) noexcept;
   void publishLoop(int chunks);
 
   const int threadCount_;
@@ -89,6 +102,7 @@ private:
   RangeFn body_ = nullptr;
   void* closure_ = nullptr;
   ChunkRecorder* loopRecorder_ = nullptr; // recorder_ as the loop in flight saw it
+  std::unique_ptr<Cursor[]> cursors_;     // one per chunk, reset by the submitter
 
   // Workers wait for a new loop by watching loopWord_ (polling briefly, then sleeping in
   // atomic wait); the submitter waits for pending_ to reach 0 the same way. The word holds

@@ -407,7 +407,10 @@ def check_profile(lathe, models):
     names = {e["tid"]: e["args"]["name"] for e in events if e["ph"] == "M" and e["name"] == "thread_name"}
     expect(set(names) == {0, 1}, "a thread_name per thread", str(names))
     chunk_threads = {e["tid"] for e in events if e["ph"] == "X" and e.get("cat") == "chunk"}
-    expect(1 in chunk_threads, "worker chunks on their own lane", str(chunk_threads))
+    # Pieces go to the lane of the thread that ran them; on a model this small the caller may
+    # run them all before the worker wakes.
+    expect(0 in chunk_threads and chunk_threads <= {0, 1}, "chunks on the threads' lanes",
+           str(chunk_threads))
     expect(all(e["dur"] >= 0 and e["ts"] >= 0 for e in events if e["ph"] == "X"), "ts and dur")
     expect(sum(1 for e in events if e.get("cat") == "run") == 3, "one run event per timed run")
     for e in kernel_events:

@@ -16,24 +16,40 @@
 namespace lathe::runtime {
 namespace {
 
-// Runs a loop over [0, n) and checks that every index was visited exactly once, by chunks
-// that are contiguous, non-empty and at most threadCount() in number.
+// The pieces a loop over [0, n) is cut into: min(n, threads) chunks, each in up to
+// kPiecesPerChunk pieces.
+std::int64_t expectedPieces(std::int64_t n, int threads) {
+  if (n <= 0)
+    return 0;
+  const std::int64_t chunks = std::min<std::int64_t>(n, threads);
+  std::int64_t pieces = 0;
+  for (std::int64_t c = 0; c < chunks; ++c) {
+    const std::int64_t size = n / chunks + (c < n % chunks ? 1 : 0);
+    pieces += std::min<std::int64_t>(size, ThreadPool::kPiecesPerChunk);
+  }
+  return pieces;
+}
+
+// Runs a loop over [0, n) and checks that every index was visited exactly once, by pieces
+// that are contiguous and non-empty, as many as the chunking gives.
 void expectCoversExactlyOnce(ThreadPool& pool, std::int64_t n) {
   std::vector<std::atomic<int>> visits(static_cast<std::size_t>(std::max<std::int64_t>(n, 0)));
-  std::atomic<int> chunks{0};
-  std::atomic<bool> emptyChunk{false};
+  std::atomic<int> pieces{0};
+  std::atomic<bool> emptyPiece{false};
   pool.parallelFor(n, [&](std::int64_t begin, std::int64_t end) {
     if (begin >= end)
-      emptyChunk = true;
-    ++chunks;
+      emptyPiece = true;
+    ++pieces;
     for (std::int64_t i = begin; i < end; ++i)
       visits[static_cast<std::size_t>(i)].fetch_add(1, std::memory_order_relaxed);
   });
   for (std::int64_t i = 0; i < n; ++i)
     ASSERT_EQ(visits[static_cast<std::size_t>(i)].load(), 1) << "n=" << n << " i=" << i;
-  EXPECT_FALSE(emptyChunk) << "n=" << n;
-  EXPECT_LE(chunks.load(), pool.threadCount()) << "n=" << n;
-  EXPECT_EQ(chunks.load(), n <= 0 ? 0 : std::min<std::int64_t>(n, pool.threadCount()));
+  EXPECT_FALSE(emptyPiece) << "n=" << n;
+  const std::int64_t expected = pool.threadCount() == 1 || n == 1
+                                    ? std::min<std::int64_t>(n, 1)
+                                    : expectedPieces(n, pool.threadCount());
+  EXPECT_EQ(pieces.load(), expected) << "n=" << n;
 }
 
 TEST(ThreadPool, DefaultsToTheMachine) {
@@ -59,35 +75,54 @@ TEST(ThreadPool, ZeroAndNegativeNeverCallTheBody) {
   EXPECT_FALSE(called);
 }
 
-TEST(ThreadPool, StaticChunksAreBalancedAndOrdered) {
+TEST(ThreadPool, ChunksAreCutIntoOrderedPieces) {
   ThreadPool pool(4);
-  std::vector<std::pair<std::int64_t, std::int64_t>> ranges(4);
-  std::atomic<int> slot{0};
-  pool.parallelFor(10, [&](std::int64_t begin, std::int64_t end) {
-    ranges[static_cast<std::size_t>(slot++)] = {begin, end};
+  std::vector<std::pair<std::int64_t, std::int64_t>> ranges;
+  std::mutex mutex;
+  pool.parallelFor(42, [&](std::int64_t begin, std::int64_t end) {
+    std::lock_guard<std::mutex> lock(mutex);
+    ranges.push_back({begin, end});
   });
   std::sort(ranges.begin(), ranges.end());
+  // Chunks of 11, 11, 10, 10; each in four pieces, the longer ones first.
   const std::vector<std::pair<std::int64_t, std::int64_t>> expected = {
-      {0, 3}, {3, 6}, {6, 8}, {8, 10}};
+      {0, 3},   {3, 6},   {6, 9},   {9, 11},  {11, 14}, {14, 17}, {17, 20}, {20, 22},
+      {22, 25}, {25, 28}, {28, 30}, {30, 32}, {32, 35}, {35, 38}, {38, 40}, {40, 42}};
   EXPECT_EQ(ranges, expected);
 }
 
-TEST(ThreadPool, CallingThreadRunsTheFirstChunk) {
+TEST(ThreadPool, CallingThreadRunsTheFirstPiece) {
   ThreadPool pool(4);
   const std::thread::id caller = std::this_thread::get_id();
-  std::atomic<bool> firstOnCaller{false};
-  std::set<std::thread::id> others;
-  std::mutex mutex;
-  pool.parallelFor(4, [&](std::int64_t begin, std::int64_t) {
-    std::lock_guard<std::mutex> lock(mutex);
-    if (begin == 0)
-      firstOnCaller = std::this_thread::get_id() == caller;
-    else
-      others.insert(std::this_thread::get_id());
+  for (int round = 0; round < 100; ++round) {
+    std::atomic<bool> firstOnCaller{false};
+    pool.parallelFor(16, [&](std::int64_t begin, std::int64_t) {
+      if (begin == 0)
+        firstOnCaller = std::this_thread::get_id() == caller;
+    });
+    ASSERT_TRUE(firstOnCaller);
+  }
+}
+
+TEST(ThreadPool, FreeThreadsTakeOverASlowThreadsPieces) {
+  // The caller's first piece blocks until the other threads have run every other piece,
+  // its own chunk's included: the loop finishes only because they take them over.
+  ThreadPool pool(2);
+  std::atomic<int> done{0};
+  const std::thread::id caller = std::this_thread::get_id();
+  std::atomic<int> byWorkerInCallerChunk{0};
+  pool.parallelFor(8, [&](std::int64_t begin, std::int64_t end) {
+    if (begin == 0) {
+      while (done.load() < 7)
+        std::this_thread::yield();
+      return;
+    }
+    if (begin < 4 && std::this_thread::get_id() != caller)
+      ++byWorkerInCallerChunk;
+    done += static_cast<int>(end - begin);
   });
-  EXPECT_TRUE(firstOnCaller);
-  EXPECT_EQ(others.size(), 3u);
-  EXPECT_EQ(others.count(caller), 0u);
+  EXPECT_EQ(done.load(), 7);
+  EXPECT_EQ(byWorkerInCallerChunk.load(), 3);
 }
 
 TEST(ThreadPool, ManySmallCalls) {
@@ -127,7 +162,7 @@ TEST(ThreadPool, ExceptionFromAWorkerReachesTheCaller) {
     std::atomic<int> finished{0};
     try {
       pool.parallelFor(8, [&](std::int64_t begin, std::int64_t) {
-        if (begin == 6) // a worker's chunk, not the caller's
+        if (begin == 6) // a piece of a worker's chunk
           throw std::runtime_error("chunk " + std::to_string(begin));
         ++finished;
       });
@@ -135,7 +170,7 @@ TEST(ThreadPool, ExceptionFromAWorkerReachesTheCaller) {
     } catch (const std::runtime_error& e) {
       EXPECT_STREQ(e.what(), "chunk 6");
     }
-    EXPECT_EQ(finished.load(), 3); // the other chunks ran to the end
+    EXPECT_EQ(finished.load(), 7); // the other pieces ran to the end
   }
   expectCoversExactlyOnce(pool, 100); // still usable
 }
@@ -268,7 +303,7 @@ TEST(ParallelForAbi, UsesTheCurrentPoolAndRestoresIt) {
     SumClosure c;
     EXPECT_EQ(lathe_parallel_for(1000, sumBody, &c), LATHE_PARALLEL_FOR_OK);
     EXPECT_EQ(c.sum.load(), 499500);
-    EXPECT_EQ(c.calls.load(), 4);
+    EXPECT_EQ(c.calls.load(), 4 * ThreadPool::kPiecesPerChunk); // 4 chunks, each in pieces
   }
   EXPECT_EQ(currentThreadPool(), nullptr);
 }
