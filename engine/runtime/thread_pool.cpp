@@ -128,12 +128,24 @@ void ThreadPool::workerLoop(Worker&, int index) {
       return;
     if (static_cast<std::uint32_t>(index) >= (seen & chunkMask))
       continue; // this loop has fewer chunks than the pool has threads
+    if (!join(seen >> chunkBits_))
+      continue; // the caller already finished the loop without this worker
     runShare(index);
-    // acq_rel chains every worker's writes (results, error_) to the last one, whose
-    // decrement to 0 hands them to the submitter.
-    if (pending_.fetch_sub(1, std::memory_order_acq_rel) == 1)
-      pending_.notify_one();
+    // acq_rel chains every worker's writes (results, error_) to the caller, which waits for
+    // the joined count to reach 0 after closing the gate.
+    const std::uint64_t before = gate_.fetch_sub(1, std::memory_order_acq_rel);
+    if ((before & kGateClosed) != 0 && (before & kGateJoined) == 1)
+      gate_.notify_one();
   }
+}
+
+bool ThreadPool::join(std::uint64_t tag) {
+  std::uint64_t gate = gate_.load(std::memory_order_acquire);
+  while ((gate >> kGateTagShift) == tag && (gate & kGateClosed) == 0)
+    if (gate_.compare_exchange_weak(gate, gate + 1, std::memory_order_acq_rel,
+                                    std::memory_order_acquire))
+      return true;
+  return false;
 }
 
 void ThreadPool::runShare(int index) noexcept {
@@ -169,8 +181,10 @@ void ThreadPool::runPiece(int thread, int chunk, int piece) noexcept {
 
 void ThreadPool::publishLoop(int chunks) {
   ++generation_; // wraps; a worker compares words for inequality only
-  loopWord_.store((generation_ << chunkBits_) | static_cast<std::uint32_t>(chunks),
-                  std::memory_order_release);
+  const std::uint32_t word = (generation_ << chunkBits_) | static_cast<std::uint32_t>(chunks);
+  gate_.store(static_cast<std::uint64_t>(word >> chunkBits_) << kGateTagShift,
+              std::memory_order_relaxed); // published by the release below
+  loopWord_.store(word, std::memory_order_release);
   loopWord_.notify_all();
 }
 
@@ -196,24 +210,26 @@ void ThreadPool::parallelFor(std::int64_t n, RangeFn body, void* closure) {
   chunks_ = chunks;
   body_ = body;
   closure_ = closure;
-  // Published to the workers with the loop by the start semaphores below.
+  // Published to the workers with the loop by publishLoop's release store.
   loopRecorder_ = recorder_.load(std::memory_order_relaxed);
   failed_.store(false, std::memory_order_relaxed);
   error_ = nullptr;
-  pending_.store(chunks - 1, std::memory_order_relaxed);
   // The calling thread's first piece is claimed before the loop is published: it always
   // runs iteration 0.
   for (int c = 0; c < chunks; ++c)
     cursors_[static_cast<std::size_t>(c)].next.store(c == 0 ? 1 : 0, std::memory_order_relaxed);
-  publishLoop(chunks);
+  publishLoop(chunks); // opens the gate under the loop's tag
   {
     RegionGuard region;
     runPiece(0, 0, 0);
     runShare(0);
   }
-  if (!spinUntil([&] { return pending_.load(std::memory_order_acquire) == 0; }))
-    for (int left; (left = pending_.load(std::memory_order_acquire)) != 0;)
-      pending_.wait(left, std::memory_order_acquire);
+  // Every piece is claimed: close the gate and wait for the workers that joined.
+  const std::uint64_t gate = gate_.fetch_or(kGateClosed, std::memory_order_acq_rel);
+  auto joined = [this] { return gate_.load(std::memory_order_acquire) & kGateJoined; };
+  if ((gate & kGateJoined) != 0 && !spinUntil([&] { return joined() == 0; }))
+    for (std::uint64_t now; ((now = gate_.load(std::memory_order_acquire)) & kGateJoined) != 0;)
+      gate_.wait(now, std::memory_order_acquire);
 
   if (failed_.load(std::memory_order_relaxed)) {
     std::exception_ptr error = std::move(error_);

@@ -84,7 +84,12 @@ private:
     std::atomic<int> next{0};
   };
 
+  static constexpr std::uint64_t kGateJoined = 0xFFFF, kGateClosed = 1u << 16;
+  static constexpr int kGateTagShift = 17;
+
   void workerLoop(Worker& self, int index);
+  // Joins the loop tagged `tag` unless the caller has closed it (or moved on); true if joined.
+  bool join(std::uint64_t tag);
   // Thread `index`'s share of the loop: its own chunk's pieces, then what is left of the
   // others'.
   void runShare(int index) noexcept;
@@ -105,14 +110,19 @@ private:
   std::unique_ptr<Cursor[]> cursors_;     // one per chunk, reset by the submitter
 
   // Workers wait for a new loop by watching loopWord_ (polling briefly, then sleeping in
-  // atomic wait); the submitter waits for pending_ to reach 0 the same way. The word holds
-  // the loop's generation in its high bits and its chunk count in the low chunkBits_, so a
-  // worker learns from one load whether it has a chunk: a worker without one does not wait
-  // to be counted, and reading chunks_ separately could see the next loop's.
+  // atomic wait). The word holds the loop's generation in its high bits and its chunk count
+  // in the low chunkBits_, so a worker learns from one load whether it has a chunk.
+  //
+  // A worker takes part in a loop only by joining it through gate_: the loop's tag (the
+  // word's generation bits) in bits 17 and up, a "closed" bit 16, and the number of joined
+  // workers in the low 16 bits. Once the caller has claimed or run every piece it closes
+  // the gate and waits only for the workers that joined (they are running pieces). A worker
+  // that wakes late (a descheduled core) finds the gate closed or re-tagged and touches
+  // nothing of the loop, so the caller never waits for a thread that has no work.
   const int chunkBits_;
   std::uint32_t generation_ = 0; // submitter's count of loops; only under submitMutex_
   std::atomic<std::uint32_t> loopWord_{0};
-  std::atomic<int> pending_{0}; // workers that have not finished their chunk
+  std::atomic<std::uint64_t> gate_{0};
   std::atomic<bool> failed_{false};
   std::exception_ptr error_; // written once per loop, by whoever sets failed_ first
   std::atomic<bool> stopping_{false};

@@ -10,6 +10,9 @@ the ratio Lathe/ORT, and the fraction of this machine's peak FLOP/s each reaches
 model's FLOPs (2 x multiply-adds of Conv, MatMul and Gemm) and the peak at that thread
 count (an FMA microbenchmark) both come from `lathe run BUNDLE --profile --report json`,
 measured in the same run. This machine is shared and noisy: read ratios, not absolutes.
+A second table gives each model's compile time (`lathe compile`, wall clock) and the peak
+resident memory of one timed run of each (`lathe run BUNDLE` against the node process running
+ONNX Runtime, whose figure includes node itself).
 """
 import argparse
 import json
@@ -18,20 +21,33 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
+
+
+def run_measured(cmd, env=None):
+    """(stdout, peak resident MiB) of a command that must succeed."""
+    with tempfile.TemporaryFile(mode="w+") as out:
+        p = subprocess.Popen(cmd, stdout=out, stderr=subprocess.DEVNULL, env=env)
+        _, status, usage = os.wait4(p.pid, 0)
+        p.returncode = os.waitstatus_to_exitcode(status)
+        if p.returncode != 0:
+            raise subprocess.CalledProcessError(p.returncode, cmd)
+        out.seek(0)
+        return out.read(), usage.ru_maxrss / 1024.0
 
 
 def lathe_median(lathe, bundle, threads, repeat):
-    out = subprocess.run([lathe, "run", bundle, "--threads", str(threads), "--repeat", str(repeat),
-                          "--json"], capture_output=True, text=True, check=True).stdout
-    return json.loads(out)["median_ms"]
+    out, rss = run_measured([lathe, "run", bundle, "--threads", str(threads), "--repeat",
+                             str(repeat), "--json"])
+    return json.loads(out)["median_ms"], rss
 
 
 def ort_median(node_modules, model, threads, repeat):
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ort_time.js")
     env = dict(os.environ, NODE_PATH=node_modules)
-    out = subprocess.run(["node", script, model, "--threads", str(threads), "--repeat", str(repeat)],
-                         capture_output=True, text=True, check=True, env=env).stdout
-    return json.loads(out)["median_ms"]
+    out, rss = run_measured(["node", script, model, "--threads", str(threads), "--repeat",
+                             str(repeat)], env)
+    return json.loads(out)["median_ms"], rss
 
 
 def flops_and_peak(lathe, bundle, threads):
@@ -54,10 +70,12 @@ def main():
     a = ap.parse_args()
     threads = [int(t) for t in a.threads.split(",")]
     work = tempfile.mkdtemp(prefix="lathe_bench_")
-    bundles = {}
+    bundles, compile_s, rss = {}, {}, {}
     for m in a.models:
         bundle = os.path.join(work, os.path.basename(m) + ".tar")
+        start = time.monotonic()
         r = subprocess.run([a.lathe, "compile", m, "-o", bundle], capture_output=True, text=True)
+        compile_s[m] = time.monotonic() - start
         if r.returncode != 0:
             print(f"{m}: compile failed: {r.stderr.strip()}")
             return 1
@@ -75,8 +93,12 @@ def main():
         for m in a.models:
             for t in threads:
                 results.setdefault((m, t), {"lathe": [], "ort": []})
-                results[(m, t)]["lathe"].append(lathe_median(a.lathe, bundles[m], t, a.repeat))
-                results[(m, t)]["ort"].append(ort_median(a.node_modules, m, t, a.repeat))
+                lm, lrss = lathe_median(a.lathe, bundles[m], t, a.repeat)
+                om, orss = ort_median(a.node_modules, m, t, a.repeat)
+                results[(m, t)]["lathe"].append(lm)
+                results[(m, t)]["ort"].append(om)
+                old = rss.get(m, (0.0, 0.0))
+                rss[m] = (max(old[0], lrss), max(old[1], orss))
     print(f"\n{'model':<16}{'threads':>8}{'Lathe ms':>11}{'ORT ms':>10}{'Lathe/ORT':>11}"
           f"{'GFLOP':>8}{'peak GFLOP/s':>14}{'Lathe % peak':>14}{'ORT % peak':>12}")
     for (m, t), r in results.items():
@@ -85,6 +107,11 @@ def main():
         print(f"{os.path.basename(m):<16}{t:>8}{lm:>11.2f}{om:>10.2f}{lm / om:>11.2f}"
               f"{gflop:>8.3f}{pk:>14.1f}{100 * gflop / (lm / 1e3) / pk:>14.1f}"
               f"{100 * gflop / (om / 1e3) / pk:>12.1f}")
+    print(f"\n{'model':<16}{'compile s':>10}{'Lathe RSS MiB':>15}{'ORT RSS MiB':>13}{'ratio':>7}")
+    for m in a.models:
+        lr, orr = rss[m]
+        print(f"{os.path.basename(m):<16}{compile_s[m]:>10.1f}{lr:>15.0f}{orr:>13.0f}"
+              f"{lr / orr:>7.2f}")
     return 0
 
 

@@ -71,7 +71,7 @@ TEST(ThreadPoolAllocation, RecordingChunksDoesNotAllocate) {
   counting = false;
   pool.setChunkRecorder(nullptr);
   EXPECT_EQ(allocations.load(), 0);
-  EXPECT_EQ(recorder.events(3).size(), 16u);
+  EXPECT_EQ(recorder.events(0).size(), 16u); // the caller runs a piece of every loop
   EXPECT_GT(recorder.dropped(), 0u);
 }
 
