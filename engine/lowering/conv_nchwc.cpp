@@ -15,6 +15,7 @@
 #include "engine/lowering/vector_epilogue.h"
 
 #include <algorithm>
+#include <functional>
 
 namespace lathe::lowering {
 namespace {
@@ -30,8 +31,12 @@ struct NchwcTile {
 // a few instructions of loop upkeep: max(R*Q*P, Q*P + R) + 3. With R = 1 each broadcast
 // input folds into its multiply-add; with R > 1 it takes a register, and LLVM's scheduler
 // keeps a couple in flight, so the accumulators, R weights and those leave a spare register
-// (spills cost far more than a smaller tile). The last tile of a row or column is shifted
-// back and recomputes what it overlaps, which the tile count charges for.
+// (spills cost far more than a smaller tile). When Q or P does not divide the plane, the
+// last row or column of tiles is a smaller remainder tile with its own cost.
+std::int64_t tileStepCost(std::int64_t R, std::int64_t positions) {
+  return std::max(R * positions, positions + R) + 3;
+}
+
 NchwcTile tileFor(int lanes, std::int64_t vectors, std::int64_t outH, std::int64_t outW,
                   std::int64_t reduction) {
   const std::int64_t registers = lanes >= 16 ? 32 : 16;
@@ -44,12 +49,18 @@ NchwcTile tileFor(int lanes, std::int64_t vectors, std::int64_t outH, std::int64
       for (std::int64_t P = 1; P <= outW; ++P) {
         if (R * Q * P + R + (R > 1 ? 3 : 1) > registers)
           break;
-        const std::int64_t tiles = (vectors / R) * ((outH + Q - 1) / Q) * ((outW + P - 1) / P);
-        // Each tile also stores its R*Q*P vectors through the epilogue.
-        const std::int64_t fma = R * Q * P;
-        const double cost =
-            double(tiles) *
-            (double(std::max(fma, Q * P + R) + 3) * double(reduction) + 4.0 * double(fma));
+        // Tiles by height (Q or the row remainder) and width (P or the column remainder).
+        double cost = 0;
+        for (const auto& [rows, heights] :
+             {std::pair{outH / Q, Q}, std::pair{outH % Q ? std::int64_t{1} : 0, outH % Q}})
+          for (const auto& [cols, width] :
+               {std::pair{outW / P, P}, std::pair{outW % P ? std::int64_t{1} : 0, outW % P}}) {
+            const std::int64_t positions = heights * width;
+            // Each tile also stores its R * positions vectors through the epilogue.
+            cost += double(rows * cols) * (double(tileStepCost(R, positions)) * double(reduction) +
+                                           4.0 * double(R * positions));
+          }
+        cost *= double(vectors / R);
         if (bestCost < 0 || cost < bestCost) {
           best = {R, Q, P};
           bestCost = cost;
@@ -165,19 +176,14 @@ Stmt lowerConvNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue& 
     mr = t % MR;
   }
   const Expr v0 = mr * R; // the tile's first vector of output channels
-  auto shiftedStart = [](const Expr& block, std::int64_t size, std::int64_t extent) {
-    return extent % size == 0 ? block * size
-                              : loop::min(block * size, loop::makeIndex(extent - size));
-  };
-  const Expr oh0 = shiftedStart(rowBlock, Q, g.OH), ow0 = shiftedStart(column, P, g.OW);
   const loop::Type vt = loop::f32().withLanes(lanes);
-  const RegisterTile acc(kb, y.dtype, Q * P, R, lanes);
-  std::vector<Stmt> body = acc.clear(y.dtype);
-  const Expr cb = kb.freshVar("cb"), ci = kb.freshVar("ci"), kh = kb.freshVar("kh"),
-             kw = kb.freshVar("kw");
-  {
+  // The reduction of one tile of q rows x p columns at (oh0, ow0) into `acc`.
+  auto reduce = [&](const RegisterTile& acc, std::int64_t q, std::int64_t p, const Expr& oh0,
+                    const Expr& ow0) {
+    const Expr cb = kb.freshVar("cb");
+    const Expr ci = kb.freshVar("ci"), kh = kb.freshVar("kh"), kw = kb.freshVar("kw");
     std::vector<Expr> xs, ws;
-    for (std::int64_t p = 0; p < Q * P; ++p)
+    for (std::int64_t i = 0; i < q * p; ++i)
       xs.push_back(freshScalar(kb, "xb", vt));
     for (std::int64_t r = 0; r < R; ++r)
       ws.push_back(freshScalar(kb, "wv", vt));
@@ -190,37 +196,65 @@ Stmt lowerConvNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue& 
           m % kBlock;
       s = loop::LetStmt::make(ws[r], loop::Load::make(w.buffer, ramp(at, lanes)), s);
     }
-    for (std::int64_t p = Q * P; p-- > 0;) {
-      const Expr row = (oh0 + p / P) * ar.stride + kh * ar.dilation;
-      const Expr col = (ow0 + p % P) * ac.stride + kw * ac.dilation;
+    for (std::int64_t i = q * p; i-- > 0;) {
+      const Expr row = (oh0 + i / p) * ar.stride + kh * ar.dilation;
+      const Expr col = (ow0 + i % p) * ac.stride + kw * ac.dilation;
       const Expr at = (((n * g.Cb + cb) * planeH + row) * planeW + col) * kBlock + ci;
-      s = loop::LetStmt::make(xs[p], loop::Broadcast::make(src.loadFlat(at), lanes), s);
+      s = loop::LetStmt::make(xs[i], loop::Broadcast::make(src.loadFlat(at), lanes), s);
     }
-    body.push_back(
-        forCount(cb, g.Cb, forCount(kh, g.KH, forCount(kw, g.KW, forCount(ci, kBlock, s)))));
-  }
-  for (std::int64_t p = 0; p < Q * P; ++p)
-    for (std::int64_t r = 0; r < R; ++r) {
-      const Expr m = (v0 + r) * lanes;
-      const std::vector<Expr> idx{n, m / kBlock, oh0 + p / P, ow0 + p % P, m % kBlock};
-      Expr value = acc.load(p, r);
-      if (ops.bias)
-        value = value + loop::Load::make(ops.bias->buffer, ramp(m, lanes));
-      if (finish.defined())
-        value = finish(value, idx);
-      body.push_back(loop::Store::make(y.buffer, ramp(flatIndex(y.shape, idx), lanes), value));
+    return forCount(cb, g.Cb, forCount(kh, g.KH, forCount(kw, g.KW, forCount(ci, kBlock, s))));
+  };
+  // Bias, the epilogue and the stores of a tile whose sums `sum(i, r)` gives.
+  auto finishTile = [&](std::int64_t q, std::int64_t p, const Expr& oh0, const Expr& ow0,
+                        const std::function<Expr(std::int64_t, std::int64_t)>& sum) {
+    std::vector<Stmt> body;
+    for (std::int64_t i = 0; i < q * p; ++i)
+      for (std::int64_t r = 0; r < R; ++r) {
+        const Expr m = (v0 + r) * lanes;
+        const std::vector<Expr> idx{n, m / kBlock, oh0 + i / p, ow0 + i % p, m % kBlock};
+        Expr value = sum(i, r);
+        if (ops.bias)
+          value = value + loop::Load::make(ops.bias->buffer, ramp(m, lanes));
+        if (finish.defined())
+          value = finish(value, idx);
+        body.push_back(loop::Store::make(y.buffer, ramp(flatIndex(y.shape, idx), lanes), value));
+      }
+    // Without a vector form of the epilogue, it runs element by element over the tile.
+    if (!finish.defined()) {
+      const Expr e = kb.freshVar("p"), c = kb.freshVar("q");
+      const Expr m = v0 * lanes + c;
+      const std::vector<Expr> idx{n, m / kBlock, oh0 + e / p, ow0 + e % p, m % kBlock};
+      body.push_back(
+          forCount(e, q * p, forCount(c, R * lanes, y.store(idx, epilogue(y.load(idx), idx)))));
     }
-  // Without a vector form of the epilogue, it runs element by element over the stored tile.
-  if (!finish.defined()) {
-    const Expr p = kb.freshVar("p"), q = kb.freshVar("q");
-    const Expr m = v0 * lanes + q;
-    const std::vector<Expr> idx{n, m / kBlock, oh0 + p / P, ow0 + p % P, m % kBlock};
+    return loop::Block::make(body);
+  };
+  // One tile of q rows x p columns at (oh0, ow0): accumulators cleared, the reduction, then
+  // bias and the epilogue on the registers and the stores.
+  auto tileAt = [&](std::int64_t q, std::int64_t p, const Expr& oh0, const Expr& ow0) {
+    const RegisterTile acc(kb, y.dtype, q * p, R, lanes);
+    std::vector<Stmt> body = acc.clear(y.dtype);
+    body.push_back(reduce(acc, q, p, oh0, ow0));
     body.push_back(
-        forCount(p, Q * P, forCount(q, R * lanes, y.store(idx, epilogue(y.load(idx), idx)))));
-  }
+        finishTile(q, p, oh0, ow0, [&](std::int64_t i, std::int64_t r) { return acc.load(i, r); }));
+    return kb.allocate(acc.scratch(), loop::Block::make(body));
+  };
+  // The last row (column) of tiles covers what is left of the plane when Q (P) does not
+  // divide it.
+  const std::int64_t lastQ = g.OH - (RT - 1) * Q, lastP = g.OW - (CT - 1) * P;
+  auto tilesInRow = [&](std::int64_t q, const Expr& oh0) {
+    const Stmt full = tileAt(q, P, oh0, column * P);
+    return lastP == P ? full
+                      : loop::IfThenElse::make(loop::eq(column, loop::makeIndex(CT - 1)),
+                                               tileAt(q, lastP, oh0, column * P), full);
+  };
   const std::int64_t tasks = g.N * RT * CT * MR;
-  Stmt main = forCount(t, tasks, kb.allocate(acc.scratch(), loop::Block::make(body)),
-                       parallelFor(tasks * R * Q * P * lanes * reduction));
+  const Stmt tiles =
+      lastQ == Q
+          ? tilesInRow(Q, rowBlock * Q)
+          : loop::IfThenElse::make(loop::eq(rowBlock, loop::makeIndex(RT - 1)),
+                                   tilesInRow(lastQ, rowBlock * Q), tilesInRow(Q, rowBlock * Q));
+  const Stmt main = forCount(t, tasks, tiles, parallelFor(tasks * R * Q * P * lanes * reduction));
   kb.describe("blocked (NCHW16c) convolution: " + std::to_string(tasks) + " parallel tasks, each " +
               std::to_string(Q) + " row(s) x " + std::to_string(P) + " positions x " +
               std::to_string(R) + " vector(s) of " + std::to_string(lanes) +
