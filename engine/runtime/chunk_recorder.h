@@ -1,11 +1,11 @@
 #pragma once
-// Start/end times of the chunks a ThreadPool runs, one lane per pool thread, for the
-// profiler (engine/profiler). Installed on a pool with ThreadPool::setChunkRecorder.
+// Start/end times of the pieces of loops a ThreadPool runs, one lane per pool thread, for
+// the profiler (engine/profiler). Installed on a pool with ThreadPool::setChunkRecorder.
 //
-// Recording never allocates: each lane is a buffer sized up front; a chunk that finds its
-// lane full is counted as dropped. Lane i is written only by the thread that runs chunk i
-// (chunk 0: the submitting thread, under the pool's submit lock; chunk i > 0: worker i), so
-// lanes need no locks. Read or resize the lanes only while no loop runs on the pool.
+// Recording never allocates: each lane is a buffer sized up front; a piece that finds its
+// lane full is counted as dropped. Lane i is written only by pool thread i (thread 0: the
+// submitting thread, under the pool's submit lock; thread i > 0: worker i), so lanes need
+// no locks. Read or resize the lanes only while no loop runs on the pool.
 
 #include <cstdint>
 #include <memory>
@@ -19,7 +19,7 @@ std::int64_t steadyNowNs();
 
 struct ChunkEvent {
   std::int64_t startNs = 0, endNs = 0;
-  std::int64_t begin = 0, end = 0; // the iterations the chunk ran
+  std::int64_t begin = 0, end = 0; // the iterations the piece ran
 };
 
 class ChunkRecorder {

@@ -119,10 +119,9 @@ void ThreadPool::workerLoop(Worker&, int index) {
   while (true) {
     if (!spinUntil([&] { return loopWord_.load(std::memory_order_acquire) != seen; }))
       loopWord_.wait(seen, std::memory_order_acquire);
-    // A worker without a chunk in some loop may see only a later one; a worker with a chunk
-    // cannot miss its loop, because the next one starts only after it has finished. Only
-    // the word decides whether this worker has a chunk: the loop's other fields may already
-    // belong to the next loop when it has none.
+    // A worker may see only a later loop than the one it slept through, and may find a
+    // loop already finished without it: only the word and the gate decide whether it takes
+    // part, and it reads nothing else of a loop it has not joined.
     seen = loopWord_.load(std::memory_order_acquire);
     if (stopping_.load(std::memory_order_relaxed))
       return;
@@ -172,7 +171,7 @@ void ThreadPool::runPiece(int thread, int chunk, int piece) noexcept {
   try {
     body_(begin, end, closure_);
   } catch (...) {
-    if (!failed_.exchange(true, std::memory_order_relaxed))
+    if (!failed_.exchange(true, std::memory_order_acq_rel))
       error_ = std::current_exception();
   }
   if (recorder)
@@ -182,8 +181,10 @@ void ThreadPool::runPiece(int thread, int chunk, int piece) noexcept {
 void ThreadPool::publishLoop(int chunks) {
   ++generation_; // wraps; a worker compares words for inequality only
   const std::uint32_t word = (generation_ << chunkBits_) | static_cast<std::uint32_t>(chunks);
+  // Release: a worker that joins through the gate (even one that read an older word whose
+  // tag wrapped around to this one) sees this loop's fields.
   gate_.store(static_cast<std::uint64_t>(word >> chunkBits_) << kGateTagShift,
-              std::memory_order_relaxed); // published by the release below
+              std::memory_order_release);
   loopWord_.store(word, std::memory_order_release);
   loopWord_.notify_all();
 }

@@ -48,11 +48,11 @@ public:
   // sizes differ by at most one, thread i owns chunk i (the calling thread chunk 0), and each
   // chunk is cut into up to kPiecesPerChunk contiguous pieces, one body call each. A thread
   // runs its own chunk's pieces in order, then takes the pieces other threads have not yet
-  // started: threads of equal speed keep their static chunk (the same rows for thread i
-  // every time), and a slower thread (a busy core) hands the tail of its chunk to the
-  // others. Returns when every piece has finished. Allocates nothing. If pieces throw, the
-  // other pieces still run to the end and the first exception caught is rethrown here.
-  // n <= 0 does nothing.
+  // started: threads of equal speed keep their static chunk (mostly the same rows for
+  // thread i), and a slower thread (a busy core) hands the tail of its chunk to the others;
+  // a worker that wakes after the others have claimed every piece sits the loop out. Returns when
+  // every piece has finished. Allocates nothing. If pieces throw, the other pieces still run to the
+  // end and the first exception caught is rethrown here. n <= 0 does nothing.
   static constexpr int kPiecesPerChunk = 4;
   void parallelFor(std::int64_t n, RangeFn body, void* closure);
 

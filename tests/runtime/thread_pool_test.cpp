@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <gtest/gtest.h>
 #include <memory>
 #include <mutex>
@@ -143,27 +144,60 @@ TEST(ThreadPool, ManySmallCalls) {
   EXPECT_EQ(sum.load(), expected);
 }
 
+// Holds the caller's first piece until another thread has run a piece, so that workers
+// certainly take part in the loop.
+class WaitForAWorker {
+public:
+  explicit WaitForAWorker(std::thread::id caller) : caller_(caller) {}
+  void onPiece(std::int64_t begin) {
+    if (std::this_thread::get_id() != caller_)
+      workerRan_ = true;
+    else if (begin == 0)
+      while (!workerRan_.load())
+        std::this_thread::yield();
+  }
+
+private:
+  std::thread::id caller_;
+  std::atomic<bool> workerRan_{false};
+};
+
 TEST(ThreadPool, ResultsWrittenByWorkersAreVisibleAfterReturn) {
   ThreadPool pool(4);
   std::vector<std::int64_t> out(1000); // plain, non-atomic writes
   for (int round = 0; round < 200; ++round) {
+    WaitForAWorker wait(std::this_thread::get_id());
+    std::atomic<int> byWorkers{0};
     pool.parallelFor(static_cast<std::int64_t>(out.size()), [&](std::int64_t b, std::int64_t e) {
       for (std::int64_t i = b; i < e; ++i)
         out[static_cast<std::size_t>(i)] = i * round;
+      if (b != 0)
+        byWorkers += 1;
+      wait.onPiece(b);
     });
     for (std::size_t i = 0; i < out.size(); ++i)
       ASSERT_EQ(out[i], static_cast<std::int64_t>(i) * round);
+    ASSERT_GT(byWorkers.load(), 0);
   }
 }
 
 TEST(ThreadPool, ExceptionFromAWorkerReachesTheCaller) {
   ThreadPool pool(4);
+  const std::thread::id caller = std::this_thread::get_id();
   for (int round = 0; round < 100; ++round) {
     std::atomic<int> finished{0};
+    std::atomic<bool> thrown{false}, thrownOnCaller{false};
+    // The caller's first piece waits for the throw, so a worker runs the throwing piece.
     try {
       pool.parallelFor(8, [&](std::int64_t begin, std::int64_t) {
-        if (begin == 6) // a piece of a worker's chunk
+        if (begin == 0) {
+          while (!thrown.load())
+            std::this_thread::yield();
+        } else if (begin == 6) {
+          thrownOnCaller = std::this_thread::get_id() == caller;
+          thrown = true;
           throw std::runtime_error("chunk " + std::to_string(begin));
+        }
         ++finished;
       });
       FAIL() << "no exception";
@@ -171,8 +205,31 @@ TEST(ThreadPool, ExceptionFromAWorkerReachesTheCaller) {
       EXPECT_STREQ(e.what(), "chunk 6");
     }
     EXPECT_EQ(finished.load(), 7); // the other pieces ran to the end
+    EXPECT_FALSE(thrownOnCaller.load());
   }
   expectCoversExactlyOnce(pool, 100); // still usable
+}
+
+TEST(ThreadPool, CallerSleepsUntilASlowWorkerFinishes) {
+  // A worker's piece outlasts the caller's polling, so the caller sleeps on the gate and
+  // the worker's leaving must wake it.
+  ThreadPool pool(2);
+  const std::thread::id caller = std::this_thread::get_id();
+  for (int round = 0; round < 5; ++round) {
+    std::atomic<bool> workerStarted{false};
+    std::atomic<int> sum{0};
+    pool.parallelFor(2, [&](std::int64_t begin, std::int64_t end) {
+      if (begin == 0) {
+        while (!workerStarted.load()) // the worker has joined and runs piece 1
+          std::this_thread::yield();
+      } else if (std::this_thread::get_id() != caller) {
+        workerStarted = true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+      sum += static_cast<int>(end - begin);
+    });
+    EXPECT_EQ(sum.load(), 2);
+  }
 }
 
 TEST(ThreadPool, ExceptionFromTheCallerChunkAndFromAll) {
