@@ -34,7 +34,7 @@ double estimateNodeFlops(const graph::Node& node) {
                                   ys = y->type.staticDims();
   if (op == "Conv") // each output element: C/group x kernel window MACs (W is [M, C/g, k...])
     return 2 * product(ys) * product(bs, 1);
-  if (op == "ConvNCHWc" && !bs.empty()) // W packed as [M/16, C, k..., 16]
+  if (op == "ConvNCHWc" && !bs.empty()) // W packed as [M/16, C/16, k..., 16, 16]
     return 2 * product(ys) * product(bs, 1) / static_cast<double>(bs.back());
   if (op == "ConvTranspose") // each input element: M/group x kernel window MACs
     return 2 * product(as) * product(bs, 1);

@@ -44,9 +44,17 @@ bool eligibleConv(const Node& n) {
       w->constant().dims().size() != 4 || w->constant().dims()[0] % B != 0 ||
       w->constant().dims()[1] % B != 0)
     return false;
-  if (b && (!b->isConstant() || b->constant().dims().size() != 1))
+  const auto& wd = w->constant().dims();
+  if (b && (!b->isConstant() || b->constant().dtype() != DType::F32 ||
+            b->constant().dims() != std::vector<std::int64_t>{wd[0]}))
     return false;
-  return n.attrInts("dilations", {1, 1}).size() == 2 && n.attrInts("strides", {1, 1}).size() == 2;
+  // A kernel_shape that disagrees with the weights is refused by the NCHW lowering with a
+  // clear message; leave such a Conv to it.
+  if (n.hasAttribute("kernel_shape") &&
+      n.attrInts("kernel_shape") != std::vector<std::int64_t>{wd[2], wd[3]})
+    return false;
+  return n.group < 0 && n.attrInts("dilations", {1, 1}).size() == 2 &&
+         n.attrInts("strides", {1, 1}).size() == 2;
 }
 
 // An elementwise op that may follow blocked operands: one output of the shape of its
@@ -54,7 +62,7 @@ bool eligibleConv(const Node& n) {
 bool follows(const Node& n, const std::unordered_set<const Value*>& candidates) {
   const graph::OpInfo* op = graph::findOp(n.domain(), n.opType());
   if (!op || op->fusion != graph::FusionRole::Elementwise || n.outputs().size() != 1 ||
-      !blockable(n.output(0)))
+      !blockable(n.output(0)) || n.group >= 0)
     return false;
   bool anyBlocked = false;
   for (const Value* in : n.inputs) {

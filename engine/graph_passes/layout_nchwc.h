@@ -14,8 +14,8 @@ inline constexpr std::int64_t kChannelBlock = 16;
 // becomes lathe::ConvNCHWc with its weights packed at compile time as
 // [M/16, C/16, kh, kw, 16, 16] (input channel, then output channel, within the blocks);
 // elementwise ops whose operands are all blocked (or scalars) follow the layout; Reshape and
-// Transpose convert at the edges of a chain. A chain is converted only when its Convs
-// outnumber twice its conversions, so that isolated Convs stay as they are.
+// Transpose convert at the edges of a chain. A chain is converted only when it has at
+// least twice as many Convs as conversions, so that isolated Convs stay as they are.
 bool layoutNchwc(graph::Graph& graph);
 
 } // namespace lathe::passes

@@ -128,6 +128,9 @@ Stmt lowerConvNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue& 
              x.shape[3], y.shape[1], y.shape[1] * kBlock, y.shape[2],
              y.shape[3], w.shape[2], w.shape[3],          {},
              {}};
+  if (node.hasAttribute("kernel_shape") &&
+      node.attrInts("kernel_shape") != std::vector<std::int64_t>{g.KH, g.KW})
+    unsupportedNode(node, "kernel_shape differs from the weight's spatial dims");
   const std::vector<WindowAxis> axes = slidingWindow(node, {g.H, g.W}, {g.OH, g.OW}, {g.KH, g.KW});
   g.rows = axes[0];
   g.cols = axes[1];

@@ -88,6 +88,20 @@ TEST(LayoutNchwc, GroupedAndOddChannelConvsStay) {
   EXPECT_FALSE(passes::layoutNchwc(*g)); // 24 channels are not whole blocks
 }
 
+TEST(LayoutNchwc, KernelShapeThatDisagreesWithTheWeightsStays) {
+  // Left to the NCHW lowering, which refuses it with a clear message.
+  std::string text = "graph @ks opset 17 {\n  input %x: f32[1,16,4,4]\n" + weight("w", 16, 16);
+  std::string in = "x";
+  for (const char* out : {"a", "b", "c", "d"}) {
+    text += std::string("  %") + out + ": f32[1,16,4,4] = Conv(%" + in + ", %w) " +
+            "{kernel_shape = [3, 3]}\n";
+    in = out;
+  }
+  text += "  output %d\n}\n";
+  auto g = graph::parseGraph(text);
+  EXPECT_FALSE(passes::layoutNchwc(*g));
+}
+
 TEST(LayoutNchwc, ZooModelRunsBlockedThroughThePipeline) {
   api::Session session;
   const api::OpenResult r = session.openModel(std::string(LATHE_MODEL_DIR) + "/nchwc_zoo.onnx");
