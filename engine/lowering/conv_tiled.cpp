@@ -38,9 +38,12 @@ struct TileShape {
 // in the last tile are wasted. Tiles fit the register file: R*V accumulators plus V inputs
 // and a broadcast in 32 vector registers with AVX-512, 16 with AVX2. `maxWidth` bounds the
 // positions of a tile (0: no bound). With `rowWidth`, tiles do not cross rows of that many
-// positions (F / rowWidth rows), so each row rounds up on its own.
+// positions (F / rowWidth rows), so each row rounds up on its own. The cost covers the
+// whole reduction (`reduction` input channels x taps); each tile also pays a fixed part for
+// clearing, finishing and storing its registers, which matters when the reduction is short
+// (a stem Conv over 3 channels).
 std::optional<TileShape> tileFor(int lanes, std::int64_t Mg, std::int64_t F, std::int64_t maxWidth,
-                                 std::int64_t rowWidth = 0) {
+                                 std::int64_t reduction, std::int64_t rowWidth = 0) {
   if (Mg == 1) { // depthwise: one channel, more positions
     const std::int64_t V = lanes >= 16 ? 6 : 4;
     return TileShape{1,
@@ -58,7 +61,8 @@ std::optional<TileShape> tileFor(int lanes, std::int64_t Mg, std::int64_t F, std
       const std::int64_t TW = V * lanes;
       const std::int64_t tiles =
           rowWidth > 0 ? F / rowWidth * ((rowWidth + TW - 1) / TW) : (F + TW - 1) / TW;
-      const std::int64_t cost = (Mg / R) * tiles * std::max(R * V, R + V);
+      const std::int64_t cost =
+          (Mg / R) * tiles * (std::max(R * V, R + V) * reduction + 4 * R * V + 16);
       if (!best || cost < bestCost) {
         best = TileShape{R, V, cost};
         bestCost = cost;
@@ -129,15 +133,14 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
   // with its padding columns plus the second pass (about 8 units per output vector in the
   // cost model's terms: a load, bias, epilogue and store that go to memory).
   const std::int64_t outW = out[S - 1];
-  const std::optional<TileShape> flatTile = tileFor(lanes, Mg, F, shifted ? F : 0);
+  const std::int64_t reduction = Cg * product(kernel);
+  const std::optional<TileShape> flatTile = tileFor(lanes, Mg, F, shifted ? F : 0, reduction);
   const std::optional<TileShape> rowTile =
       !dense && subsample.empty() && outW >= lanes && finish.defined()
-          ? tileFor(lanes, Mg, product(out), outW, outW)
+          ? tileFor(lanes, Mg, product(out), outW, reduction, outW)
           : std::nullopt;
-  const std::int64_t reduction = Cg * product(kernel);
   const std::int64_t secondPass = Mg * product(out) / lanes * 8;
-  const bool rowTiles = rowTile && (!flatTile || rowTile->cost * reduction <=
-                                                     flatTile->cost * reduction + secondPass);
+  const bool rowTiles = rowTile && (!flatTile || rowTile->cost <= flatTile->cost + secondPass);
   const std::int64_t rows = product(out) / outW;
   const std::optional<TileShape> tile = rowTiles ? rowTile : flatTile;
   if (!tile)
