@@ -75,7 +75,7 @@ Expr ramp(const Expr& base, int lanes) {
 }
 
 struct Geometry {
-  std::int64_t N, Cb, C, H, W, Mb, M, OH, OW, KH, KW;
+  std::int64_t N = 0, Cb = 0, C = 0, H = 0, W = 0, M = 0, OH = 0, OW = 0, KH = 0, KW = 0;
   WindowAxis rows, cols;
 };
 
@@ -124,10 +124,17 @@ Stmt lowerConvNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue& 
       x.dtype != graph::DType::F32 || w.shape[1] != x.shape[1] || w.shape[0] != y.shape[1])
     unsupportedNode(node, "needs blocked [N, C/16, H, W, 16] input and output and weights "
                           "packed as [M/16, C/16, kh, kw, 16, 16]");
-  Geometry g{x.shape[0], x.shape[1], x.shape[1] * kBlock, x.shape[2],
-             x.shape[3], y.shape[1], y.shape[1] * kBlock, y.shape[2],
-             y.shape[3], w.shape[2], w.shape[3],          {},
-             {}};
+  Geometry g;
+  g.N = x.shape[0];
+  g.Cb = x.shape[1];
+  g.C = g.Cb * kBlock;
+  g.H = x.shape[2];
+  g.W = x.shape[3];
+  g.M = y.shape[1] * kBlock;
+  g.OH = y.shape[2];
+  g.OW = y.shape[3];
+  g.KH = w.shape[2];
+  g.KW = w.shape[3];
   if (node.hasAttribute("kernel_shape") &&
       node.attrInts("kernel_shape") != std::vector<std::int64_t>{g.KH, g.KW})
     unsupportedNode(node, "kernel_shape differs from the weight's spatial dims");
