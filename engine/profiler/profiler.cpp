@@ -5,15 +5,18 @@
 namespace lathe::profiler {
 
 namespace {
+constexpr std::size_t kSlack = 256;
+
 // Chunk events per pool thread and plan call before any run has shown how many it needs: a
 // thread may run every piece of a loop.
-constexpr std::size_t kSlack = 256;
+std::size_t initialChunksPerCall(const runtime::ThreadPool& pool) {
+  return runtime::ThreadPool::kPiecesPerChunk * static_cast<std::size_t>(pool.threadCount());
+}
 } // namespace
 
 Profiler::Profiler(runtime::ThreadPool& pool, std::size_t callsPerRun, int runs)
     : pool_(&pool),
-      chunks_(pool.threadCount(), callsPerRun * runtime::ThreadPool::kPiecesPerChunk *
-                                          static_cast<std::size_t>(pool.threadCount()) *
+      chunks_(pool.threadCount(), callsPerRun * initialChunksPerCall(pool) *
                                           static_cast<std::size_t>(std::max(runs, 1)) +
                                       kSlack) {
   callRecords_.reserve(callsPerRun * static_cast<std::size_t>(std::max(runs, 1)) + kSlack);

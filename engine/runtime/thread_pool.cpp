@@ -147,13 +147,18 @@ bool ThreadPool::join(std::uint64_t tag) {
   return false;
 }
 
+ThreadPool::ChunkSpan ThreadPool::chunkSpan(int chunk) const {
+  const std::int64_t first = chunkBegin(n_, chunks_, chunk);
+  const std::int64_t size = chunkBegin(n_, chunks_, chunk + 1) - first;
+  return {first, size, static_cast<int>(std::min<std::int64_t>(size, kPiecesPerChunk))};
+}
+
 void ThreadPool::runShare(int index) noexcept {
   // Pieces are claimed one at a time from each chunk's cursor, so the owner and the threads
   // that finish early never run the same piece; the owner starts first on its own chunk.
   for (int k = 0; k < chunks_; ++k) {
     const int chunk = (index + k) % chunks_;
-    const std::int64_t size = chunkBegin(n_, chunks_, chunk + 1) - chunkBegin(n_, chunks_, chunk);
-    const int pieces = static_cast<int>(std::min<std::int64_t>(size, kPiecesPerChunk));
+    const int pieces = chunkSpan(chunk).pieces;
     for (int piece; (piece = cursors_[static_cast<std::size_t>(chunk)].next.fetch_add(
                          1, std::memory_order_relaxed)) < pieces;)
       runPiece(index, chunk, piece);
@@ -161,11 +166,9 @@ void ThreadPool::runShare(int index) noexcept {
 }
 
 void ThreadPool::runPiece(int thread, int chunk, int piece) noexcept {
-  const std::int64_t first = chunkBegin(n_, chunks_, chunk);
-  const std::int64_t size = chunkBegin(n_, chunks_, chunk + 1) - first;
-  const int pieces = static_cast<int>(std::min<std::int64_t>(size, kPiecesPerChunk));
-  const std::int64_t begin = first + chunkBegin(size, pieces, piece);
-  const std::int64_t end = first + chunkBegin(size, pieces, piece + 1);
+  const ChunkSpan span = chunkSpan(chunk);
+  const std::int64_t begin = span.first + chunkBegin(span.size, span.pieces, piece);
+  const std::int64_t end = span.first + chunkBegin(span.size, span.pieces, piece + 1);
   ChunkRecorder* const recorder = loopRecorder_;
   const std::int64_t startNs = recorder ? steadyNowNs() : 0;
   try {

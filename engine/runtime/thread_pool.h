@@ -90,6 +90,12 @@ private:
   void workerLoop(Worker& self, int index);
   // Joins the loop tagged `tag` unless the caller has closed it (or moved on); true if joined.
   bool join(std::uint64_t tag);
+  // Chunk `chunk` of the loop in flight: its first iteration, size and number of pieces.
+  struct ChunkSpan {
+    std::int64_t first, size;
+    int pieces;
+  };
+  ChunkSpan chunkSpan(int chunk) const;
   // Thread `index`'s share of the loop: its own chunk's pieces, then what is left of the
   // others'.
   void runShare(int index) noexcept;
