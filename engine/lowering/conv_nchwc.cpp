@@ -15,7 +15,6 @@
 #include "engine/lowering/vector_epilogue.h"
 
 #include <algorithm>
-#include <functional>
 
 namespace lathe::lowering {
 namespace {
@@ -214,15 +213,15 @@ Stmt lowerConvNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue& 
     }
     return forCount(cb, g.Cb, forCount(kh, g.KH, forCount(kw, g.KW, forCount(ci, kBlock, s))));
   };
-  // Bias, the epilogue and the stores of a tile whose sums `sum(i, r)` gives.
-  auto finishTile = [&](std::int64_t q, std::int64_t p, const Expr& oh0, const Expr& ow0,
-                        const std::function<Expr(std::int64_t, std::int64_t)>& sum) {
+  // Bias, the epilogue and the stores of a tile's sums.
+  auto finishTile = [&](const RegisterTile& acc, std::int64_t q, std::int64_t p, const Expr& oh0,
+                        const Expr& ow0) {
     std::vector<Stmt> body;
     for (std::int64_t i = 0; i < q * p; ++i)
       for (std::int64_t r = 0; r < R; ++r) {
         const Expr m = (v0 + r) * lanes;
         const std::vector<Expr> idx{n, m / kBlock, oh0 + i / p, ow0 + i % p, m % kBlock};
-        Expr value = sum(i, r);
+        Expr value = acc.load(i, r);
         if (ops.bias)
           value = value + loop::Load::make(ops.bias->buffer, ramp(m, lanes));
         if (finish.defined())
@@ -245,8 +244,7 @@ Stmt lowerConvNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue& 
     const RegisterTile acc(kb, y.dtype, q * p, R, lanes);
     std::vector<Stmt> body = acc.clear(y.dtype);
     body.push_back(reduce(acc, q, p, oh0, ow0));
-    body.push_back(
-        finishTile(q, p, oh0, ow0, [&](std::int64_t i, std::int64_t r) { return acc.load(i, r); }));
+    body.push_back(finishTile(acc, q, p, oh0, ow0));
     return kb.allocate(acc.scratch(), loop::Block::make(body));
   };
   // The last row (column) of tiles covers what is left of the plane when Q (P) does not
