@@ -59,12 +59,12 @@ int compileModel(const CompileCommandOptions& o) {
 
 } // namespace
 
-std::shared_ptr<const api::CompileReport> openAndCompile(api::Session& session,
-                                                         const std::string& model,
-                                                         const std::string& inputShapes,
-                                                         const api::CompileOptions& options) {
+std::shared_ptr<const api::CompileReport>
+openAndCompile(api::Session& session, const std::string& model, const std::string& inputShapes,
+               const api::CompileOptions& options, const std::string& inputsFile) {
   api::OpenOptions open;
   open.inputShapes = parseInputShapes(inputShapes);
+  open.inputShapesFile = inputsFile;
   const api::OpenResult opened = session.openModel(model, open);
   if (!opened.ok()) {
     std::cerr << "lathe: error: " << opened.failure->message << "\n";

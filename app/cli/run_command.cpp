@@ -76,7 +76,7 @@ int runModel(const RunCommandOptions& o) {
     api::CompileOptions compile;
     compile.target = o.target;
     compile.threads = o.threads;
-    if (!openAndCompile(session, o.model, o.inputShapes, compile))
+    if (!openAndCompile(session, o.model, o.inputShapes, compile, o.inputs))
       return 1;
   }
   api::RunOptions run;
@@ -151,7 +151,9 @@ void addRunCommand(CLI::App& app, int& exitCode) {
       "run",
       "Run a bundle from lathe compile (.tar), or compile an ONNX model in memory and run it");
   cmd->add_option("model", o->model, "A bundle (.tar) or an ONNX model (.onnx)")->required();
-  cmd->add_option("--inputs", o->inputs, "Inputs by name from a .npz file (numpy.savez)");
+  cmd->add_option("--inputs", o->inputs,
+                  "Inputs by name from a .npz file (numpy.savez); their shapes fix "
+                  "the model's symbolic input dims");
   cmd->add_option(
          "--fill", o->fill,
          "Fill inputs not in --inputs: random (uniform [-1,1) floats, 0/1 integers), zeros "
@@ -167,7 +169,8 @@ void addRunCommand(CLI::App& app, int& exitCode) {
   cmd->add_option("--print-top", o->top, "Print the K largest values of each output");
   cmd->add_flag("--json", o->json, "Print the timing summary and output shapes as JSON");
   cmd->add_option("--input-shapes", o->inputShapes,
-                  "Fix symbolic input dims: \"name:[d0,d1,...] other:[...]\"");
+                  "Fix symbolic input dims: \"name:[d0,d1,...] other:[...]\" "
+                  "(without --inputs)");
   cmd->add_option("--target", o->target, "Target string (running needs the host)")
       ->capture_default_str();
   CLI::Option* profile = cmd->add_flag(

@@ -5,6 +5,7 @@
 #include "engine/frontend/onnx/onnx_importer.h"
 #include "engine/graph/op_table.h"
 #include "engine/pipeline/instruments.h"
+#include "engine/runtime/npy.h"
 #include "engine/support/diagnostics.h"
 #include "engine/support/memory_usage.h"
 #include "engine/support/timer.h"
@@ -49,20 +50,21 @@ Session::~Session() = default;
 namespace {
 
 // Replaces the dims of named inputs (symbolic ones, typically) before shape inference.
+// `source` says where the shapes come from in messages ("--input-shapes", "file 'x.npz'").
 void applyInputShapes(graph::Graph& g,
                       const std::map<std::string, std::vector<std::int64_t>>& shapes,
-                      const std::string& path) {
+                      const std::string& path, const std::string& source) {
   for (const auto& [name, dims] : shapes) {
     graph::Value* input = nullptr;
     for (graph::Value* v : g.inputs)
       if (v->name() == name)
         input = v;
     if (!input)
-      throw Error(ErrorKind::Invalid, "--input-shapes names '" + name + "', which is not an input",
+      throw Error(ErrorKind::Invalid, source + " names '" + name + "', which is not an input",
                   {path, {}, {}});
     if (input->type.hasRank() && input->type.rank() != dims.size())
       throw Error(ErrorKind::Invalid,
-                  "--input-shapes gives '" + name + "' rank " + std::to_string(dims.size()) +
+                  source + " gives '" + name + "' rank " + std::to_string(dims.size()) +
                       " but the model says " + graph::toString(input->type),
                   {path, {}, {}});
     for (std::size_t i = 0; i < dims.size(); ++i) {
@@ -70,13 +72,29 @@ void applyInputShapes(graph::Graph& g,
           input->type.hasRank() ? (*input->type.shape)[i] : graph::Dim::unknown();
       if (old.isKnown() && old.value != dims[i])
         throw Error(ErrorKind::Invalid,
-                    "--input-shapes gives '" + name + "' dim " + std::to_string(i) + " = " +
+                    source + " gives '" + name + "' dim " + std::to_string(i) + " = " +
                         std::to_string(dims[i]) + " but the model fixes it to " +
                         std::to_string(old.value),
                     {path, {}, {}});
     }
     input->type = graph::TensorType::of(input->type.dtype, dims);
   }
+}
+
+// The shapes of the arrays in `npz` that feed inputs whose shapes are not static (and
+// that `given` does not fix): the inputs a run is given specialise the model.
+std::map<std::string, std::vector<std::int64_t>>
+shapesFromInputFile(const graph::Graph& g, const std::string& npz,
+                    const std::map<std::string, std::vector<std::int64_t>>& given) {
+  std::map<std::string, std::vector<std::int64_t>> shapes;
+  const std::vector<std::string> names = runtime::listNpz(npz);
+  for (const graph::Value* in : g.inputs) {
+    if (in->type.isStatic() || given.count(in->name()) ||
+        std::find(names.begin(), names.end(), in->name()) == names.end())
+      continue;
+    shapes[in->name()] = runtime::readNpzArray(npz, in->name()).shape();
+  }
+  return shapes;
 }
 
 } // namespace
@@ -130,7 +148,12 @@ OpenResult Session::openModel(const std::string& path, const OpenOptions& option
     report->importMilliseconds = watch.elapsedMs();
     report->peakResidentBytes = peakResidentBytes();
     report->sourceOpset = imported.sourceOpset;
-    applyInputShapes(*imported.graph, options.inputShapes, path);
+    applyInputShapes(*imported.graph, options.inputShapes, path, "--input-shapes");
+    if (!options.inputShapesFile.empty())
+      applyInputShapes(
+          *imported.graph,
+          shapesFromInputFile(*imported.graph, options.inputShapesFile, options.inputShapes), path,
+          "the input file '" + options.inputShapesFile + "'");
     for (const std::string& w : imported.warnings)
       report->warnings.push_back(w);
     report->imported = makeSnapshot(*imported.graph);

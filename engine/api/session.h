@@ -107,6 +107,9 @@ struct OpenOptions {
   bool runPipeline = true;
   // Fixes symbolic input dims before the pipeline: input name -> full shape.
   std::map<std::string, std::vector<std::int64_t>> inputShapes;
+  // An .npz of inputs: its arrays fix the shapes of the inputs that are not static and
+  // not in inputShapes (a model with symbolic dims runs on the inputs it is given).
+  std::string inputShapesFile;
   // Called from the worker thread doing the work.
   std::function<void(const Progress&)> onProgress;
   // Polled between stages; when it becomes true the call fails with kind "cancelled".

@@ -160,7 +160,8 @@ void planOnly(const lowering::LoweredModel& lowered, CompileReport& report) {
   report.naiveArenaBytes = plan.naiveBytes;
 }
 
-// Code generation needs static shapes: name every input that is not, with an example fix.
+// Code generation needs static shapes: name every input that is not, and how to fix it.
+// The symbols stay symbols: a made-up number would only move the failure elsewhere.
 void requireStaticInputs(const graph::Graph& g) {
   std::string listed, example;
   for (const graph::Value* in : g.inputs) {
@@ -170,13 +171,15 @@ void requireStaticInputs(const graph::Graph& g) {
     std::string dims;
     if (in->type.hasRank())
       for (const graph::Dim& d : *in->type.shape)
-        dims +=
-            (dims.empty() ? "" : ",") + (d.isKnown() ? std::to_string(d.value) : std::string("1"));
+        dims += (dims.empty() ? "" : ",") + graph::toString(d);
     example += (example.empty() ? "" : " ") + in->name() + ":[" + dims + "]";
   }
   if (!listed.empty())
-    throw Error(ErrorKind::Invalid, "inputs with symbolic or unknown dims: " + listed +
-                                        "; fix them with --input-shapes \"" + example + "\"");
+    throw Error(ErrorKind::Invalid,
+                "inputs with symbolic or unknown dims: " + listed +
+                    "; give the inputs (--inputs FILE.npz, whose arrays fix the shapes) or the "
+                    "shapes (--input-shapes \"" +
+                    example + "\" with numbers in place of the symbols)");
 }
 
 // Kernel, ONNX nodes and FLOP estimate of each call of the compiled model's plan.

@@ -238,8 +238,21 @@ def check_run_bad_input(lathe, models):
 def check_symbolic_shapes(lathe, models):
     model = f"{models}/symbolic_batch.onnx"
     rc, out, err = run(lathe, "run", model)
-    expect(rc == 1 and "x f32[N,3,8,8]" in err and '--input-shapes "x:[1,3,8,8]"' in err,
-           "the symbolic dims are listed with a fix", err)
+    expect(rc == 1 and "x f32[N,3,8,8]" in err and '--input-shapes "x:[N,3,8,8]"' in err
+           and "--inputs" in err and "[1,3,8,8]" not in err,
+           "the symbolic dims are listed with a fix that proposes no made-up dims", err)
+    # The inputs a run is given fix the symbolic dims.
+    import tempfile
+    import numpy as np
+    work = tempfile.mkdtemp(prefix="lathe_cli_")
+    np.savez(f"{work}/in.npz", x=np.ones((3, 3, 8, 8), np.float32))
+    rc, out, err = run(lathe, "run", model, "--inputs", f"{work}/in.npz", "--json")
+    expect(rc == 0 and json.loads(out)["outputs"][0]["shape"] == [3, 4, 8, 8],
+           "the input file's shapes specialise the model", out + err)
+    np.savez(f"{work}/bad.npz", x=np.ones((3, 4, 8, 8), np.float32))
+    rc, out, err = run(lathe, "run", model, "--inputs", f"{work}/bad.npz")
+    expect(rc == 1 and "bad.npz' gives 'x' dim 1 = 4 but the model fixes it to 3" in err,
+           "an input file that contradicts the model names the file and the dim", err)
     rc, out, err = run(lathe, "run", model, "--input-shapes", "x:[2,3,8,8]", "--json")
     expect(rc == 0 and json.loads(out)["outputs"][0]["shape"] == [2, 4, 8, 8], "fixed shapes run",
            out + err)

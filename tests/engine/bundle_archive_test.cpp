@@ -1,21 +1,24 @@
 // Bundles' tar container and manifest: round trip and hostile archives.
-#include <gtest/gtest.h>
-
-#include <cstring>
-#include <fstream>
-
 #include "engine/export/bundle.h"
 #include "engine/export/tar_archive.h"
 #include "engine/support/diagnostics.h"
 
+#include <cstring>
+#include <fstream>
+#include <gtest/gtest.h>
+
 namespace lathe::exporter {
 namespace {
 
-std::string tempPath(const std::string& name) { return ::testing::TempDir() + "/" + name; }
+std::string tempPath(const std::string& name) {
+  return ::testing::TempDir() + "/" + name;
+}
 
 TEST(TarArchive, RoundTripsFilesOfAnySize) {
-  std::vector<ArchiveEntry> entries{{"a.txt", "hello"}, {"dir/b.bin", std::string(1000, '\x01')},
-                                    {"empty", ""}, {"exact", std::string(512, 'x')}};
+  std::vector<ArchiveEntry> entries{{"a.txt", "hello"},
+                                    {"dir/b.bin", std::string(1000, '\x01')},
+                                    {"empty", ""},
+                                    {"exact", std::string(512, 'x')}};
   writeTar(tempPath("rt.tar"), entries);
   const auto back = readTar(tempPath("rt.tar"));
   ASSERT_EQ(back.size(), entries.size());
@@ -69,7 +72,8 @@ TEST(BundleManifest, JsonRoundTripAndValidation) {
   m.target = "llvm";
   m.triple = "x86_64-pc-linux-gnu";
   m.library = "kernels.so";
-  m.slots = {{"x", "input", "f32", {1, 3}, 0, 12}, {"w", "constant", "f32", {3}, 64, 12},
+  m.slots = {{"x", "input", "f32", {1, 3}, 0, 12},
+             {"w", "constant", "f32", {3}, 64, 12},
              {"y", "output", "f32", {1, 3}, 0, 12}};
   m.calls = {{"k0_mul", {0, 1, 2}, {"mul0"}}};
   m.inputs = {0};

@@ -4,6 +4,8 @@ every output (the project's correctness oracle).
 
 Usage: compare_with_ort.py LATHE MODEL.onnx NODE_MODULES WORKDIR [--atol A] [--rtol R] [--threads T]
 Exit 0 when every output matches within atol + rtol*|ort|; prints the max abs difference.
+A NaN in either output fails (unless --allow-nan, where NaNs must be in the same places),
+and so does a model without outputs.
 """
 import argparse
 import json
@@ -19,8 +21,12 @@ ORT_TYPES = {"float32": np.float32, "float64": np.float64, "int64": np.int64, "i
              "bool": np.bool_, "uint8": np.uint8, "int8": np.int8}
 
 
-def make_inputs(model_path, seed):
+def make_inputs(model_path, seed, shapes_from=None):
+    """Seeded inputs for the model's graph inputs; shapes from `shapes_from` (a model with
+    the same inputs and static shapes) where given, else unknown dims are 1."""
     model = onnx.load(model_path, load_external_data=False)
+    if shapes_from:
+        model = onnx.load(shapes_from, load_external_data=False)
     inits = {i.name for i in model.graph.initializer}
     rng = np.random.RandomState(seed)
     feeds = {}
@@ -52,7 +58,7 @@ def host_has(*flags):
     return True
 
 
-def main():
+def main(argv=None):
     ap = argparse.ArgumentParser()
     ap.add_argument("lathe")
     ap.add_argument("model")
@@ -63,14 +69,17 @@ def main():
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--target", default="llvm", help="lathe run --target (runs on this host)")
-    a = ap.parse_args()
+    ap.add_argument("--allow-nan", action="store_true",
+                    help="a NaN matches a NaN in the same place (otherwise any NaN fails)")
+    ap.add_argument("--shapes-from", help="take input shapes from this model (same inputs, static)")
+    a = ap.parse_args(argv)
     if "-mcpu=haswell" in a.target and not host_has("avx2", "fma"):
         print(f"skipped: this host cannot run code for '{a.target}' (no AVX2/FMA)")
         return 77  # CTest's SKIP_RETURN_CODE for these tests
 
     os.makedirs(a.workdir, exist_ok=True)
     inputs = os.path.join(a.workdir, "inputs.npz")
-    np.savez(inputs, **make_inputs(a.model, a.seed))
+    np.savez(inputs, **make_inputs(a.model, a.seed, a.shapes_from))
     lathe_out = os.path.join(a.workdir, "lathe.npz")
     r = subprocess.run([a.lathe, "run", a.model, "--inputs", inputs, "--outputs", lathe_out,
                         "--threads", str(a.threads), "--target", a.target],
@@ -88,6 +97,9 @@ def main():
         return 1
     ours = np.load(lathe_out)
     meta = json.load(open(os.path.join(ort_dir, "outputs.json")))
+    if not meta:
+        print("the model has no outputs: nothing to compare")
+        return 1
     ok = True
     for i, m in enumerate(meta):
         ref = np.fromfile(os.path.join(ort_dir, f"{i}.bin"), dtype=ORT_TYPES[m["type"]]).reshape(m["dims"])
@@ -100,14 +112,32 @@ def main():
             print(f"output {m['name']}: shape {got.shape} vs ONNX Runtime {ref.shape}")
             ok = False
             continue
-        diff = np.abs(got.astype(np.float64) - ref.astype(np.float64))
-        bound = a.atol + a.rtol * np.abs(ref.astype(np.float64))
-        worst = float(diff.max()) if diff.size else 0.0
-        bad = int((diff > bound).sum())
-        print(f"output {m['name']} {list(ref.shape)}: max abs diff {worst:.3g}, {bad} elements out of tolerance")
+        worst, bad, nans = compare_arrays(got, ref, a.atol, a.rtol, a.allow_nan)
+        print(f"output {m['name']} {list(ref.shape)}: max abs diff {worst:.3g}, "
+              f"{bad} elements out of tolerance" + (f", NaN: {nans}" if nans else ""))
         ok = ok and bad == 0
     return 0 if ok else 1
 
+
+def compare_arrays(got, ref, atol, rtol, allow_nan=False):
+    """(max abs diff, elements out of tolerance, NaN description) of two same-shape arrays.
+    A NaN is out of tolerance (a comparison with NaN is false, so `diff > bound` alone
+    would let it pass), unless allow_nan and both sides have it in the same place; equal
+    infinities match."""
+    g = got.astype(np.float64)
+    r = ref.astype(np.float64)
+    with np.errstate(invalid="ignore"):
+        diff = np.where(g == r, 0.0, np.abs(g - r))
+    bound = np.where(np.isfinite(r), atol + rtol * np.abs(r), 0.0)  # an infinity must be equal
+    within = diff <= bound
+    nan_g, nan_r = np.isnan(g), np.isnan(r)
+    if allow_nan:
+        within |= nan_g & nan_r
+    worst = float(diff.max()) if diff.size else 0.0  # NaN when a NaN is in either
+    nans = ""
+    if nan_g.any() or nan_r.any():
+        nans = f"{int(nan_g.sum())} in Lathe's output, {int(nan_r.sum())} in ONNX Runtime's"
+    return worst, int((~within).sum()), nans
 
 if __name__ == "__main__":
     sys.exit(main())

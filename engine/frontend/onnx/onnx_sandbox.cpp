@@ -1,8 +1,10 @@
 #include "engine/frontend/onnx/onnx_sandbox.h"
 
+#include "engine/frontend/onnx/version_upgrade.h"
 #include "engine/support/diagnostics.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
 #include <onnx/checker.h>
@@ -23,7 +25,8 @@ enum Tag : char {
   kWarning = 'W', // payload: text
   kInvalid = 'I', // payload: error reason (the model is invalid)
   kUnsupported = 'U',
-  kModel = 'M', // payload: serialized ModelProto
+  kRefusedNode = 'N', // payload: node name, NUL, op type, NUL, reason
+  kModel = 'M',       // payload: serialized ModelProto
 };
 
 constexpr double kTimeLimitSeconds = 300;
@@ -99,31 +102,35 @@ void childSteps(onnx::ModelProto& m, std::int64_t sourceOpset, std::int64_t targ
     }
     send(fd, kStage,
          "converting opset " + std::to_string(sourceOpset) + " to " + std::to_string(targetOpset));
-    // Upsample and Resize-10 sample "asymmetric" coordinates (nearest rounds down); the
-    // converter turns them into Resize-11+ without saying so, which defaults to half_pixel.
-    std::set<std::string> asymmetricResizes;
-    if (sourceOpset < 11)
+    if (sourceOpset >= minNativeOpset) {
+      // Lathe's own converter, node by node: the library's adapters need shapes that
+      // dynamic models leave unknown, and some of them change a node's meaning (Hardmax
+      // before 13 keeps its old default axis but loses its 2-D coercion).
+      try {
+        upgradeNodesToOpset(m, sourceOpset, targetOpset);
+      } catch (const UpgradeRefusal& r) {
+        send(fd, kRefusedNode, r.node + '\0' + r.op + '\0' + r.what());
+        return;
+      }
+    } else {
+      // Upsample sampled "asymmetric" coordinates (nearest rounds down); the library turns
+      // it into Resize without saying so, which defaults to half_pixel.
+      std::set<std::string> asymmetricResizes;
       for (const auto& node : m.graph().node())
-        if ((node.op_type() == "Upsample" || node.op_type() == "Resize") && node.output_size() > 0)
+        if (node.op_type() == "Upsample" && node.output_size() > 0)
           asymmetricResizes.insert(node.output(0));
-    try {
-      onnx::ModelProto converted =
-          onnx::version_conversion::ConvertVersion(m, static_cast<int>(targetOpset));
-      m = std::move(converted);
-      for (auto& node : *m.mutable_graph()->mutable_node())
-        if (node.op_type() == "Resize" && node.output_size() > 0 &&
-            asymmetricResizes.count(node.output(0)))
-          markAsymmetric(node);
-    } catch (const std::exception& e) {
-      if (sourceOpset < minNativeOpset) {
+      try {
+        m = onnx::version_conversion::ConvertVersion(m, static_cast<int>(targetOpset));
+        for (auto& node : *m.mutable_graph()->mutable_node())
+          if (node.op_type() == "Resize" && node.output_size() > 0 &&
+              asymmetricResizes.count(node.output(0)))
+            markAsymmetric(node);
+      } catch (const std::exception& e) {
         send(fd, kUnsupported,
              "opset " + std::to_string(sourceOpset) + " could not be converted to " +
                  std::to_string(targetOpset) + ": " + e.what());
         return;
       }
-      send(fd, kWarning,
-           "kept opset " + std::to_string(sourceOpset) + ": the ONNX version converter failed (" +
-               e.what() + ")");
     }
   }
   send(fd, kStage, "inferring shapes");
@@ -222,6 +229,15 @@ runOnnxLibrarySteps(const onnx::ModelProto& model, std::int64_t sourceOpset,
         throw Error(ErrorKind::Invalid, payload, where);
       case kUnsupported:
         throw Error(ErrorKind::Unsupported, payload, where);
+      case kRefusedNode: {
+        const std::size_t a = payload.find('\0'), b = payload.find('\0', a + 1);
+        if (b == std::string::npos)
+          throw Error(ErrorKind::Internal, "bad message from the ONNX library steps", where);
+        throw Error(ErrorKind::Unsupported,
+                    payload.substr(b + 1) + " (opset " + std::to_string(sourceOpset) +
+                        " could not be converted to " + std::to_string(targetOpset) + ")",
+                    {path, payload.substr(0, a), payload.substr(a + 1, b - a - 1)});
+      }
       case kModel:
         if (!result.model.ParseFromString(payload))
           throw Error(ErrorKind::Internal, "the ONNX library steps returned an unreadable model",

@@ -1,8 +1,8 @@
 #pragma once
 // A serialized TensorProto file (the ONNX backend tests' input_N.pb / output_N.pb).
-#include <string>
-
 #include "engine/graph/tensor_data.h"
+
+#include <string>
 
 namespace lathe::frontend {
 
