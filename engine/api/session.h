@@ -86,7 +86,7 @@ struct ModelReport {
   double pipelineMilliseconds = 0;
   std::uint64_t peakResidentBytes = 0; // of this process after import
   std::int64_t sourceOpset = 0;        // the model's own opset (the graph may be converted)
-  std::vector<std::string> warnings;   // e.g. "kept opset 9: the version converter failed"
+  std::vector<std::string> warnings;   // e.g. "shape inference stopped early: ..."
   GraphSnapshot imported;              // right after import
   std::vector<PassRecord> passes;      // in pipeline order (empty if not run)
   GraphSnapshot final;                 // after the last pass

@@ -3,11 +3,43 @@
 #include "engine/support/diagnostics.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <mutex>
+#include <set>
 #include <unordered_set>
 
 namespace lathe::graph {
 
+namespace {
+
+// LATHE_RECORD_ATTRIBUTES=FILE: each (op, attribute) that a rule looks up is appended to
+// FILE once per process. The conformance tests use it to check that every attribute the
+// ONNX schema defines is either read or listed in engine/graph/op_attributes.def.
+void recordAttributeRead(const std::string& op, const std::string& key) {
+  static const char* path = std::getenv("LATHE_RECORD_ATTRIBUTES");
+  if (!path)
+    return;
+  static std::mutex mutex;
+  static std::set<std::string> seen;
+  std::lock_guard<std::mutex> lock(mutex);
+  if (!seen.insert(op + " " + key).second)
+    return;
+  if (FILE* f = std::fopen(path, "a")) {
+    std::fprintf(f, "%s %s\n", op.c_str(), key.c_str());
+    std::fclose(f);
+  }
+}
+
+} // namespace
+
+bool Node::hasAttribute(const std::string& key) const {
+  recordAttributeRead(opType(), key);
+  return attributes.count(key) != 0;
+}
+
 const Attribute* Node::findAttribute(const std::string& key) const {
+  recordAttributeRead(opType(), key);
   auto it = attributes.find(key);
   return it == attributes.end() ? nullptr : &it->second;
 }

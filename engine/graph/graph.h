@@ -56,7 +56,7 @@ public:
   int group = -1; // index into Graph::groups(), -1 when not fused
 
   Value* input(std::size_t i) const { return i < inputs.size() ? inputs[i] : nullptr; }
-  bool hasAttribute(const std::string& key) const { return attributes.count(key) != 0; }
+  bool hasAttribute(const std::string& key) const;
   const Attribute* findAttribute(const std::string& key) const;
   std::int64_t attrInt(const std::string& key, std::int64_t fallback) const;
   float attrFloat(const std::string& key, float fallback) const;

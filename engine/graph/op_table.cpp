@@ -36,6 +36,19 @@ const OpInfo* findOp(std::string_view domain, std::string_view name) {
   return nullptr;
 }
 
+const UnreadAttribute* findUnreadAttribute(std::string_view op, std::string_view attribute) {
+  static constexpr UnreadAttribute kUnread[] = {
+#define LATHE_OP_ATTRIBUTE(OP, ATTRIBUTE, USE, REASON)                                             \
+  {#OP, #ATTRIBUTE, AttributeUse::USE, REASON},
+#include "engine/graph/op_attributes.def"
+#undef LATHE_OP_ATTRIBUTE
+  };
+  for (const UnreadAttribute& a : kUnread)
+    if (a.op == op && a.attribute == attribute)
+      return &a;
+  return nullptr;
+}
+
 std::span<const OpInfo> allOps() {
   return kOps;
 }

@@ -40,6 +40,19 @@ const OpInfo* findOp(std::string_view name);
 const OpInfo* findOp(std::string_view domain, std::string_view name);
 inline constexpr std::string_view kLatheDomain = "lathe";
 std::span<const OpInfo> allOps();
+
+// A schema attribute (opset 17) that no rule of Lathe's reads (op_attributes.def).
+enum class AttributeUse {
+  Inert,       // cannot change an inference result: any value is accepted
+  Unsupported, // a value other than the schema's default is refused
+};
+struct UnreadAttribute {
+  std::string_view op, attribute;
+  AttributeUse use;
+  std::string_view reason;
+};
+// nullptr when Lathe's rules read the attribute (or the op has no such attribute).
+const UnreadAttribute* findUnreadAttribute(std::string_view op, std::string_view attribute);
 std::string_view categoryName(OpCategory category); // "convolution", "data movement", ...
 
 } // namespace lathe::graph

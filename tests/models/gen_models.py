@@ -48,6 +48,8 @@ Catalogue (float32, NCHW, batch 1, opset 13 unless noted):
   old_opset7        small Conv/Relu/Reshape/Gemm/Add/Softmax/Unsqueeze model at opset 7
                     (IR 3), for version conversion.
   symbolic_batch    conv_bn_relu with batch dimension "N" on input and output.
+  rare_attributes   LpPool (p=3), GlobalLpPool (p=1), LpNormalization (axis 2, p=1),
+                    Constant with value_floats and value_ints.
   if_subgraph       If on a bool scalar `cond`; the then-branch reads an outer-scope value.
   loop_subgraph     Loop with a constant trip count, a loop-carried value and a scan output.
   external_data     external_data/model.onnx + external_data/weights.bin: Conv whose
@@ -632,6 +634,25 @@ def old_opset7(seed):
     return g.model("old_opset7", [f32_info("x", [1, 3, 8, 8])], [f32_info("y", [1, 1, 10])], opset=7)
 
 
+def rare_attributes(seed):
+    """Attributes the ONNX backend data of ONNX 1.12 does not exercise: LpPool,
+    GlobalLpPool and LpNormalization with non-default p and axis, Constant with
+    value_floats and value_ints."""
+    g = GraphBuilder(seed)
+    g.op("LpPool", ["x"], "lppool", outputs=["pooled"], kernel_shape=[2, 3], strides=[2, 1],
+         pads=[0, 1, 0, 1], p=3)
+    g.op("GlobalLpPool", ["x"], "globallp", outputs=["global"], p=1)
+    normed = g.op("LpNormalization", ["x"], "lpnorm", axis=2, p=1)
+    floats = g.op("Constant", [], "floats", value_floats=[0.5, -1.0, 2.0, 0.25, 3.0])
+    g.op("Add", [normed, floats], "add_floats", outputs=["normed"])
+    ints = g.op("Constant", [], "ints", value_ints=[3, 1, 4])
+    g.op("Mul", [ints, ints], "square_ints", outputs=["ints_squared"])
+    return g.model("rare_attributes", [f32_info("x", [2, 3, 6, 5])],
+                   [f32_info("pooled", [2, 3, 3, 5]), f32_info("global", [2, 3, 1, 1]),
+                    f32_info("normed", [2, 3, 6, 5]),
+                    tensor_info("ints_squared", TensorProto.INT64, [3])])
+
+
 def if_subgraph(seed):
     g = GraphBuilder(seed)
     h = g.op("Relu", ["x"], "relu")
@@ -857,6 +878,7 @@ CATALOGUE = {
     "residual_add": simple(residual_add, "residual_add.onnx"),
     "old_opset7": simple(old_opset7, "old_opset7.onnx"),
     "symbolic_batch": simple(symbolic_batch, "symbolic_batch.onnx"),
+    "rare_attributes": simple(rare_attributes, "rare_attributes.onnx"),
     "if_subgraph": simple(if_subgraph, "if_subgraph.onnx"),
     "loop_subgraph": simple(loop_subgraph, "loop_subgraph.onnx"),
     "external_data": make_external_data,

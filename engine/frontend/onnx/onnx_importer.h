@@ -15,7 +15,7 @@
 namespace lathe::frontend {
 
 struct ImportOptions {
-  // Models at an older opset are converted to this one (ONNX version converter).
+  // Models at an older opset are converted to this one.
   std::int64_t targetOpset = 17;
   std::function<void(int percent, const std::string& stage)> onProgress;
   const std::atomic<bool>* cancel = nullptr; // checked between stages
@@ -27,9 +27,10 @@ struct ImportResult {
   std::vector<std::string> warnings;
 };
 
-// Oldest and newest default-domain opset the importer accepts. Models older than
-// kMinNativeOpset must convert to targetOpset; from it on a failed conversion keeps the
-// model's own opset (with a warning).
+// Oldest and newest default-domain opset the importer accepts. Models from kMinNativeOpset
+// on are brought to targetOpset node by node by Lathe's own converter (version_upgrade.h),
+// which refuses any node it cannot convert exactly; older ones go through the ONNX
+// library's version converter.
 constexpr std::int64_t kMinOpset = 1;
 constexpr std::int64_t kMinNativeOpset = 7;
 constexpr std::int64_t kMaxOpset = 17;

@@ -1,8 +1,10 @@
 #include "engine/frontend/onnx/onnx_sandbox.h"
 
+#include "engine/frontend/onnx/attribute_check.h"
 #include "engine/frontend/onnx/version_upgrade.h"
 #include "engine/support/diagnostics.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -108,7 +110,7 @@ void childSteps(onnx::ModelProto& m, std::int64_t sourceOpset, std::int64_t targ
       // before 13 keeps its old default axis but loses its 2-D coercion).
       try {
         upgradeNodesToOpset(m, sourceOpset, targetOpset);
-      } catch (const UpgradeRefusal& r) {
+      } catch (const NodeRefusal& r) {
         send(fd, kRefusedNode, r.node + '\0' + r.op + '\0' + r.what());
         return;
       }
@@ -132,6 +134,12 @@ void childSteps(onnx::ModelProto& m, std::int64_t sourceOpset, std::int64_t targ
         return;
       }
     }
+  }
+  try {
+    checkAttributesHonoured(m, std::max(sourceOpset, targetOpset));
+  } catch (const NodeRefusal& r) {
+    send(fd, kRefusedNode, r.node + '\0' + r.op + '\0' + r.what());
+    return;
   }
   send(fd, kStage, "inferring shapes");
   try {
@@ -233,9 +241,11 @@ runOnnxLibrarySteps(const onnx::ModelProto& model, std::int64_t sourceOpset,
         const std::size_t a = payload.find('\0'), b = payload.find('\0', a + 1);
         if (b == std::string::npos)
           throw Error(ErrorKind::Internal, "bad message from the ONNX library steps", where);
-        throw Error(ErrorKind::Unsupported,
-                    payload.substr(b + 1) + " (opset " + std::to_string(sourceOpset) +
-                        " could not be converted to " + std::to_string(targetOpset) + ")",
+        std::string reason = payload.substr(b + 1);
+        if (sourceOpset < targetOpset)
+          reason += " (the model's opset is " + std::to_string(sourceOpset) + "; Lathe runs it as " +
+                    std::to_string(targetOpset) + ")";
+        throw Error(ErrorKind::Unsupported, reason,
                     {path, payload.substr(0, a), payload.substr(a + 1, b - a - 1)});
       }
       case kModel:

@@ -45,7 +45,7 @@ void UpgradeContext::refuse(const std::string& reason) const {
   std::string label = node.name();
   if (label.empty() && node.output_size() > 0)
     label = "producing '" + node.output(0) + "'";
-  throw UpgradeRefusal(label, node.op_type(), reason);
+  throw NodeRefusal(label, node.op_type(), reason);
 }
 
 std::string UpgradeContext::fresh(const std::string& what) {
@@ -230,10 +230,10 @@ void softmaxFamily13(UpgradeContext& c) {
   setInt(c.emit(c.before, "Flatten", {x}, {rows}), "axis", axis);
   const std::string y = c.node.output(0);
   const std::string y2 = c.fresh("rows_out");
+  const std::string shape = c.fresh("shape");
   c.node.set_input(0, rows);
   c.node.set_output(0, y2);
   setInt(c.node, "axis", 1);
-  const std::string shape = c.fresh("shape");
   c.emit(c.after, "Shape", {x}, {shape});
   c.emit(c.after, "Reshape", {y2, shape}, {y});
 }

@@ -14,9 +14,10 @@
 
 namespace lathe::frontend {
 
-// Thrown for a node that cannot be brought to the target opset.
-struct UpgradeRefusal : std::runtime_error {
-  UpgradeRefusal(std::string nodeName, std::string opType, const std::string& reason)
+// Thrown for a node that cannot be brought to the target opset, or whose attributes
+// Lathe would not honour.
+struct NodeRefusal : std::runtime_error {
+  NodeRefusal(std::string nodeName, std::string opType, const std::string& reason)
       : std::runtime_error(reason), node(std::move(nodeName)), op(std::move(opType)) {}
   std::string node;
   std::string op;
