@@ -1,5 +1,6 @@
 #include "engine/api/session.h"
 
+#include "engine/api/compiled_model.h"
 #include "engine/api/session_state.h"
 #include "engine/api/snapshot.h"
 #include "engine/frontend/onnx/onnx_importer.h"
@@ -97,6 +98,43 @@ shapesFromInputFile(const graph::Graph& g, const std::string& npz,
   return shapes;
 }
 
+// Integer scalars among a run's given inputs (a sample rate, a step count) often decide
+// control flow and shapes, so a run on an input file compiles them in by value, as it
+// fixes symbolic dims to the arrays' shapes. Returns a note per input compiled in.
+std::vector<std::string> specialiseIntegerScalars(graph::Graph& g, const std::string& npz,
+                                                  const std::string& path) {
+  std::vector<std::string> notes;
+  const std::vector<std::string> names = runtime::listNpz(npz);
+  std::vector<graph::Value*> kept;
+  for (graph::Value* in : g.inputs) {
+    const auto n = in->type.numElements();
+    if (!in->type.isStatic() || !graph::isInteger(in->type.dtype) || !n || *n != 1 ||
+        std::find(names.begin(), names.end(), in->name()) == names.end()) {
+      kept.push_back(in);
+      continue;
+    }
+    const runtime::Tensor t = runtime::readNpzArray(npz, in->name());
+    if (t.elementType() != elementTypeOf(in->type.dtype) || t.shape() != in->type.staticDims())
+      throw Error(ErrorKind::Invalid,
+                  "the input file '" + npz + "' gives '" + in->name() + "' as " +
+                      std::string(runtime::elementTypeName(t.elementType())) + " of " +
+                      std::to_string(t.shape().size()) + " dims; the model takes " +
+                      graph::toString(in->type),
+                  {path, {}, {}});
+    auto bytes = std::make_shared<const std::string>(
+        reinterpret_cast<const char*>(t.bytes().data()), t.byteSize());
+    graph::TensorData data(in->type.dtype, in->type.staticDims(), bytes);
+    graph::Value* c = g.addConstant(g.uniqueName(in->name()), data);
+    g.replaceAllUsesWith(in, c);
+    notes.push_back("input '" + in->name() + "' = " + std::to_string(data.elementAsInt(0)) +
+                    " is compiled in: integer scalars given in the input file are specialised "
+                    "by value");
+  }
+  g.inputs = kept;
+  g.pruneUnusedValues();
+  return notes;
+}
+
 } // namespace
 
 Failure toFailure(const Error& e) {
@@ -154,6 +192,10 @@ OpenResult Session::openModel(const std::string& path, const OpenOptions& option
           *imported.graph,
           shapesFromInputFile(*imported.graph, options.inputShapesFile, options.inputShapes), path,
           "the input file '" + options.inputShapesFile + "'");
+    if (!options.inputShapesFile.empty())
+      for (std::string& note :
+           specialiseIntegerScalars(*imported.graph, options.inputShapesFile, path))
+        report->warnings.push_back(std::move(note));
     for (const std::string& w : imported.warnings)
       report->warnings.push_back(w);
     report->imported = makeSnapshot(*imported.graph);

@@ -38,8 +38,7 @@ const OpInfo* findOp(std::string_view domain, std::string_view name) {
 
 const UnreadAttribute* findUnreadAttribute(std::string_view op, std::string_view attribute) {
   static constexpr UnreadAttribute kUnread[] = {
-#define LATHE_OP_ATTRIBUTE(OP, ATTRIBUTE, USE, REASON)                                             \
-  {#OP, #ATTRIBUTE, AttributeUse::USE, REASON},
+#define LATHE_OP_ATTRIBUTE(OP, ATTRIBUTE, USE, REASON) {#OP, #ATTRIBUTE, AttributeUse::USE, REASON},
 #include "engine/graph/op_attributes.def"
 #undef LATHE_OP_ATTRIBUTE
   };

@@ -35,7 +35,16 @@ bool simplifyForInference(graph::Graph& graph) {
     if (graph.isGraphOutput(out) &&
         (graph.isGraphOutput(in) || in->kind() == graph::ValueKind::Input))
       continue;
-    graph.replaceAllUsesWith(out, in);
+    if (graph.isGraphOutput(out)) {
+      // The model's output keeps its name: the node producing `in` takes over `out`.
+      graph::Node* producer = in->producer();
+      if (!producer)
+        continue; // a constant: the Identity stays
+      graph.swapOutputs(producer, static_cast<std::size_t>(in->producerIndex()), n.get(), 0);
+      graph.replaceAllUsesWith(in, out);
+    } else {
+      graph.replaceAllUsesWith(out, in);
+    }
     dead.push_back(n.get());
   }
   graph.removeNodes(dead);

@@ -7,6 +7,7 @@
 #include "engine/graph_passes/fold_constants.h"
 #include "engine/graph_passes/fuse_elementwise.h"
 #include "engine/graph_passes/infer_shapes.h"
+#include "engine/graph_passes/inline_constant_if.h"
 #include "engine/graph_passes/layout_nchwc.h"
 #include "engine/graph_passes/layout_weights.h"
 #include "engine/graph_passes/simplify_inference.h"
@@ -73,6 +74,11 @@ std::vector<const PassInfo*> defaultPipeline() {
   };
   add("infer-shapes");
   add("simplify-inference");
+  add("fold-constants");
+  // A branch taken for certain becomes plain nodes whose shapes and constants are then
+  // inferred and folded like the rest.
+  add("inline-constant-if");
+  add("infer-shapes");
   add("fold-constants");
   add("infer-shapes");
   add("eliminate-common-subexpressions");

@@ -72,6 +72,7 @@ def main(argv=None):
     ap.add_argument("--allow-nan", action="store_true",
                     help="a NaN matches a NaN in the same place (otherwise any NaN fails)")
     ap.add_argument("--shapes-from", help="take input shapes from this model (same inputs, static)")
+    ap.add_argument("--inputs", help="use these inputs (.npz) instead of seeded random ones")
     a = ap.parse_args(argv)
     if "-mcpu=haswell" in a.target and not host_has("avx2", "fma"):
         print(f"skipped: this host cannot run code for '{a.target}' (no AVX2/FMA)")
@@ -79,7 +80,10 @@ def main(argv=None):
 
     os.makedirs(a.workdir, exist_ok=True)
     inputs = os.path.join(a.workdir, "inputs.npz")
-    np.savez(inputs, **make_inputs(a.model, a.seed, a.shapes_from))
+    if a.inputs:
+        inputs = a.inputs
+    else:
+        np.savez(inputs, **make_inputs(a.model, a.seed, a.shapes_from))
     lathe_out = os.path.join(a.workdir, "lathe.npz")
     r = subprocess.run([a.lathe, "run", a.model, "--inputs", inputs, "--outputs", lathe_out,
                         "--threads", str(a.threads), "--target", a.target],

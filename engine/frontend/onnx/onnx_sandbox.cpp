@@ -243,8 +243,8 @@ runOnnxLibrarySteps(const onnx::ModelProto& model, std::int64_t sourceOpset,
           throw Error(ErrorKind::Internal, "bad message from the ONNX library steps", where);
         std::string reason = payload.substr(b + 1);
         if (sourceOpset < targetOpset)
-          reason += " (the model's opset is " + std::to_string(sourceOpset) + "; Lathe runs it as " +
-                    std::to_string(targetOpset) + ")";
+          reason += " (the model's opset is " + std::to_string(sourceOpset) +
+                    "; Lathe runs it as " + std::to_string(targetOpset) + ")";
         throw Error(ErrorKind::Unsupported, reason,
                     {path, payload.substr(0, a), payload.substr(a + 1, b - a - 1)});
       }
