@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace lathe::passes {
 namespace {
@@ -42,6 +43,7 @@ bool mapOuterValues(const Node& ifNode, const Graph& branch, Graph& g,
 
 bool inlineBranch(Graph& g, Node& ifNode, const Graph& branch) {
   std::unordered_map<const Value*, Value*> map;
+  std::unordered_set<const Node*> copies;
   if (branch.outputs.size() != ifNode.outputs().size() || !mapOuterValues(ifNode, branch, g, map))
     return false;
   for (const auto& bn : branch.nodes()) {
@@ -52,6 +54,7 @@ bool inlineBranch(Graph& g, Node& ifNode, const Graph& branch) {
     for (const Value* out : bn->outputs())
       outputs.push_back(out ? g.uniqueName(out->name()) : std::string());
     Node* copy = g.insertNodeBefore(&ifNode, bn->opType(), std::move(inputs), outputs);
+    copies.insert(copy);
     copy->name = bn->name;
     copy->attributes = bn->attributes;
     for (std::size_t j = 0; j < bn->outputs().size(); ++j)
@@ -60,13 +63,22 @@ bool inlineBranch(Graph& g, Node& ifNode, const Graph& branch) {
         map[out] = copy->output(j);
       }
   }
-  // Each If output is taken over by an Identity of the branch's output, keeping its name
-  // and uses; simplify-inference removes the Identity where it can.
+  // Each If output keeps its name and uses: the copied node producing the branch's output
+  // takes the value over; a branch output that is a capture or a constant (or one output
+  // twice) is copied by an Identity instead.
+  std::unordered_set<const Value*> taken;
   for (std::size_t j = 0; j < branch.outputs.size(); ++j) {
-    if (!ifNode.outputs()[j])
+    Value* result = ifNode.outputs()[j];
+    if (!result)
       continue;
-    Node* id = g.insertNodeBefore(&ifNode, "Identity", {map.at(branch.outputs[j])},
-                                  {g.uniqueName(ifNode.outputs()[j]->name() + "_inlined")});
+    Value* src = map.at(branch.outputs[j]);
+    if (src->producer() && copies.count(src->producer()) && taken.insert(src).second) {
+      g.swapOutputs(src->producer(), static_cast<std::size_t>(src->producerIndex()), &ifNode, j);
+      g.replaceAllUsesWith(src, result);
+      continue;
+    }
+    Node* id = g.insertNodeBefore(&ifNode, "Identity", {src},
+                                  {g.uniqueName(result->name() + "_inlined")});
     id->name = ifNode.name + "/inlined";
     g.swapOutputs(id, 0, &ifNode, j);
   }
