@@ -23,7 +23,7 @@ struct OldModel {
   onnx::NodeProto* node;
 
   OldModel(const std::string& op, std::int64_t opset, int outputs = 1, int outputRank = 4) {
-    proto.set_ir_version(opset < 9 ? 3 : 4);
+    proto.set_ir_version(opset < 9 ? 3 : opset < 18 ? 4 : 10);
     auto* imp = proto.add_opset_import();
     imp->set_domain("");
     imp->set_version(opset);
@@ -234,6 +234,61 @@ TEST(OpsetConversion, InertAttributesAreAccepted) {
   OldModel m("Dropout", 13);
   m.setInt("seed", 42);
   expectContains(m.importedIr(), "= Dropout(%x) {seed = 42}");
+}
+
+TEST(OpsetConversion, NewerOpsetsComeDownTo17) {
+  OldModel m("Gelu", 20);
+  m.attr("approximate", onnx::AttributeProto::STRING)->set_s("tanh");
+  const std::string ir = m.importedIr();
+  expectContains(ir, "= Tanh(");
+  expectContains(
+      ir, "%y0: f32[y0_0,y0_1,y0_2,y0_3] = Mul(%\"y0/lathe_half_x\", %\"y0/lathe_one_plus\")");
+}
+
+TEST(OpsetConversion, ReduceAxesFromARuntimeInputAreRefused) {
+  OldModel m("ReduceMean", 18);
+  m.node->add_input("axes");
+  auto* vi = m.proto.mutable_graph()->add_input();
+  vi->set_name("axes");
+  auto* tt = vi->mutable_type()->mutable_tensor_type();
+  tt->set_elem_type(onnx::TensorProto::INT64);
+  tt->mutable_shape()->add_dim()->set_dim_value(1);
+  const Error e = m.refusal();
+  EXPECT_EQ(e.where().op, "ReduceMean");
+  expectContains(e.reason(), "ReduceMean-18 with axes computed at run time is not supported");
+  expectContains(e.reason(), "the model's opset is 18; Lathe runs it as 17");
+}
+
+TEST(OpsetConversion, NewAttributesAwayFromTheirDefaultsAreRefused) {
+  OldModel resize("Resize", 19);
+  resize.node->add_input("");
+  resize.node->add_input("scales");
+  auto* scales = resize.proto.mutable_graph()->add_initializer();
+  scales->set_name("scales");
+  scales->set_data_type(onnx::TensorProto::FLOAT);
+  scales->add_dims(4);
+  for (float f : {1.0f, 1.0f, 0.5f, 0.5f})
+    scales->add_float_data(f);
+  resize.setInt("antialias", 1);
+  expectContains(resize.refusal().reason(),
+                 "Resize-18 attribute 'antialias' = 1 (antialiased downsampling) is not supported");
+  OldModel pad("Pad", 19);
+  pad.node->add_input("pads");
+  auto* pads = pad.proto.mutable_graph()->add_initializer();
+  pads->set_name("pads");
+  pads->set_data_type(onnx::TensorProto::INT64);
+  pads->add_dims(8);
+  for (int i = 0; i < 8; ++i)
+    pads->add_int64_data(1);
+  pad.attr("mode", onnx::AttributeProto::STRING)->set_s("wrap");
+  expectContains(pad.refusal().reason(), "Pad-19 mode 'wrap' is not supported");
+}
+
+TEST(OpsetConversion, OpsAddedAfter17AreRefusedByName) {
+  OldModel m("GroupNormalization", 18);
+  const Error e = m.refusal();
+  EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+  expectContains(e.reason(), "op 'GroupNormalization' is not supported");
 }
 
 } // namespace

@@ -1,6 +1,7 @@
 #!/usr/bin/python3
-"""Small models in the old op forms that real exporters still emit (opsets 7 to 12), for
-Lathe's opset conversion: Clip-6 attributes, Pad-2, Slice-1, Split-2/11, Squeeze,
+"""Small models in the op forms of other opsets than 17, for Lathe's opset conversion: the
+old forms that real exporters still emit (opsets 7 to 12) and the forms of opsets 18 to 21
+that current exporters emit (newer than Debian's ONNX library). Old forms: Clip-6 attributes, Pad-2, Slice-1, Split-2/11, Squeeze,
 Unsqueeze and ReduceSum with axes attributes, TopK-1, BatchNormalization-7 (spatial),
 Dropout-7/10, the 2-D coercion of Softmax/LogSoftmax/Hardmax before 13, Cast-6,
 MaxPool/AveragePool before ceil_mode, Gemm with a required C, Upsample-7/9, Resize-10 and
@@ -21,7 +22,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-IR_FOR_OPSET = {7: 3, 8: 3, 9: 4, 10: 5, 11: 6, 12: 7}
+IR_FOR_OPSET = {7: 3, 8: 3, 9: 4, 10: 5, 11: 6, 12: 7, 18: 8, 20: 9, 21: 10}
+NEWEST_KNOWN = 17  # Debian's ONNX library checks and infers up to this opset
 F32 = TensorProto.FLOAT
 
 
@@ -61,6 +63,10 @@ class Model:
         if IR_FOR_OPSET[self.opset] < 4:  # initializers were graph inputs before IR 4
             inputs += [helper.make_tensor_value_info(t.name, t.data_type, list(t.dims))
                        for t in self.inits]
+        if self.opset > NEWEST_KNOWN:  # the library knows neither the ops nor the opset
+            outputs = [helper.make_tensor_value_info(n, e, [f"{n}_d{i}" for i in range(rank)])
+                       for n, e, rank in self.outputs]
+            return self._model(inputs, outputs)
         # Output shapes come from the library's inference; dynamic models name every dim.
         probe = self._model(inputs, [helper.make_tensor_value_info(n, e, None)
                                      for n, e, _ in self.outputs])
@@ -217,8 +223,45 @@ def resize10(seed):
     return m
 
 
+def opset18(seed):
+    """Opset 18 (IR 8), newer than Debian's ONNX library: Reduce* with axes as an input and
+    noop_with_empty_axes, Split with num_outputs (uneven), Resize and Pad with the new
+    attributes and inputs at their defaults, ScatterElements, Mish."""
+    m = Model("opset18", 18, seed)
+    x = m.input("x", [2, 3, 4, 7])
+    m.op("ReduceMean", [x, m.const("axes", np.array([1, -1], dtype=np.int64))], "mean", keepdims=1)
+    m.op("ReduceMax", [x], "max_noop", noop_with_empty_axes=1)
+    m.op("ReduceL2", [x], "l2_all", keepdims=0)
+    m.op("Split", [x], ["s0", "s1", "s2"], axis=3, num_outputs=3)
+    m.op("Resize", [x, "", m.const("scales", np.array([1, 1, 2, 0.5], dtype=np.float32))],
+         "resized", mode="linear", antialias=0, keep_aspect_ratio_policy="stretch")
+    m.op("Pad", [x, m.const("pads", np.array([0, 0, 1, 0, 0, 0, 0, 2], dtype=np.int64))],
+         "padded", mode="reflect")
+    m.op("Mish", [x], "mish")
+    for o, r in (("mean", 4), ("max_noop", 4), ("l2_all", 0), ("s0", 4), ("s1", 4), ("s2", 4),
+                 ("resized", 4), ("padded", 4), ("mish", 4)):
+        m.output(o, rank=r)
+    return m
+
+
+def opset21(seed):
+    """Opset 21 (IR 10): Gelu-20 exact and tanh, ReduceMin-20, Cast-21, Transpose-21."""
+    m = Model("opset21", 21, seed)
+    x = m.input("x", [2, 3, 5])
+    m.op("Gelu", [x], "gelu")
+    m.op("Gelu", [x], "gelu_tanh", approximate="tanh")
+    m.op("ReduceMin", [x, m.const("axes", np.array([2], dtype=np.int64))], "rmin", keepdims=0)
+    m.op("Cast", [x], "as_f64", to=TensorProto.DOUBLE)
+    m.op("Transpose", [x], "transposed", perm=[2, 0, 1])
+    for o, r in (("gelu", 3), ("gelu_tanh", 3), ("rmin", 2), ("transposed", 3)):
+        m.output(o, rank=r)
+    m.output("as_f64", TensorProto.DOUBLE, rank=3)
+    return m
+
+
 CATALOGUE = {f.__name__: f for f in (clip_softmax, pad_slice, axes_attributes, split_topk,
-                                     bn_pool_gemm, upsample7, upsample9, resize10)}
+                                     bn_pool_gemm, upsample7, upsample9, resize10, opset18,
+                                     opset21)}
 
 
 def main(argv=None):

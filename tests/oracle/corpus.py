@@ -50,9 +50,7 @@ CASES = {
     "namaste_deepa": (f"{WAKE}/namaste_deepa.onnx", wakeword_inputs(24, 8)),
 }
 # Models Lathe refuses for now: a pattern of the refusal message.
-KNOWN_REFUSALS = {
-    "silero_vad_op18_ifless": r"opset 18 \(Lathe reads opsets 1 to 17\)",
-}
+KNOWN_REFUSALS = {}
 
 
 def main():

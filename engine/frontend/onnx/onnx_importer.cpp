@@ -3,6 +3,7 @@
 #include "engine/frontend/onnx/graph_builder.h"
 #include "engine/frontend/onnx/onnx_sandbox.h"
 #include "engine/frontend/onnx/tensor_proto.h"
+#include "engine/frontend/onnx/version_downgrade.h"
 #include "engine/graph/op_table.h"
 #include "engine/graph/verifier.h"
 #include "engine/support/diagnostics.h"
@@ -96,7 +97,7 @@ std::string nodeLabel(const onnx::NodeProto& node, int index) {
 }
 
 // Refuses ops Lathe does not know before the ONNX checker gives a less helpful message.
-void checkOpsKnown(const onnx::GraphProto& g, const std::string& path) {
+void checkOpsKnown(const onnx::GraphProto& g, const std::string& path, std::int64_t opset) {
   for (int i = 0; i < g.node_size(); ++i) {
     const auto& node = g.node(i);
     const ErrorLocation where{path, nodeLabel(node, i), node.op_type()};
@@ -106,14 +107,15 @@ void checkOpsKnown(const onnx::GraphProto& g, const std::string& path) {
                   where);
     // Ops removed from the standard that the version converter rewrites (Scatter-9/10
     // becomes ScatterElements) are fine before conversion.
-    const bool convertedAway = node.op_type() == "Scatter";
+    const bool convertedAway =
+        node.op_type() == "Scatter" || (opset > 17 && expressedByOpset17Ops(node.op_type()));
     if (!graph::findOp(node.op_type()) && !convertedAway)
       throw Error(ErrorKind::Unsupported, "op '" + node.op_type() + "' is not supported", where);
     for (const auto& attr : node.attribute()) {
       if (attr.has_g())
-        checkOpsKnown(attr.g(), path);
+        checkOpsKnown(attr.g(), path, opset);
       for (const auto& sub : attr.graphs())
-        checkOpsKnown(sub, path);
+        checkOpsKnown(sub, path, opset);
     }
   }
 }
@@ -171,7 +173,7 @@ ImportResult importOnnxFile(const std::string& path, const ImportOptions& option
   progress(0, "parsing");
   onnx::ModelProto model = parseModelFile(path);
   result.sourceOpset = defaultOpset(model, path);
-  checkOpsKnown(model.graph(), path);
+  checkOpsKnown(model.graph(), path, result.sourceOpset);
   checkValueTypes(model.graph(), path);
   // Scan-8 has a batch axis that Scan-9 dropped; the ONNX version converter drops it from the
   // graph's inputs too, so the converted model no longer takes the original's inputs.

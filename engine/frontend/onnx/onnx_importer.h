@@ -33,7 +33,7 @@ struct ImportResult {
 // library's version converter.
 constexpr std::int64_t kMinOpset = 1;
 constexpr std::int64_t kMinNativeOpset = 7;
-constexpr std::int64_t kMaxOpset = 17;
+constexpr std::int64_t kMaxOpset = 21; // 18 to 21 are brought down to 17 (version_downgrade.h)
 
 ImportResult importOnnxFile(const std::string& path, const ImportOptions& options = {});
 

@@ -1,6 +1,7 @@
 #include "engine/frontend/onnx/onnx_sandbox.h"
 
 #include "engine/frontend/onnx/attribute_check.h"
+#include "engine/frontend/onnx/version_downgrade.h"
 #include "engine/frontend/onnx/version_upgrade.h"
 #include "engine/support/diagnostics.h"
 
@@ -76,6 +77,18 @@ void markAsymmetric(onnx::NodeProto& resize) {
 // The child's work. `m` is the child's own copy-on-write image of the parent's model.
 void childSteps(onnx::ModelProto& m, std::int64_t sourceOpset, std::int64_t targetOpset,
                 std::int64_t minNativeOpset, std::int64_t keepElements, int fd) {
+  if (sourceOpset > targetOpset) {
+    // Newer than the library: bring every node down to its opset-17 form first, so the
+    // checker and shape inference below see a model they know.
+    send(fd, kStage, "converting opset " + std::to_string(sourceOpset) + " to 17");
+    try {
+      downgradeNodesToOpset17(m, sourceOpset);
+    } catch (const NodeRefusal& r) {
+      send(fd, kRefusedNode, r.node + '\0' + r.op + '\0' + r.what());
+      return;
+    }
+    sourceOpset = 17;
+  }
   send(fd, kStage, "checking");
   try {
     onnx::checker::check_model(m);
@@ -242,7 +255,7 @@ runOnnxLibrarySteps(const onnx::ModelProto& model, std::int64_t sourceOpset,
         if (b == std::string::npos)
           throw Error(ErrorKind::Internal, "bad message from the ONNX library steps", where);
         std::string reason = payload.substr(b + 1);
-        if (sourceOpset < targetOpset)
+        if (sourceOpset != targetOpset)
           reason += " (the model's opset is " + std::to_string(sourceOpset) +
                     "; Lathe runs it as " + std::to_string(targetOpset) + ")";
         throw Error(ErrorKind::Unsupported, reason,
