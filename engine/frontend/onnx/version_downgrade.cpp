@@ -80,7 +80,13 @@ void reduceAxesToAttribute(Context& x) {
   while (n.input_size() > 1)
     n.mutable_input()->RemoveLast();
   std::optional<AttributeProto> noop = takeAttribute(n, "noop_with_empty_axes");
-  if (axes.empty() && noop && noop->i() != 0) { // no axes and "do nothing": the identity
+  if (axes.empty() && noop && noop->i() != 0) {
+    // No axes and "do nothing": each element reduced alone, which is itself for these ops
+    // (ReduceL1 would be |x|, ReduceSumSquare x*x, ReduceLogSum log x: refused).
+    const std::string& op = n.op_type();
+    if (op != "ReduceMax" && op != "ReduceMin" && op != "ReduceMean" && op != "ReduceProd" &&
+        op != "ReduceLogSumExp")
+      x.c.refuse(x.versioned() + " with noop_with_empty_axes = 1 and no axes is not supported");
     n.set_op_type("Identity");
     n.clear_attribute();
     return;
@@ -172,21 +178,21 @@ void scatterReduction(Context& x) {
     x.c.refuse(x.versioned() + " reduction '" + r->s() + "' is not supported");
 }
 
-void lpPoolCeil(Context& x) {
+bool allOnes(const AttributeProto& a) {
+  for (std::int64_t d : a.ints())
+    if (d != 1)
+      return false;
+  return true;
+}
+
+void lpPool18(Context& x) {
   dropAtDefault(
       x, "ceil_mode", [](const AttributeProto& a) { return a.i() == 0; }, "= 1 is not supported");
+  dropAtDefault(x, "dilations", allOnes, "other than 1 is not supported");
 }
 
 void averagePoolDilations(Context& x) {
-  dropAtDefault(
-      x, "dilations",
-      [](const AttributeProto& a) {
-        for (std::int64_t d : a.ints())
-          if (d != 1)
-            return false;
-        return true;
-      },
-      "other than 1 is not supported");
+  dropAtDefault(x, "dilations", allOnes, "other than 1 is not supported");
 }
 
 // Cast's saturate only applies to the float8 types, which Lathe refuses by type.
@@ -304,7 +310,7 @@ const Rule kRules[] = {
     {"Resize", 19, resize19},
     {"ScatterElements", 18, scatterReduction},
     {"ScatterND", 18, scatterReduction},
-    {"LpPool", 18, lpPoolCeil},
+    {"LpPool", 18, lpPool18},
     {"AveragePool", 19, averagePoolDilations},
     {"Cast", 19, dropSaturate},
     {"Cast", 21, compatible},
