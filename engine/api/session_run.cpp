@@ -163,23 +163,27 @@ void planOnly(const lowering::LoweredModel& lowered, CompileReport& report) {
 // Code generation needs static shapes: name every input that is not, and how to fix it.
 // The symbols stay symbols: a made-up number would only move the failure elsewhere.
 void requireStaticInputs(const graph::Graph& g) {
-  std::string listed, example;
+  std::string listed, example, symbols;
   for (const graph::Value* in : g.inputs) {
     if (in->type.isStatic())
       continue;
     listed += (listed.empty() ? "" : ", ") + in->name() + " " + graph::toString(in->type);
     std::string dims;
     if (in->type.hasRank())
-      for (const graph::Dim& d : *in->type.shape)
-        dims += (dims.empty() ? "" : ",") + graph::toString(d);
+      for (const graph::Dim& d : *in->type.shape) {
+        const std::string text = graph::toString(d);
+        dims += (dims.empty() ? "" : ",") + text;
+        if (!d.isKnown() && (", " + symbols + ",").find(", " + text + ",") == std::string::npos)
+          symbols += (symbols.empty() ? "" : ", ") + text;
+      }
     example += (example.empty() ? "" : " ") + in->name() + ":[" + dims + "]";
   }
   if (!listed.empty())
     throw Error(ErrorKind::Invalid,
-                "inputs with symbolic or unknown dims: " + listed +
-                    "; give the inputs (--inputs FILE.npz, whose arrays fix the shapes) or the "
-                    "shapes (--input-shapes \"" +
-                    example + "\" with numbers in place of the symbols)");
+                "inputs with symbolic or unknown dims: " + listed + "; fix them with " +
+                    "--input-shapes \"" + example + "\" with numbers in place of " +
+                    (symbols.empty() ? std::string("the unknown ranks") : symbols) +
+                    " (lathe run also takes the shapes of the arrays given with --inputs)");
 }
 
 // Kernel, ONNX nodes and FLOP estimate of each call of the compiled model's plan.
