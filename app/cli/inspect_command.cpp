@@ -114,7 +114,8 @@ int runInspect(const InspectOptions& o) {
   for (const auto& w : r.warnings)
     std::cerr << "lathe: warning: " << w << "\n";
   if (o.json) {
-    std::cout << reportJson(r, o).dump(2) << "\n";
+    std::cout << reportJson(r, o).dump(2, ' ', false, nlohmann::json::error_handler_t::replace)
+              << "\n";
     return 0;
   }
   const bool nothingChosen = !o.topology && !o.irAfterAll && !o.passTimes;

@@ -1,5 +1,6 @@
 // `lathe`: the command-line front door to the engine (the same engine/api the workbench uses).
 #include "app/cli/commands.h"
+#include "app/cli/escaping_output.h"
 
 #include <iostream>
 
@@ -9,6 +10,8 @@ int main(int argc, char** argv) {
                "lathe"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "lathe 0.1.0");
+  const auto escapedOut = lathe::cli::escapeOutputOf(std::cout);
+  const auto escapedErr = lathe::cli::escapeOutputOf(std::cerr);
   int exitCode = 0;
   lathe::cli::addInspectCommand(app, exitCode);
   lathe::cli::addConformanceCommand(app, exitCode);

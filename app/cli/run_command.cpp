@@ -121,7 +121,7 @@ int runModel(const RunCommandOptions& o) {
     }
     if (r.profile)
       j["profile"] = nlohmann::json::parse(api::formatProfile(r, "json"));
-    std::cout << j.dump(2) << "\n";
+    std::cout << j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) << "\n";
     return 0;
   }
   for (const auto& out : r.outputs) {

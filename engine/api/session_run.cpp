@@ -11,6 +11,7 @@
 #include "engine/profiler/profiler.h"
 #include "engine/runtime/memory_plan.h"
 #include "engine/runtime/npy.h"
+#include "engine/support/text_escape.h"
 #include "engine/runtime/timing_stats.h"
 #include "engine/schedule/schedule_io.h"
 #include "engine/support/timer.h"
@@ -365,8 +366,11 @@ RunResult Session::run(const RunOptions& options) {
       given = runtime::readNpz(options.inputsNpz);
     for (std::size_t i = 0; i < plan.inputs.size(); ++i) {
       const runtime::PlanSlot& slot = plan.slots[plan.inputs[i]];
-      auto it = std::find_if(given.begin(), given.end(),
-                             [&](const runtime::NamedTensor& t) { return t.name == slot.name; });
+      // An input whose name is not plain text is found under its escaped name too (the
+      // form --outputs writes such names in).
+      auto it = std::find_if(given.begin(), given.end(), [&](const runtime::NamedTensor& t) {
+        return t.name == slot.name || t.name == escapeText(slot.name);
+      });
       if (it != given.end()) {
         inputs.push_back(std::move(it->tensor));
         continue;

@@ -35,7 +35,7 @@ std::string manifestToJson(const BundleManifest& m) {
         {{"kernel", c.kernel}, {"args", c.args}, {"nodes", c.nodes}, {"flops", c.flops}});
   j["inputs"] = m.inputs;
   j["outputs"] = m.outputs;
-  return j.dump(1);
+  return j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
 }
 
 BundleManifest manifestFromJson(const std::string& text, const std::string& source) {

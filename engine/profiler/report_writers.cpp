@@ -132,7 +132,7 @@ std::string kernelRowsJson(std::span<const KernelRow> rows, const ReportContext&
                             {"flops_per_call", row.flopsPerCall},
                             {"gflops", orNull(row.gflops)},
                             {"percent_of_peak", orNull(row.percentOfPeak)}});
-  return j.dump(2) + "\n";
+  return j.dump(2, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 std::string chromeTraceJson(const Profile& profile) {
@@ -190,7 +190,7 @@ std::string chromeTraceJson(const Profile& profile) {
                       {"args", std::move(args)}});
   }
   nlohmann::json trace{{"traceEvents", std::move(events)}, {"displayTimeUnit", "ms"}};
-  return trace.dump() + "\n";
+  return trace.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
 }
 
 } // namespace lathe::profiler

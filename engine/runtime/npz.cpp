@@ -3,6 +3,7 @@
 // replaces the target only on success.
 
 #include "engine/runtime/npy.h"
+#include "engine/support/text_escape.h"
 #include "engine/runtime/npy_format.h"
 
 #include <cstring>
@@ -202,7 +203,9 @@ void writeNpz(const std::filesystem::path& path, std::span<const NamedTensor> ar
       failNpy(member, ErrorKind::Io, "cannot add to archive: " + text);
     }
     zip_error_fini(&error);
-    const std::string memberName = array.name + std::string(kNpySuffix);
+    // Names from a hostile model may hold control bytes or invalid UTF-8, which a zip
+    // member name (and numpy) cannot: those are written escaped ("\xNN").
+    const std::string memberName = escapeText(array.name) + std::string(kNpySuffix);
     const zip_int64_t index =
         zip_file_add(archive.get(), memberName.c_str(), source, ZIP_FL_ENC_UTF_8);
     if (index < 0) {

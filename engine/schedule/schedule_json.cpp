@@ -82,7 +82,7 @@ std::string printJson(const ScheduleSet& set) {
     }
     list.push_back({{"kernel", s.kernel}, {"steps", std::move(steps)}});
   }
-  return json{{"schedules", std::move(list)}}.dump(2) + "\n";
+  return json{{"schedules", std::move(list)}}.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
 }
 
 } // namespace lathe::schedule

@@ -1,5 +1,7 @@
 #include "engine/support/diagnostics.h"
 
+#include "engine/support/text_escape.h"
+
 namespace lathe {
 
 const char* errorKindName(ErrorKind kind) {
@@ -19,22 +21,23 @@ const char* errorKindName(ErrorKind kind) {
 }
 
 std::string formatError(ErrorKind kind, const std::string& reason, const ErrorLocation& where) {
+  // Names come from untrusted files: no raw control sequences or invalid UTF-8 in messages.
   std::string out;
   if (!where.file.empty())
-    out += where.file + ": ";
+    out += escapeText(where.file) + ": ";
   if (!where.node.empty()) {
-    out += "node '" + where.node + "'";
+    out += "node '" + escapeText(where.node) + "'";
     if (!where.op.empty())
-      out += " (" + where.op + ")";
+      out += " (" + escapeText(where.op) + ")";
     out += ": ";
   } else if (!where.op.empty()) {
-    out += where.op + ": ";
+    out += escapeText(where.op) + ": ";
   }
   if (kind == ErrorKind::Unsupported)
     out += "unsupported: ";
   else if (kind == ErrorKind::Internal)
     out += "internal error: ";
-  out += reason;
+  out += escapeText(reason, /*keepLineBreaks=*/true);
   return out;
 }
 

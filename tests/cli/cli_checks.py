@@ -521,6 +521,61 @@ def check_schedule(lathe, models):
     expect(rc == 1 and "bad.txt:2: unknown primitive 'spilt'" in err, "a typo is refused", err)
 
 
+def hostile_names_model(path):
+    """Relu -> Sigmoid whose input name is invalid UTF-8, whose output name and node name
+    carry ANSI escape sequences (protobuf's Python API refuses such strings, so the bytes are
+    patched in place, keeping every length prefix)."""
+    import onnx
+    from onnx import TensorProto, helper
+    g = helper.make_graph([helper.make_node("Relu", ["XMARKX"], ["r"], name="NMARKN"),
+                           helper.make_node("Sigmoid", ["r"], ["YMARKY"], name="sig")], "g",
+                          [helper.make_tensor_value_info("XMARKX", TensorProto.FLOAT, [2, 3])],
+                          [helper.make_tensor_value_info("YMARKY", TensorProto.FLOAT, [2, 3])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    data = m.SerializeToString().replace(b"XMARKX", b"x\xff\xfe\x80zz")
+    data = data.replace(b"YMARKY", b"y\x1b[31m").replace(b"NMARKN", b"n\x1b[2Jq")
+    open(path, "wb").write(data)
+
+
+def check_hostile_names(lathe, models):
+    """Names are bytes from an untrusted file: no abort, no raw control sequences or invalid
+    UTF-8 on the terminal, JSON that parses, an npz numpy opens (names escaped as \\xNN)."""
+    import tempfile
+    import numpy as np
+    work = tempfile.mkdtemp(prefix="lathe_cli_")
+    model = f"{work}/names.onnx"
+    hostile_names_model(model)
+
+    def lathe_bytes(*args):
+        p = subprocess.run([lathe, *args], capture_output=True, timeout=600)
+        for stream in (p.stdout, p.stderr):
+            stream.decode("utf-8")  # raises on invalid UTF-8
+            expect(b"\x1b" not in stream, "no raw escape byte is printed", repr(stream))
+        return p.returncode, p.stdout.decode(), p.stderr.decode()
+
+    rc, out, err = lathe_bytes("inspect", model, "--json")
+    expect(rc == 0 and json.loads(out)["inputs"], "inspect --json", out + err)
+    rc, out, err = lathe_bytes("inspect", model, "--print-topology", "--print-ir-after-all")
+    expect(rc == 0 and "x\\xFF\\xFE\\x80zz" in out and "y\\x1B[31m" in out,
+           "names are printed escaped", out + err)
+    rc, out, err = lathe_bytes("run", model, "--json", "--outputs", f"{work}/out.npz")
+    expect(rc == 0 and json.loads(out), "run --json", out + err)
+    expect(list(np.load(f"{work}/out.npz").keys()) == ["y\\x1B[31m"],
+           "--outputs writes an npz numpy opens, the name escaped")
+    np.savez(f"{work}/in.npz", **{"x\\xFF\\xFE\\x80zz": np.ones((2, 3), np.float32)})
+    rc, out, err = lathe_bytes("run", model, "--inputs", f"{work}/in.npz", "--outputs",
+                               f"{work}/out2.npz")
+    expect(rc == 0 and abs(float(np.load(f"{work}/out2.npz")["y\\x1B[31m"][0, 0]) - 0.7310586) < 1e-5,
+           "an input is found under its escaped name", out + err)
+    rc, out, err = lathe_bytes("run", model, "--profile", "--report", "json")
+    expect(rc == 0 and json.loads(out), "--profile --report json", out + err)
+    rc, out, err = lathe_bytes("run", model, "--profile", "--trace", f"{work}/trace.json")
+    expect(rc == 0 and json.load(open(f"{work}/trace.json"))["traceEvents"], "--trace", out + err)
+    rc, out, err = lathe_bytes("run", model, "--inputs", f"{work}/missing.npz")
+    expect(rc == 1 and "missing.npz" in err, "errors go through the same escaping", err)
+
+
 CHECKS = {name[len("check_"):]: fn for name, fn in globals().items() if name.startswith("check_")}
 
 if __name__ == "__main__":
