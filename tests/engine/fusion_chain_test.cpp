@@ -122,6 +122,14 @@ TEST(FusionChain, KernelSizeGrowsLinearly) {
   EXPECT_LT(two - one, 30 * kCycleLength) << one << ", " << two;
 }
 
+TEST(FusionChain, KernelNameStaysShort) {
+  // The kernel name becomes file names (lathe compile --dump writes NAME.loop, NAME.opt.ll):
+  // a long chain names its first ops and counts the rest.
+  EXPECT_EQ(fusedChain(4)->groups()[0].name, "fused_add_relu_sub_leakyrelu_sigmoid_0");
+  EXPECT_EQ(fusedChain(999)->groups()[0].name,
+            "fused_add_relu_sub_leakyrelu_neg_leakyrelu_plus994_0");
+}
+
 TEST(FusionChain, ThousandNodesCompileAndCompute) {
   // Checked on short chains first, so that a blow-up fails here instead of running out of time.
   ASSERT_LT(kernelSize(3 * kCycleLength), 30 * 3 * kCycleLength);
