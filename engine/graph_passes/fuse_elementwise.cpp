@@ -106,14 +106,21 @@ private:
     }
     if (members.size() < 2)
       return;
+    // The kernel is named after its first few ops and counts the rest, so that a long chain
+    // still gives a name that fits in a file name (lathe compile --dump writes NAME.loop).
+    constexpr std::size_t kNamedOps = 6;
     std::string pattern, name = "fused";
-    for (const Node* m : members) {
+    for (std::size_t i = 0; i < members.size(); ++i) {
+      const Node* m = members[i];
       pattern += (pattern.empty() ? "" : "+") + m->opType();
       std::string lower = m->opType();
       std::transform(lower.begin(), lower.end(), lower.begin(),
                      [](unsigned char c) { return std::tolower(c); });
-      name += "_" + lower;
+      if (i < kNamedOps)
+        name += "_" + lower;
     }
+    if (members.size() > kNamedOps)
+      name += "_plus" + std::to_string(members.size() - kNamedOps);
     const int id = g_.addGroup({name + "_" + std::to_string(g_.groups().size()), pattern});
     for (Node* m : members)
       m->group = id;

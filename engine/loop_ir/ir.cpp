@@ -1,6 +1,7 @@
 #include "engine/loop_ir/ir.h"
 
 #include "engine/loop_ir/ir_equality.h"
+#include "engine/support/checked_int.h"
 #include "engine/support/diagnostics.h"
 
 #include <algorithm>
@@ -73,20 +74,26 @@ const char* stmtKindName(StmtKind kind) {
 
 namespace {
 
-std::vector<Expr> rowMajorStrides(const std::vector<Expr>& shape) {
+std::vector<Expr> rowMajorStrides(const std::string& name, const std::vector<Expr>& shape) {
   std::vector<Expr> strides(shape.size());
   Expr stride = IntImm::make(indexType(), 1);
   for (std::size_t i = shape.size(); i-- > 0;) {
     strides[i] = stride;
-    // Constant shapes get constant strides without needing the simplifier.
+    // Constant shapes get constant strides without needing the simplifier; their product
+    // (the element count, at the end) must be an int64, as every index into them is.
     const IntImm* s = stride.as<IntImm>();
     const IntImm* d = shape[i].as<IntImm>();
-    if (s && d)
-      stride = IntImm::make(indexType(), s->value * d->value);
-    else if (s && s->value == 1)
+    if (s && d) {
+      const std::optional<std::int64_t> product = checkedMul(s->value, d->value);
+      if (!product)
+        throw Error(ErrorKind::Unsupported,
+                    "buffer '" + name + "' has more elements than an int64 index counts");
+      stride = IntImm::make(indexType(), *product);
+    } else if (s && s->value == 1) {
       stride = shape[i];
-    else
+    } else {
       stride = Mul::make(shape[i], stride);
+    }
   }
   return strides;
 }
@@ -102,7 +109,7 @@ Buffer Buffer::make(std::string name, Type elementType, std::vector<Expr> shape,
   for (const Expr& e : shape)
     checkScalarIndex(e, "a shape extent", "Buffer");
   if (strides.empty())
-    strides = rowMajorStrides(shape);
+    strides = rowMajorStrides(name, shape);
   LATHE_CHECK(strides.size() == shape.size(),
               "Buffer '" + name + "': " + std::to_string(strides.size()) + " strides for rank " +
                   std::to_string(shape.size()));
@@ -115,7 +122,7 @@ Buffer Buffer::make(std::string name, Type elementType, std::vector<Expr> shape,
 }
 
 bool Buffer::hasDefaultStrides() const {
-  std::vector<Expr> expected = rowMajorStrides(shape());
+  std::vector<Expr> expected = rowMajorStrides(name(), shape());
   for (std::size_t i = 0; i < expected.size(); ++i) {
     if (!equal(expected[i], strides()[i]))
       return false;

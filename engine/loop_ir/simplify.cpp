@@ -4,8 +4,11 @@
 
 #include "engine/loop_ir/ir_equality.h"
 #include "engine/loop_ir/ir_operators.h"
+#include "engine/loop_ir/ir_printer.h"
+#include "engine/loop_ir/ir_visitor.h"
 #include "engine/loop_ir/simplify_internal.h"
 #include "engine/loop_ir/substitute.h"
+#include "engine/support/diagnostics.h"
 
 namespace lathe::loop {
 
@@ -23,6 +26,22 @@ bool isCheapToCopy(const Expr& e) {
   if (const Ramp* r = e.as<Ramp>())
     return isCheapToCopy(r->base) && isConst(r->stride);
   return false;
+}
+
+// True when e reads no variable, memory or function: a constant expression, which folding
+// leaves unfolded only when its value is undefined (a signed overflow, a division by zero).
+bool isClosed(const Expr& e) {
+  class Reads : public IRVisitor {
+  public:
+    bool found = false;
+
+  protected:
+    void visitVar(const Var*) override { found = true; }
+    void visitLoad(const Load*) override { found = true; }
+    void visitCall(const Call*) override { found = true; }
+  } reads;
+  reads.visit(e);
+  return !reads.found;
 }
 
 } // namespace
@@ -85,6 +104,10 @@ Stmt Simplifier::mutateLetStmt(const LetStmt* op) {
 Stmt Simplifier::mutateFor(const For* op) {
   Expr min = mutate(op->min);
   Expr extent = mutate(op->extent);
+  // A trip count computed from constants that does not fold would wrap at run time.
+  LATHE_CHECK(isConst(extent) || !isClosed(extent),
+              "the extent of loop '" + op->name() +
+                  "' overflows or divides by zero: " + toString(extent));
   std::int64_t trips = 0;
   if (constInt(extent, &trips) && trips <= 0)
     return noOp();

@@ -13,7 +13,9 @@
 // (c1 + x)*c2 distributed, ramp/broadcast arithmetic folded into one Ramp. For statements:
 // loops with a constant extent <= 0 and empty bodies vanish, a loop with extent 1 becomes its
 // body with the loop variable replaced by the minimum, constant conditions pick a branch,
-// blocks drop no-ops, and lets of constants or variables are substituted.
+// blocks drop no-ops, and lets of constants or variables are substituted. A loop whose extent
+// is computed from constants but does not fold (its arithmetic overflows) is an internal
+// error rather than a trip count that wraps at run time.
 
 #include "engine/loop_ir/ir.h"
 

@@ -69,10 +69,10 @@ private:
 class VarUseFinder : public IRVisitor {
 public:
   explicit VarUseFinder(const std::string& name) : name_(name) {}
-  bool found = false;
+  int count = 0; // free occurrences
 
 protected:
-  void visitVar(const Var* op) override { found = found || op->name == name_; }
+  void visitVar(const Var* op) override { count += op->name == name_ ? 1 : 0; }
 
   void visitLet(const Let* op) override {
     visit(op->value);
@@ -132,13 +132,19 @@ Stmt substitute(const Stmt& s, const std::map<std::string, Expr>& replacements) 
 bool usesVar(const Expr& e, const std::string& name) {
   VarUseFinder finder(name);
   finder.visit(e);
-  return finder.found;
+  return finder.count > 0;
 }
 
 bool usesVar(const Stmt& s, const std::string& name) {
   VarUseFinder finder(name);
   finder.visit(s);
-  return finder.found;
+  return finder.count > 0;
+}
+
+int countUses(const Expr& e, const std::string& name) {
+  VarUseFinder finder(name);
+  finder.visit(e);
+  return finder.count;
 }
 
 } // namespace lathe::loop

@@ -24,5 +24,8 @@ Stmt substitute(const Stmt& s, const std::map<std::string, Expr>& replacements);
 // True when the variable `name` occurs free in e / s.
 bool usesVar(const Expr& e, const std::string& name);
 bool usesVar(const Stmt& s, const std::string& name);
+// How many times the variable `name` occurs free in e (each occurrence in the expression
+// tree counts, so a shared subexpression counts once per path to it).
+int countUses(const Expr& e, const std::string& name);
 
 } // namespace lathe::loop

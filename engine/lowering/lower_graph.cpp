@@ -1,8 +1,11 @@
 #include "engine/lowering/lower_graph.h"
 
 #include "engine/graph/op_table.h"
+#include "engine/loop_ir/ir_operators.h"
 #include "engine/loop_ir/simplify.h"
+#include "engine/loop_ir/substitute.h"
 #include "engine/lowering/op_rules.h"
+#include "engine/lowering/window_helpers.h"
 #include "engine/support/diagnostics.h"
 
 #include <cctype>
@@ -221,13 +224,7 @@ private:
     try {
       // The epilogue: the nodes after the head, applied in order to the head's value.
       Epilogue epilogue = [&](Expr value, const std::vector<Expr>& outIndex) {
-        const Value* chained = head.output(0);
-        for (std::size_t k = 1; k < nodes.size(); ++k) {
-          ChainReader reader(*nodes[k], kb, chained, value);
-          value = requirePointwise(*nodes[k])(*nodes[k], outIndex, reader);
-          chained = nodes[k]->output(0);
-        }
-        return value;
+        return applyChain(nodes, kb, std::move(value), outIndex);
       };
       if (KernelRule rule = kernelRule(head)) {
         if (nodes.size() > 1) // the anchor writes straight into the group's result
@@ -257,6 +254,46 @@ private:
     call.nodes = std::move(names);
     model_.kernels.push_back(std::move(kernel));
     model_.calls.push_back(std::move(call));
+  }
+
+  // The nodes after the head applied in order to `value`, the head's result. Each node
+  // reads the value before it through a variable: a value read more than once (Relu is
+  // select(x > 0, x, 0)) is bound once by a Let around the rest of the chain instead of
+  // being copied into every use, which would double the expression with every such node.
+  static Expr applyChain(const std::vector<const Node*>& nodes, KernelBuilder& kb, Expr value,
+                         const std::vector<Expr>& outIndex) {
+    std::vector<std::pair<Expr, Expr>> lets; // (variable, value), outermost first
+    for (std::size_t k = 1; k < nodes.size(); ++k) {
+      const Node& node = *nodes[k];
+      const Value* chained = nodes[k - 1]->output(0);
+      const Expr operand = freshScalar(kb, letHint(*nodes[k - 1]), value.type());
+      ChainReader reader(node, kb, chained, operand);
+      Expr result = requirePointwise(node)(node, outIndex, reader);
+      const std::string& name = operand.as<loop::Var>()->name;
+      if (loop::countUses(result, name) > 1 && !isCheapToCopy(value)) {
+        lets.emplace_back(operand, std::move(value));
+        value = std::move(result);
+      } else {
+        value = loop::substitute(result, name, value);
+      }
+    }
+    for (auto it = lets.rbegin(); it != lets.rend(); ++it)
+      value = loop::Let::make(it->first, it->second, std::move(value));
+    return value;
+  }
+
+  // A variable or a constant: copying it into every use costs nothing.
+  static bool isCheapToCopy(const Expr& e) {
+    const loop::Broadcast* b = e.as<loop::Broadcast>();
+    return e.as<loop::Var>() || loop::isConst(e) || (b && b->value.as<loop::Var>());
+  }
+
+  // The name of a chained value's variable: the op that computes it ("relu", "relu1", ...).
+  static std::string letHint(const Node& producer) {
+    std::string hint;
+    for (char c : producer.opType())
+      hint += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    return hint;
   }
 
   static PointwiseRule requirePointwise(const Node& node) {

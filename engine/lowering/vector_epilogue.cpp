@@ -1,5 +1,6 @@
 #include "engine/lowering/vector_epilogue.h"
 
+#include "engine/loop_ir/ir_operators.h"
 #include "engine/loop_ir/substitute.h"
 #include "engine/loop_ir/widen.h"
 #include "engine/lowering/window_helpers.h"
@@ -38,15 +39,21 @@ VectorEpilogue::VectorEpilogue(KernelBuilder& kb, const Epilogue& finish, graph:
   if (widen.failed)
     return;
   widened_ = Widen::broadcastTo(wide, lanes);
-  value_ = vectorValue.as<loop::Var>()->name;
+  value_ = vectorValue;
+  valueUses_ = loop::countUses(widened_, vectorValue.as<loop::Var>()->name);
   for (const Expr& i : index)
     index_.push_back(i.as<loop::Var>()->name);
 }
 
 Expr VectorEpilogue::operator()(const Expr& value, const std::vector<Expr>& outIndex) const {
-  std::map<std::string, Expr> at{{value_, value}};
+  std::map<std::string, Expr> at;
   for (std::size_t d = 0; d < index_.size(); ++d)
     at[index_[d]] = outIndex[d];
+  // A value the epilogue reads more than once (Relu: select(v > 0, v, 0)) is bound once
+  // rather than copied into every read.
+  if (valueUses_ > 1 && !value.as<loop::Var>() && !loop::isConst(value))
+    return loop::Let::make(value_, value, loop::substitute(widened_, at));
+  at[value_.as<loop::Var>()->name] = value;
   return loop::substitute(widened_, at);
 }
 

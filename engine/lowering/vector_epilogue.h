@@ -25,7 +25,8 @@ public:
 
 private:
   Expr widened_;
-  std::string value_;              // the vector placeholder of the value
+  Expr value_;                     // the vector placeholder of the value
+  int valueUses_ = 0;              // how many times the widened epilogue reads it
   std::vector<std::string> index_; // scalar placeholders of the index (the last: the first lane)
 };
 

@@ -4,6 +4,7 @@
 #include "engine/loop_ir/ir_visitor.h"
 #include "engine/loop_ir/simplify.h"
 #include "engine/schedule/loop_nest.h"
+#include "engine/support/checked_int.h"
 
 namespace lathe::schedule::detail {
 
@@ -47,9 +48,11 @@ Bounds symbolicBounds(const Expr& e, const Ranges& ranges) {
     const auto stride = asConstInt(simplify(r->stride));
     if (!base || !stride)
       return std::nullopt;
-    const std::int64_t last = *stride * (r->lanes - 1);
-    return std::pair{simplify(base->first + makeIndex(std::min<std::int64_t>(last, 0))),
-                     simplify(base->second + makeIndex(std::max<std::int64_t>(last, 0)))};
+    const std::optional<std::int64_t> last = checkedMul(*stride, r->lanes - 1);
+    if (!last)
+      return std::nullopt;
+    return std::pair{simplify(base->first + makeIndex(std::min<std::int64_t>(*last, 0))),
+                     simplify(base->second + makeIndex(std::max<std::int64_t>(*last, 0)))};
   }
   if (const auto* b = e.as<Broadcast>())
     return recurse(b->value);

@@ -14,6 +14,7 @@
 #include "engine/schedule/loop_nest.h"
 #include "engine/schedule/primitives.h"
 #include "engine/schedule/producer.h"
+#include "engine/support/checked_int.h"
 
 #include <algorithm>
 
@@ -121,7 +122,11 @@ Stmt computeAt(const Stmt& body, const std::string& buffer, const std::string& l
       const std::int64_t extent = constantExtent(*f, "compute_at");
       if (!min)
         fail("the loop '" + f->name() + "' inside '" + loopName + "' has a varying start");
-      ranges[f->name()] = {*min, *min + std::max<std::int64_t>(extent, 1) - 1};
+      const std::optional<std::int64_t> last =
+          checkedAdd(*min, std::max<std::int64_t>(extent, 1) - 1);
+      if (!last)
+        fail("the loop '" + f->name() + "' inside '" + loopName + "' ends past the int64 range");
+      ranges[f->name()] = {*min, *last};
     }
     const auto b = symbolicBounds(a.index, ranges);
     if (!b)

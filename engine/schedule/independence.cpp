@@ -16,9 +16,11 @@
 #include "engine/loop_ir/simplify.h"
 #include "engine/loop_ir/substitute.h"
 #include "engine/schedule/loop_nest.h"
+#include "engine/support/checked_int.h"
 
 #include <algorithm>
 #include <functional>
+#include <limits>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -96,7 +98,8 @@ std::optional<std::int64_t> evaluate(const Expr& e, const std::map<std::string, 
     auto base = evaluate(r->base, env, 0), stride = evaluate(r->stride, env, 0);
     if (!base || !stride)
       return std::nullopt;
-    return *base + *stride * lane;
+    const std::optional<std::int64_t> step = checkedMul(*stride, lane);
+    return step ? checkedAdd(*base, *step) : std::nullopt;
   }
   case ExprKind::Broadcast:
     return evaluate(e.as<Broadcast>()->value, env, 0);
@@ -126,16 +129,16 @@ std::optional<std::int64_t> evaluate(const Expr& e, const std::map<std::string, 
   const std::int64_t x = *a, y = *b;
   switch (e.kind()) {
   case ExprKind::Add:
-    return x + y;
+    return checkedAdd(x, y);
   case ExprKind::Sub:
-    return x - y;
+    return checkedSub(x, y);
   case ExprKind::Mul:
-    return x * y;
+    return checkedMul(x, y);
   case ExprKind::Div:
   case ExprKind::Mod:
   case ExprKind::FloorDiv:
   case ExprKind::FloorMod: {
-    if (y == 0)
+    if (y == 0 || (x == std::numeric_limits<std::int64_t>::min() && y == -1))
       return std::nullopt;
     std::int64_t q = x / y, r = x % y;
     if ((e.kind() == ExprKind::FloorDiv || e.kind() == ExprKind::FloorMod) && r != 0 &&
@@ -199,17 +202,30 @@ std::optional<Interval> bounds(const Expr& e, const std::map<std::string, Interv
     if (!ab)
       return std::nullopt;
     auto [a, b] = *ab;
+    // Ends that would overflow int64 leave the expression unbounded.
+    auto interval = [](std::optional<std::int64_t> lo,
+                       std::optional<std::int64_t> hi) -> std::optional<Interval> {
+      return lo && hi ? std::optional(Interval{*lo, *hi}) : std::nullopt;
+    };
     switch (e.kind()) {
     case ExprKind::Add:
-      return Interval{a.lo + b.lo, a.hi + b.hi};
+      return interval(checkedAdd(a.lo, b.lo), checkedAdd(a.hi, b.hi));
     case ExprKind::Sub:
-      return Interval{a.lo - b.hi, a.hi - b.lo};
+      return interval(checkedSub(a.lo, b.hi), checkedSub(a.hi, b.lo));
     case ExprKind::Min:
       return Interval{std::min(a.lo, b.lo), std::min(a.hi, b.hi)};
     case ExprKind::Max:
       return Interval{std::max(a.lo, b.lo), std::max(a.hi, b.hi)};
     default: {
-      const std::int64_t c[] = {a.lo * b.lo, a.lo * b.hi, a.hi * b.lo, a.hi * b.hi};
+      std::int64_t c[4];
+      int n = 0;
+      for (std::int64_t x : {a.lo, a.hi})
+        for (std::int64_t y : {b.lo, b.hi}) {
+          const std::optional<std::int64_t> p = checkedMul(x, y);
+          if (!p)
+            return std::nullopt;
+          c[n++] = *p;
+        }
       return Interval{*std::min_element(c, c + 4), *std::max_element(c, c + 4)};
     }
     }
@@ -224,7 +240,7 @@ std::optional<Interval> bounds(const Expr& e, const std::map<std::string, Interv
     auto [a, b] = *ab;
     if (e.kind() == ExprKind::Div || e.kind() == ExprKind::FloorDiv)
       return Interval{a.lo / b.lo, a.hi / b.lo};
-    if (a.hi - a.lo + 1 >= b.lo || a.lo % b.lo > a.hi % b.lo)
+    if (a.hi - a.lo >= b.lo - 1 || a.lo % b.lo > a.hi % b.lo) // a.lo >= 0: no overflow
       return Interval{0, b.lo - 1};
     return Interval{a.lo % b.lo, a.hi % b.lo};
   }
@@ -233,9 +249,12 @@ std::optional<Interval> bounds(const Expr& e, const std::map<std::string, Interv
     auto base = bounds(r->base, vars), stride = bounds(r->stride, vars);
     if (!base || !stride || stride->lo != stride->hi)
       return std::nullopt;
-    const std::int64_t last = stride->lo * (r->lanes - 1);
-    return Interval{base->lo + std::min<std::int64_t>(0, last),
-                    base->hi + std::max<std::int64_t>(0, last)};
+    const std::optional<std::int64_t> last = checkedMul(stride->lo, r->lanes - 1);
+    if (!last)
+      return std::nullopt;
+    const std::optional<std::int64_t> lo = checkedAdd(base->lo, std::min<std::int64_t>(0, *last));
+    const std::optional<std::int64_t> hi = checkedAdd(base->hi, std::max<std::int64_t>(0, *last));
+    return lo && hi ? std::optional(Interval{*lo, *hi}) : std::nullopt;
   }
   case ExprKind::Broadcast:
     return bounds(e.as<Broadcast>()->value, vars);
@@ -250,7 +269,8 @@ struct ConstRange {
 
 std::optional<ConstRange> constRange(const For& f) {
   auto min = asConstInt(simplify(f.min)), extent = asConstInt(simplify(f.extent));
-  if (!min || !extent)
+  // The last value, min + extent - 1, must be an int64 too.
+  if (!min || !extent || !checkedAdd(*min, std::max<std::int64_t>(*extent, 0)))
     return std::nullopt;
   return ConstRange{*min, std::max<std::int64_t>(*extent, 0)};
 }
@@ -270,18 +290,19 @@ bool enumerateWrites(const For& loop, const BufferStores& b,
   const std::optional<ConstRange> outer = constRange(loop);
   if (!outer)
     return false;
+  // Counted with checked products: a count that overflows is too large to enumerate.
   std::int64_t points = 0;
   for (std::size_t s = 0; s < b.stores.size(); ++s) {
-    std::int64_t n = outer->extent * b.indices[s].type().lanes();
+    std::optional<std::int64_t> n = checkedMul(outer->extent, b.indices[s].type().lanes());
     for (const For* f : b.stores[s]->loops) {
       const auto r = constRange(*f);
-      if (!r)
+      if (!r || !n || *n > kMaxPoints)
         return false;
-      n *= std::max<std::int64_t>(r->extent, 1);
-      if (n > kMaxPoints)
-        return false;
+      n = checkedMul(*n, std::max<std::int64_t>(r->extent, 1));
     }
-    points += n;
+    if (!n || *n > kMaxPoints)
+      return false;
+    points += *n;
     if (points > kMaxPoints)
       return false;
   }
@@ -363,7 +384,8 @@ void boundWrites(const For& loop, const BufferStores& b,
   if (*stride == 0)
     cannot(*b.stores[0], "every iteration writes the same element of " +
                              b.stores[0]->buffer.name() + " (a reduction along '" + var + "')");
-  if (span->hi - span->lo >= std::abs(*stride))
+  const std::optional<std::int64_t> width = checkedSub(span->hi, span->lo);
+  if (!width || *stride == std::numeric_limits<std::int64_t>::min() || *width >= std::abs(*stride))
     cannot(*b.stores[0], "iterations write overlapping elements of " + b.stores[0]->buffer.name());
 }
 

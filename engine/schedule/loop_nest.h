@@ -34,6 +34,19 @@ std::vector<const loop::For*> enclosingLoops(const Stmt& body, const std::string
 // The constant extent of a loop, or a failure naming the primitive that needed it.
 std::int64_t constantExtent(const loop::For& loop, const char* primitive);
 
+// Inclusive constant ranges of loop variables, by name.
+using VarRanges = std::map<std::string, std::pair<std::int64_t, std::int64_t>>;
+// The least and greatest values of a signed integer expression while the variables in
+// `ranges` run over them (value_range.cpp); an end is nothing when it cannot be bounded
+// (another variable, a load, a step that would overflow int64).
+struct ValueRange {
+  std::optional<std::int64_t> lo, hi;
+};
+ValueRange constantRange(const Expr& e, const VarRanges& ranges);
+// The most iterations `loop` (in `body`) can run: its constant extent, or the greatest value
+// its extent takes while the loops around it run; nothing when that has no bound.
+std::optional<std::int64_t> maxExtent(const Stmt& body, const loop::For& loop);
+
 struct Access {
   loop::Buffer buffer;
   Expr index;

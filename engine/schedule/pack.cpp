@@ -14,6 +14,7 @@
 #include "engine/schedule/loop_nest.h"
 #include "engine/schedule/primitives.h"
 #include "engine/schedule/producer.h"
+#include "engine/support/checked_int.h"
 
 #include <algorithm>
 #include <map>
@@ -96,7 +97,9 @@ Stmt pack(const Stmt& body, const std::string& buffer, const std::string& loopNa
       fail("the loop '" + f->name() + "' has a varying start");
     const std::int64_t extent = constantExtent(*f, "pack");
     dims.push_back({f, *stride, extent});
-    elements *= std::max<std::int64_t>(extent, 1);
+    const std::optional<std::int64_t> more =
+        checkedMul(elements, std::max<std::int64_t>(extent, 1));
+    elements = more ? *more : kMaxPacked + 1;
     if (elements > kMaxPacked)
       fail("the copy of '" + buffer + "' would hold more than " + std::to_string(kMaxPacked) +
            " elements");

@@ -6,6 +6,7 @@
 #include "engine/loop_ir/simplify.h"
 #include "engine/loop_ir/substitute.h"
 #include "engine/schedule/loop_nest.h"
+#include "engine/support/checked_int.h"
 
 #include <algorithm>
 #include <map>
@@ -122,7 +123,11 @@ Producer findProducer(const Stmt& body, const std::string& buffer, const char* p
     if (d->stride != expected)
       fail("the loops around the store do not enumerate '" + buffer +
            "' once in row-major order (" + toString(p.store->index) + ")");
-    expected *= d->extent;
+    const std::optional<std::int64_t> next = checkedMul(expected, d->extent);
+    if (!next)
+      fail("the loops around the store of '" + buffer +
+           "' cover more elements than an int64 counts");
+    expected = *next;
   }
   std::map<std::string, Expr> zero;
   for (const Dim& d : dims)

@@ -3,6 +3,7 @@
 #include "engine/schedule/schedule_io.h"
 #include "engine/support/diagnostics.h"
 
+#include <limits>
 #include <nlohmann/json.hpp>
 
 namespace lathe::schedule {
@@ -60,6 +61,9 @@ ScheduleSet parseJson(const std::string& text, const std::string& source) {
       for (const json& f : factors) {
         if (!f.is_number_integer())
           bad(stepAt, "factors are integers");
+        if (f.is_number_unsigned() &&
+            f.get<std::uint64_t>() > std::uint64_t(std::numeric_limits<std::int64_t>::max()))
+          bad(stepAt, "the factor " + f.dump() + " is out of range (at most 9223372036854775807)");
         step.factors.push_back(f.get<std::int64_t>());
       }
       checkSignature(step, file + ": " + stepAt);

@@ -94,6 +94,8 @@ ScheduleSet parseText(const std::string& text, const std::string& source) {
       if (!arg.empty() && ec == std::errc() && end == arg.data() + arg.size()) {
         step.factors.push_back(value);
         sawFactor = true;
+      } else if (ec == std::errc::result_out_of_range && end == arg.data() + arg.size()) {
+        bad("the integer " + arg + " is out of range (at most 9223372036854775807)");
       } else if (isName(arg)) {
         if (sawFactor)
           bad("loop names come before the integers in " + name + "(...)");

@@ -519,6 +519,15 @@ def check_schedule(lathe, models):
         f.write(f"kernel {name}:\n  spilt({x}, 8)\n")
     rc, out, err = run(lathe, "compile", model, "-o", f"{work}/b.tar", "--schedule", bad)
     expect(rc == 1 and "bad.txt:2: unknown primitive 'spilt'" in err, "a typo is refused", err)
+    # Factors above the loop's extent are refused, not wrapped: split by 2^63 - 1 once deleted
+    # the kernel's body (exit 0, wrong outputs), split by 10^12 made a kernel that spun.
+    for step in (f"split({x}, 9223372036854775807)", f"split({x}, 1000000000000)",
+                 f"tile({y}, {x}, 4, 1000000000000)"):
+        with open(bad, "w") as f:
+            f.write(f"kernel {name}:\n  {step}\n")
+        rc, out, err = run(lathe, "compile", model, "-o", f"{work}/b.tar", "--schedule", bad)
+        expect(rc == 1 and f"bad.txt:2: kernel {name}, step 1 {step}: the factor" in err
+               and f"is larger than the extent of '{x}' (16)" in err, f"{step} is refused", err)
 
 
 def hostile_names_model(path):

@@ -134,6 +134,20 @@ TEST(LoopConstruction, BufferStridesAndFlatIndex) {
             "broadcast(i, 4)*broadcast(12, 4) + broadcast(j, 4)*broadcast(4, 4) + ramp(k, 1, 4)");
 }
 
+TEST(LoopConstruction, StridesThatOverflowAreRefused) {
+  // 2^32 x 2^32 elements: the row-major strides' product does not fit in an int64 index.
+  const std::int64_t big = std::int64_t{1} << 32;
+  try {
+    Buffer::make("huge", f32(), makeShape({big, big}));
+    FAIL() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Unsupported);
+    EXPECT_EQ(e.reason(), "buffer 'huge' has more elements than an int64 index counts");
+  }
+  EXPECT_EQ(toString(Buffer::make("big", f32(), makeShape({big, big / 4})).strides()[0]),
+            "1073741824");
+}
+
 TEST(LoopConstruction, KernelParametersAreInputsThenOutputs) {
   Buffer a = Buffer::make("a", f32(), makeShape({4}));
   Buffer b = Buffer::make("b", f32(), makeShape({4}));

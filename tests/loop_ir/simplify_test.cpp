@@ -2,6 +2,7 @@
 
 #include "engine/loop_ir/ir_printer.h"
 #include "engine/loop_ir/simplify.h"
+#include "engine/support/diagnostics.h"
 #include "test_kernels.h"
 
 #include <gtest/gtest.h>
@@ -274,6 +275,24 @@ TEST_F(Simplify, LoopWithExtentOneIsInlined) {
   Stmt loop =
       For::make(x, makeIndex(5), makeIndex(1), ForKind::Parallel, Store::make(out, x * 2 + 1, f));
   EXPECT_EQ(show(loop), "out[11] = f\n");
+}
+TEST_F(Simplify, LoopExtentThatOverflowsIsRefused) {
+  // 2^32 * 2^32 does not fold (signed overflow): left alone it would wrap to 0 trips.
+  const Expr huge = makeIndex(std::int64_t{1} << 32) * makeIndex(std::int64_t{1} << 32);
+  try {
+    simplify(For::make(x, makeIndex(0), huge, ForKind::Serial, Store::make(out, x, f)));
+    FAIL() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Internal);
+    EXPECT_NE(e.reason().find(
+                  "the extent of loop 'x' overflows or divides by zero: 4294967296*4294967296"),
+              std::string::npos)
+        << e.reason();
+  }
+  // An extent that reads a variable is left to run time.
+  EXPECT_NE(show(For::make(x, makeIndex(0), y * 2, ForKind::Serial, Store::make(out, x, f)))
+                .find("for (x, 0, y*2)"),
+            std::string::npos);
 }
 TEST_F(Simplify, ConstantConditionPicksABranch) {
   Stmt s = IfThenElse::make(x < x, Store::make(out, x, f), Store::make(out, x, g));

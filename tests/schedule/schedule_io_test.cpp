@@ -63,6 +63,10 @@ TEST(ScheduleIo, SyntaxErrorsNameTheLine) {
   EXPECT_EQ(errorOf("kernel k\n").rfind("s.txt:1: a kernel line reads", 0), 0u);
   EXPECT_EQ(errorOf("kernel k:\nkernel k:\n").rfind("s.txt:2: kernel k has a second", 0), 0u);
   EXPECT_EQ(errorOf("kernel k:\n  split(x, 4$)\n").rfind("s.txt:2: '4$' is neither", 0), 0u);
+  // Factors are int64: a bigger one is refused, not wrapped.
+  EXPECT_EQ(errorOf("kernel k:\n  split(x, 99999999999999999999)\n")
+                .rfind("s.txt:2: the integer 99999999999999999999 is out of range", 0),
+            0u);
 }
 
 TEST(ScheduleIo, JsonErrorsNameTheStep) {
@@ -75,6 +79,11 @@ TEST(ScheduleIo, JsonErrorsNameTheStep) {
       "loops": ["x"], "factors": [1.5]}]}]})",
                     true)
                 .find("factors are integers"),
+            std::string::npos);
+  EXPECT_NE(errorOf(R"({"schedules": [{"kernel": "k", "steps": [{"primitive": "split",
+      "loops": ["x"], "factors": [18446744073709551615]}]}]})",
+                    true)
+                .find("steps[0]: the factor 18446744073709551615 is out of range"),
             std::string::npos);
 }
 

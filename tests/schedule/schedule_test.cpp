@@ -6,6 +6,7 @@
 #include "tests/schedule/schedule_kernels.h"
 
 #include <gtest/gtest.h>
+#include <limits>
 
 namespace lathe::schedule {
 namespace {
@@ -104,6 +105,136 @@ TEST(Schedule, RefusesWhatWouldBeWrongOrMeaningless) {
                 .find("there is no loop 'q'"),
             std::string::npos);
   EXPECT_NE(refusal({step(Primitive::Split, {"q"})}).find("split takes 1 loop(s) then 1"),
+            std::string::npos);
+}
+
+TEST(Schedule, FactorsLargerThanTheExtentAreRefused) {
+  constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
+  constexpr std::int64_t kTrillion = 1000000000000;
+  // split(q, 2^63 - 1) overflowed ceil(20 / factor) into a negative extent, so the simplifier
+  // deleted the loop nest; split(q, 10^12) made an inner loop of 10^12 guarded iterations.
+  for (std::int64_t factor : {kMax, kTrillion, std::int64_t{21}}) {
+    const std::string f = std::to_string(factor);
+    EXPECT_EQ(refusal({step(Primitive::Split, {"q"}, {factor})}),
+              "s.txt: kernel matmul_relu, step 1 split(q, " + f + "): the factor " + f +
+                  " is larger than the extent of 'q' (20); use a factor from 1 to 20 (a larger "
+                  "one only adds empty iterations)");
+  }
+  // tile splits both loops, each checked against its own extent.
+  EXPECT_NE(refusal({step(Primitive::Tile, {"p", "q"}, {5, kMax})})
+                .find("tile(p, q, 5, 9223372036854775807): the factor 9223372036854775807 is "
+                      "larger than the extent of 'q' (20)"),
+            std::string::npos);
+  EXPECT_NE(refusal({step(Primitive::Tile, {"p", "q"}, {kTrillion, 4})})
+                .find("the factor 1000000000000 is larger than the extent of 'p' (30)"),
+            std::string::npos);
+  // A split loop is checked against its new extent.
+  EXPECT_NE(refusal({step(Primitive::Split, {"q"}, {4}), step(Primitive::Split, {"q.i"}, {5})})
+                .find("larger than the extent of 'q.i' (4)"),
+            std::string::npos);
+  // unroll takes no factor, and unrolls only loops of at most 256 iterations.
+  EXPECT_NE(refusal({step(Primitive::Unroll, {"k"}, {kMax})}).find("unroll takes 1 loop(s), as in"),
+            std::string::npos);
+  EXPECT_NE(refusal({step(Primitive::Split, {"q"}, {2}), step(Primitive::Unroll, {"q.o"}),
+                     step(Primitive::Unroll, {"k"}), step(Primitive::Tile, {"i", "j"}, {kMax, 2})})
+                .find("step 4 tile(i, j, 9223372036854775807, 2): the factor"),
+            std::string::npos);
+  // The whole extent is a factor: one outer iteration, which the simplifier removes.
+  const std::string whole = scheduled({step(Primitive::Split, {"q"}, {20})});
+  EXPECT_NE(whole.find("for (q.i, 0, 20)"), std::string::npos) << whole;
+  EXPECT_EQ(whole.find("if ("), std::string::npos) << whole;
+}
+
+TEST(Schedule, SplitOfAVaryingExtentIsCheckedAgainstItsBound) {
+  using namespace loop;
+  Buffer x = Buffer::make("x", i64(), makeShape({1}));
+  Buffer o = Buffer::make("o", f32(), makeShape({40}));
+  Expr r = testing::indexVar("r"), c = testing::indexVar("c"), n = testing::indexVar("n");
+  Stmt store = Store::make(o, r * 4 + c, makeFloatConst(f32(), 1.0));
+  // c runs min(r + 1, 4) times: at most 4.
+  Kernel bounded{
+      "bounded",
+      {},
+      {o},
+      testing::serialFor(
+          r, 10, For::make(c, makeIndex(0), min(r + 1, makeIndex(4)), ForKind::Serial, store)),
+      {}};
+  EXPECT_NE(
+      loop::toString(apply(bounded, Schedule{"bounded", {step(Primitive::Split, {"c"}, {4})}}))
+          .find("for (c.i, 0, 4)"),
+      std::string::npos);
+  try {
+    apply(bounded, Schedule{"bounded", {step(Primitive::Split, {"c"}, {5})}});
+    FAIL() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(e.reason().find("larger than the extent of 'c' (at most 4)"), std::string::npos)
+        << e.reason();
+  }
+  // c runs x[0] times: no bound to check a factor against.
+  Kernel loaded{
+      "loaded",
+      {x},
+      {o},
+      testing::serialFor(r, 10,
+                         LetStmt::make(n, Load::make(x, makeIndex(0)),
+                                       For::make(c, makeIndex(0), n, ForKind::Serial, store))),
+      {}};
+  try {
+    apply(loaded, Schedule{"loaded", {step(Primitive::Split, {"c"}, {2})}});
+    FAIL() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(e.reason().find("'c' runs n times, which has no bound"), std::string::npos)
+        << e.reason();
+  }
+}
+
+TEST(Schedule, UnrollRefusesHugeLoops) {
+  using namespace loop;
+  Buffer o = Buffer::make("o", f32(), makeShape({1}));
+  Expr r = testing::indexVar("r");
+  Kernel k{"huge",
+           {},
+           {o},
+           testing::serialFor(r, std::int64_t{1} << 40,
+                              Store::make(o, makeIndex(0), makeFloatConst(f32(), 1.0))),
+           {}};
+  try {
+    apply(k, Schedule{"huge", {step(Primitive::Unroll, {"r"})}});
+    FAIL() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(e.reason().find("unroll allows at most 256 iterations; 'r' has 1099511627776"),
+              std::string::npos)
+        << e.reason();
+  }
+}
+
+TEST(Schedule, FuseRefusesAnExtentThatOverflows) {
+  using namespace loop;
+  Buffer o = Buffer::make("o", f32(), makeShape({1}));
+  Expr a = testing::indexVar("a"), b = testing::indexVar("b");
+  auto kernel = [&](std::int64_t extent) {
+    return Kernel{"big",
+                  {},
+                  {o},
+                  testing::serialFor(
+                      a, extent,
+                      testing::serialFor(b, extent,
+                                         Store::make(o, makeIndex(0), makeFloatConst(f32(), 1.0)))),
+                  {}};
+  };
+  const Schedule fuse{"big", {step(Primitive::Fuse, {"a", "b"})}};
+  // 2^32 * 2^32 iterations do not fit in an int64: the product would wrap to 0 at run time.
+  try {
+    apply(kernel(std::int64_t{1} << 32), fuse);
+    FAIL() << "accepted";
+  } catch (const Error& e) {
+    EXPECT_NE(e.reason().find("the fused loop would run 4294967296 * 4294967296 times, more than "
+                              "an int64 counts"),
+              std::string::npos)
+        << e.reason();
+  }
+  EXPECT_NE(loop::toString(apply(kernel(std::int64_t{1} << 31), fuse))
+                .find("for (a.b.fused, 0, 4611686018427387904)"),
             std::string::npos);
 }
 
