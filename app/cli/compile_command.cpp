@@ -32,6 +32,12 @@ std::string scheduledSummary(const api::CompileReport& c) {
 }
 
 int compileModel(const CompileCommandOptions& o) {
+  for (const std::string* input : {&o.model, &o.schedule})
+    if (!input->empty() && api::isSameFile(o.output, *input)) {
+      std::cerr << "lathe: error: -o " << o.output << " is the input " << *input
+                << "; writing the bundle would destroy it\n";
+      return 2;
+    }
   api::Session session;
   api::CompileOptions options;
   options.target = o.target;

@@ -1,6 +1,7 @@
 // `lathe`: the command-line front door to the engine (the same engine/api the workbench uses).
 #include "app/cli/commands.h"
 #include "app/cli/escaping_output.h"
+#include "engine/api/session.h"
 
 #include <iostream>
 
@@ -10,6 +11,7 @@ int main(int argc, char** argv) {
                "lathe"};
   app.require_subcommand(1);
   app.set_version_flag("--version", "lathe 0.1.0");
+  lathe::api::cleanUpTemporaryFilesOnSignals();
   const auto escapedOut = lathe::cli::escapeOutputOf(std::cout);
   const auto escapedErr = lathe::cli::escapeOutputOf(std::cerr);
   int exitCode = 0;

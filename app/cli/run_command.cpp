@@ -59,6 +59,13 @@ std::string shapeText(const std::vector<std::int64_t>& shape) {
 }
 
 int runModel(const RunCommandOptions& o) {
+  for (const std::string* output : {&o.outputs, &o.trace})
+    for (const std::string* input : {&o.model, &o.inputs})
+      if (!output->empty() && !input->empty() && api::isSameFile(*output, *input)) {
+        std::cerr << "lathe: error: " << *output << " is the input " << *input
+                  << "; writing it would destroy the input\n";
+        return 2;
+      }
   api::Session session;
   const bool bundle = o.model.size() > 4 && o.model.substr(o.model.size() - 4) == ".tar";
   if (bundle) {
@@ -93,10 +100,9 @@ int runModel(const RunCommandOptions& o) {
   }
   const api::RunReport& r = *result.report;
   if (r.profile && !o.trace.empty()) {
-    std::ofstream file(o.trace, std::ios::binary);
-    file << api::profileChromeTrace(r);
-    if (!file.flush()) {
-      std::cerr << "lathe: error: " << o.trace << ": cannot write the trace\n";
+    const api::WriteResult written = api::writeTextFile(o.trace, api::profileChromeTrace(r));
+    if (!written.ok()) {
+      std::cerr << "lathe: error: " << written.failure->message << "\n";
       return 1;
     }
     std::cerr << "lathe: wrote " << o.trace << " (" << r.profile->events.size()

@@ -2,6 +2,7 @@
 
 #include "engine/loop_ir/ir_printer.h"
 #include "engine/loop_ir/ir_visitor.h"
+#include "engine/support/atomic_file.h"
 #include "engine/support/diagnostics.h"
 
 #include <filesystem>
@@ -15,10 +16,7 @@ namespace fs = std::filesystem;
 namespace {
 
 void writeText(const fs::path& p, const std::string& text) {
-  std::ofstream out(p);
-  out << text;
-  if (!out)
-    throw Error(ErrorKind::Io, "cannot write " + p.string());
+  writeFileAtomically(p, text);
 }
 
 // Each line of `text` behind `prefix`.

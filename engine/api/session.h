@@ -374,4 +374,18 @@ private:
   std::unique_ptr<State> state_;
 };
 
+// --- files the front ends write ---
+struct WriteResult {
+  std::optional<Failure> failure;
+  bool ok() const { return !failure; }
+};
+// Writes `text` to `path` whole or not at all: a temporary file beside it, renamed over it.
+WriteResult writeTextFile(const std::string& path, const std::string& text);
+// Whether `output` names the same file as `input` (through links, or the same path when
+// the output does not exist yet): a write would destroy the input.
+bool isSameFile(const std::string& output, const std::string& input);
+// On SIGINT and SIGTERM, removes the temporary files of writes in progress and the folders
+// that open bundles were extracted to, then dies of the signal (call once, from main).
+void cleanUpTemporaryFilesOnSignals();
+
 } // namespace lathe::api

@@ -1,5 +1,6 @@
 #include "engine/export/tar_archive.h"
 
+#include "engine/support/atomic_file.h"
 #include "engine/support/diagnostics.h"
 
 #include <cstring>
@@ -47,9 +48,8 @@ bool safeRelativePath(const std::string& p) {
 } // namespace
 
 void writeTar(const std::string& path, const std::vector<ArchiveEntry>& entries) {
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out)
-    throw Error(ErrorKind::Io, "cannot write the archive", {path, {}, {}});
+  // Whole or not at all: an interrupted or failed write leaves the previous bundle.
+  AtomicFile out(path);
   for (const ArchiveEntry& e : entries) {
     LATHE_CHECK(safeRelativePath(e.path) && e.path.size() < 100, "bad archive path " + e.path);
     char header[kBlock] = {};
@@ -67,16 +67,15 @@ void writeTar(const std::string& path, const std::vector<ArchiveEntry>& entries)
     for (unsigned char c : header)
       sum += c;
     writeOctal(header + 148, 7, sum);
-    out.write(header, kBlock);
-    out.write(e.bytes.data(), static_cast<std::streamsize>(e.bytes.size()));
+    out.write({header, kBlock});
+    out.write(e.bytes);
     const std::size_t pad = (kBlock - e.bytes.size() % kBlock) % kBlock;
     static const char zeros[kBlock] = {};
-    out.write(zeros, static_cast<std::streamsize>(pad));
+    out.write({zeros, pad});
   }
   static const char end[2 * kBlock] = {};
-  out.write(end, sizeof end);
-  if (!out)
-    throw Error(ErrorKind::Io, "writing the archive failed", {path, {}, {}});
+  out.write({end, sizeof end});
+  out.commit();
 }
 
 std::vector<ArchiveEntry> readTar(const std::string& path) {

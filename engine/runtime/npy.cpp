@@ -1,6 +1,7 @@
 #include "engine/runtime/npy.h"
 
 #include "engine/runtime/npy_format.h"
+#include "engine/support/atomic_file.h"
 
 #include <algorithm>
 #include <bit>
@@ -456,15 +457,10 @@ Tensor readNpy(const std::filesystem::path& path) {
 void writeNpy(const std::filesystem::path& path, const Tensor& tensor) {
   const detail::NpyContext where{path.string(), ""};
   const detail::EncodedNpy encoded = detail::encodeNpyParts(tensor);
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  if (!out)
-    detail::failNpy(where, ErrorKind::Io, "cannot open for writing");
-  out.write(encoded.header.data(), static_cast<std::streamsize>(encoded.header.size()));
-  out.write(reinterpret_cast<const char*>(encoded.data.data()),
-            static_cast<std::streamsize>(encoded.data.size()));
-  out.close();
-  if (!out)
-    detail::failNpy(where, ErrorKind::Io, "write error");
+  AtomicFile out(path);
+  out.write(encoded.header);
+  out.write({reinterpret_cast<const char*>(encoded.data.data()), encoded.data.size()});
+  out.commit();
 }
 
 Tensor decodeNpy(std::span<const std::byte> bytes, const std::string& source) {

@@ -3,8 +3,9 @@
 // replaces the target only on success.
 
 #include "engine/runtime/npy.h"
-#include "engine/support/text_escape.h"
 #include "engine/runtime/npy_format.h"
+#include "engine/support/atomic_file.h"
+#include "engine/support/text_escape.h"
 
 #include <cstring>
 #include <fstream>
@@ -118,11 +119,7 @@ void forEachMember(zip_t* archive, const std::filesystem::path& path, Fn&& fn) {
 // arrays writes an empty zip, which numpy loads: write that by hand.
 void writeEmptyZip(const std::filesystem::path& path) {
   const char endOfCentralDirectory[22] = {'P', 'K', 5, 6};
-  std::ofstream out(path, std::ios::binary | std::ios::trunc);
-  out.write(endOfCentralDirectory, sizeof endOfCentralDirectory);
-  out.close();
-  if (!out)
-    failNpy(NpyContext{path.string(), ""}, ErrorKind::Io, "cannot write");
+  writeFileAtomically(path, {endOfCentralDirectory, sizeof endOfCentralDirectory});
 }
 
 } // namespace

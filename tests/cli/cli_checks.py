@@ -5,6 +5,7 @@ Usage: cli_checks.py LATHE MODEL_DIR CHECK
 Each check runs lathe as a user would and asserts on its exit status and output.
 """
 import json
+import os
 import subprocess
 import sys
 
@@ -583,6 +584,40 @@ def check_hostile_names(lathe, models):
     expect(rc == 0 and json.load(open(f"{work}/trace.json"))["traceEvents"], "--trace", out + err)
     rc, out, err = lathe_bytes("run", model, "--inputs", f"{work}/missing.npz")
     expect(rc == 1 and "missing.npz" in err, "errors go through the same escaping", err)
+
+
+def check_files_written_safely(lathe, models):
+    """An output that is one of the inputs is refused; a bundle or trace that cannot be
+    written whole (a full disk, here RLIMIT_FSIZE) leaves the previous file as it was."""
+    import hashlib
+    import resource
+    import shutil
+    import signal
+    import tempfile
+    work = tempfile.mkdtemp(prefix="lathe_cli_")
+    model = f"{work}/m.onnx"
+    shutil.copy(f"{models}/sample_cnn.onnx", model)
+    digest = hashlib.sha256(open(model, "rb").read()).hexdigest()
+    rc, out, err = run(lathe, "compile", model, "-o", model)
+    expect(rc == 2 and "would destroy it" in err, "compile -o MODEL is refused", err)
+    expect(hashlib.sha256(open(model, "rb").read()).hexdigest() == digest, "the model is intact")
+    rc, out, err = run(lathe, "run", model, "--outputs", model)
+    expect(rc == 2 and "would destroy the input" in err, "run --outputs MODEL is refused", err)
+    rc, out, err = run(lathe, "compile", model, "-o", f"{work}/b.tar")
+    expect(rc == 0, "a first bundle", err)
+    before = open(f"{work}/b.tar", "rb").read()
+
+    def limited():
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (64 * 1024, 64 * 1024))
+
+    p = subprocess.run([lathe, "compile", model, "-o", f"{work}/b.tar"], capture_output=True,
+                       text=True, preexec_fn=limited, timeout=600)
+    expect(p.returncode == 1 and "b.tar" in p.stderr and "previous file" in p.stderr,
+           "a bundle that cannot be written whole is an error", p.stderr)
+    expect(open(f"{work}/b.tar", "rb").read() == before, "the previous bundle is unchanged")
+    leftovers = [f for f in os.listdir(work) if f.startswith(".b.tar")]
+    expect(not leftovers, "no temporary file is left", str(leftovers))
 
 
 CHECKS = {name[len("check_"):]: fn for name, fn in globals().items() if name.startswith("check_")}
