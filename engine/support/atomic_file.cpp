@@ -97,7 +97,8 @@ AtomicFile::AtomicFile(std::filesystem::path target) : target_(std::move(target)
   const int fd = ::mkstemp(pattern.data());
   if (fd < 0)
     throw Error(ErrorKind::Io,
-                std::string("cannot create a temporary file beside it: ") + std::strerror(errno),
+                std::string("cannot write (no temporary file can be made beside it: ") +
+                    std::strerror(errno) + ")",
                 {target_.string(), {}, {}});
   temp_ = pattern;
   registration_ = registerTemp(temp_);
