@@ -17,6 +17,7 @@ void addConformanceCommand(CLI::App& app, int& exitCode);
 void addTableCommands(CLI::App& app, int& exitCode); // ops, passes
 void addRunCommand(CLI::App& app, int& exitCode);
 void addCompileCommand(CLI::App& app, int& exitCode);
+void addCompareCommand(CLI::App& app, int& exitCode); // compare_command.cpp
 
 // Opens an ONNX model (fixing the given input shapes, and those of symbolic inputs to the
 // arrays of `inputsFile` when set) and compiles it; prints the error and returns null on

@@ -20,10 +20,13 @@ int main(int argc, char** argv) {
   lathe::cli::addCompileCommand(app, exitCode);
   lathe::cli::addRunCommand(app, exitCode);
   lathe::cli::addTableCommands(app, exitCode);
+  lathe::cli::addCompareCommand(app, exitCode);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
-    return app.exit(e);
+    const int code = app.exit(e);
+    // compare's exit status 1 means "a node diverges": its usage errors are 2.
+    return code != 0 && app.got_subcommand("compare") ? 2 : code;
   }
   return exitCode;
 }

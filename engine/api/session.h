@@ -336,6 +336,9 @@ struct BackendTestResult {
 BackendTestResult runBackendTest(const std::string& testDir, double rtol = 1e-3,
                                  double atol = 1e-5);
 
+struct CompareOptions; // numerics_compare.h
+struct CompareResult;
+
 // A Session may be used from any one thread at a time; results are immutable and may
 // be shared across threads.
 class Session {
@@ -370,6 +373,7 @@ public:
 
 private:
   friend BackendTestResult runBackendTest(const std::string&, double, double);
+  friend CompareResult compareNumerics(const CompareOptions&);
   struct State;
   std::unique_ptr<State> state_;
 };

@@ -3,6 +3,7 @@
 #include "engine/api/fold_constant_subgraphs.h"
 #include "engine/api/kernel_flops.h"
 #include "engine/api/profile_report.h"
+#include "engine/api/run_inputs.h"
 #include "engine/api/session_state.h"
 #include "engine/frontend/onnx/tensor_file.h"
 #include "engine/loop_ir/ir_printer.h"
@@ -11,7 +12,6 @@
 #include "engine/profiler/profiler.h"
 #include "engine/runtime/memory_plan.h"
 #include "engine/runtime/npy.h"
-#include "engine/support/text_escape.h"
 #include "engine/runtime/timing_stats.h"
 #include "engine/schedule/schedule_io.h"
 #include "engine/support/timer.h"
@@ -20,54 +20,11 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
-#include <random>
 
 namespace lathe::api {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Random inputs: floats uniform in [-1, 1), integers in [0, 2), booleans 0/1.
-void fillTensor(runtime::Tensor& t, const std::string& mode, std::uint64_t seed) {
-  using runtime::ElementType;
-  std::mt19937_64 rng(seed);
-  std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  auto value = [&]() -> double {
-    if (mode == "zeros")
-      return 0;
-    if (mode == "ones")
-      return 1;
-    return runtime::isFloatingPoint(t.elementType()) ? uniform(rng)
-                                                     : static_cast<double>(rng() % 2);
-  };
-  const std::int64_t n = t.numElements();
-  switch (t.elementType()) {
-  case ElementType::F32:
-    for (std::int64_t i = 0; i < n; ++i)
-      t.data<float>()[i] = static_cast<float>(value());
-    return;
-  case ElementType::F64:
-    for (std::int64_t i = 0; i < n; ++i)
-      t.data<double>()[i] = value();
-    return;
-  case ElementType::I64:
-    for (std::int64_t i = 0; i < n; ++i)
-      t.data<std::int64_t>()[i] = static_cast<std::int64_t>(value());
-    return;
-  case ElementType::I32:
-    for (std::int64_t i = 0; i < n; ++i)
-      t.data<std::int32_t>()[i] = static_cast<std::int32_t>(value());
-    return;
-  case ElementType::Bool:
-  case ElementType::U8:
-    for (std::int64_t i = 0; i < n; ++i)
-      static_cast<std::uint8_t*>(t.rawData())[i] = static_cast<std::uint8_t>(value() != 0);
-    return;
-  default:
-    throw Error(ErrorKind::Unsupported,
-                "filling inputs of type " + std::string(runtime::elementTypeName(t.elementType())));
-  }
-}
 
 double elementAsDouble(const runtime::Tensor& t, std::int64_t i) {
   // Every element type is listed: the switch ends in a return.
@@ -360,27 +317,8 @@ RunResult Session::run(const RunOptions& options) {
     }
     runtime::Executor& exec = *state_->compiled->executor;
     const auto& plan = exec.plan();
-    std::vector<runtime::Tensor> inputs;
-    std::vector<runtime::NamedTensor> given;
-    if (!options.inputsNpz.empty())
-      given = runtime::readNpz(options.inputsNpz);
-    for (std::size_t i = 0; i < plan.inputs.size(); ++i) {
-      const runtime::PlanSlot& slot = plan.slots[plan.inputs[i]];
-      // An input whose name is not plain text is found under its escaped name too (the
-      // form --outputs writes such names in).
-      auto it = std::find_if(given.begin(), given.end(), [&](const runtime::NamedTensor& t) {
-        return t.name == slot.name || t.name == escapeText(slot.name);
-      });
-      if (it != given.end()) {
-        inputs.push_back(std::move(it->tensor));
-        continue;
-      }
-      if (!options.inputsNpz.empty() && options.fill.empty())
-        throw Error(ErrorKind::Invalid, "input '" + slot.name + "' is not in " + options.inputsNpz);
-      runtime::Tensor t = runtime::Tensor::allocate(slot.type, slot.shape);
-      fillTensor(t, options.fill.empty() ? "random" : options.fill, options.seed + i);
-      inputs.push_back(std::move(t));
-    }
+    std::vector<runtime::Tensor> inputs =
+        prepareRunInputs(plan, options.inputsNpz, options.fill, options.seed);
     auto report = std::make_shared<RunReport>();
     report->threads = exec.threads();
     std::vector<runtime::Tensor> outputs;

@@ -1,6 +1,7 @@
 #include "engine/frontend/onnx/onnx_importer.h"
 
 #include "engine/frontend/onnx/graph_builder.h"
+#include "engine/frontend/onnx/model_file.h"
 #include "engine/frontend/onnx/onnx_sandbox.h"
 #include "engine/frontend/onnx/tensor_proto.h"
 #include "engine/frontend/onnx/version_downgrade.h"
@@ -8,12 +9,8 @@
 #include "engine/graph/verifier.h"
 #include "engine/support/diagnostics.h"
 
-#include <fcntl.h>
 #include <filesystem>
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <onnx/onnx_pb.h>
-#include <unistd.h>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -27,48 +24,6 @@ namespace {
 // inference so those steps never copy weights; smaller ones (shapes, axes) stay for
 // shape inference's data propagation.
 constexpr std::int64_t kKeepInProtoElements = 64;
-
-struct FileCloser {
-  int fd;
-  ~FileCloser() {
-    if (fd >= 0)
-      ::close(fd);
-  }
-};
-
-onnx::ModelProto parseModelFile(const std::string& path) {
-  std::error_code ec;
-  if (!fs::exists(path, ec))
-    throw Error(ErrorKind::Io, "no such file", {path, {}, {}});
-  if (!fs::is_regular_file(path, ec))
-    throw Error(ErrorKind::Io, "not a regular file", {path, {}, {}});
-  const auto size = fs::file_size(path, ec);
-  if (ec)
-    throw Error(ErrorKind::Io, "cannot read the file size: " + ec.message(), {path, {}, {}});
-  if (size == 0)
-    throw Error(ErrorKind::Invalid, "the file is empty, not an ONNX model", {path, {}, {}});
-  if (size >= (std::uint64_t(1) << 31) - 1)
-    throw Error(ErrorKind::Unsupported,
-                "models of 2 GiB or more must keep their weights in external data files",
-                {path, {}, {}});
-  FileCloser file{::open(path.c_str(), O_RDONLY | O_CLOEXEC)};
-  if (file.fd < 0)
-    throw Error(ErrorKind::Io, "cannot open the file", {path, {}, {}});
-  google::protobuf::io::FileInputStream raw(file.fd);
-  google::protobuf::io::CodedInputStream coded(&raw);
-  // A corrupt length prefix cannot make the parser reserve more than the file holds.
-  coded.SetTotalBytesLimit(static_cast<int>(size));
-  coded.SetRecursionLimit(64);
-  onnx::ModelProto model;
-  if (!model.ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage())
-    throw Error(ErrorKind::Invalid,
-                "not a valid ONNX model: the protobuf data is truncated or corrupt",
-                {path, {}, {}});
-  if (!model.has_graph())
-    throw Error(ErrorKind::Invalid, "the model has no graph (is this an ONNX file?)",
-                {path, {}, {}});
-  return model;
-}
 
 std::int64_t defaultOpset(const onnx::ModelProto& model, const std::string& path) {
   std::int64_t opset = -1;

@@ -1,0 +1,19 @@
+#pragma once
+// Internal to engine/api: the inputs of a run, from an .npz file or filled (seeded).
+#include "engine/runtime/executor.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lathe::api {
+
+// The inputs of one run of `plan`, in plan order: the arrays of `inputsNpz` by name, the
+// others filled by `fill` ("random": floats uniform in [-1, 1), integers 0 or 1; "zeros";
+// "ones"; empty: "random" without a file, an error for an input the file lacks). Input i
+// is filled from seed + i, so the same seed gives the same inputs in every command.
+std::vector<runtime::Tensor> prepareRunInputs(const runtime::ExecutionPlan& plan,
+                                              const std::string& inputsNpz, const std::string& fill,
+                                              std::uint64_t seed);
+
+} // namespace lathe::api

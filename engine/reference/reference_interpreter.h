@@ -1,0 +1,28 @@
+#pragma once
+// Runs a whole graph on Lathe's reference kernels (reference_ops.h), node by node in graph
+// order, keeping every value: the slow, simple path that `lathe compare` checks compiled
+// models against. Meant for the graph as imported: no fusion, no layout changes.
+
+#include "engine/graph/graph.h"
+
+#include <cstddef>
+#include <string>
+#include <unordered_map>
+
+namespace lathe::reference {
+
+struct Interpretation {
+  // The graph inputs and every node output computed, by value name.
+  std::unordered_map<std::string, graph::TensorData> values;
+  // The first node the reference could not evaluate: it and every node after it are left
+  // out, so that a comparison never runs past an unknown point silently.
+  bool complete = true;
+  std::size_t stoppedAt = 0; // index of that node in graph order
+  std::string stoppedNode, stoppedOp, stopReason;
+};
+
+// `inputs` holds every graph input's data by name; a missing one is lathe::Error (Invalid).
+Interpretation interpretGraph(const graph::Graph& graph,
+                              const std::unordered_map<std::string, graph::TensorData>& inputs);
+
+} // namespace lathe::reference

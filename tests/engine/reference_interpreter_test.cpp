@@ -1,0 +1,167 @@
+// Lathe's reference interpreter (engine/reference): small graphs whose results can be worked
+// out by hand, the ONNX corner cases the kernels must get right (padding, ceil mode, groups,
+// broadcasting), and the way it stops at a node it cannot evaluate.
+#include "engine/graph/parser.h"
+#include "engine/reference/reference_interpreter.h"
+#include "engine/support/diagnostics.h"
+
+#include <cmath>
+#include <gtest/gtest.h>
+
+namespace lathe {
+namespace {
+
+using graph::TensorData;
+
+TensorData f32(std::vector<std::int64_t> dims, std::vector<float> values) {
+  return TensorData::fromValues(graph::DType::F32, std::move(dims), values);
+}
+
+std::vector<double> valuesOf(const reference::Interpretation& run, const std::string& name) {
+  const auto it = run.values.find(name);
+  if (it == run.values.end()) {
+    ADD_FAILURE() << "no value " << name;
+    return {};
+  }
+  std::vector<double> out;
+  for (std::int64_t i = 0; i < it->second.numElements(); ++i)
+    out.push_back(it->second.elementAsDouble(i));
+  return out;
+}
+
+reference::Interpretation interpret(const std::string& ir, const std::string& input,
+                                    TensorData data) {
+  const auto g = graph::parseGraph(ir);
+  return reference::interpretGraph(*g, {{input, std::move(data)}});
+}
+
+// 1..9 in a 3x3 plane.
+TensorData plane3x3() {
+  return f32({1, 1, 3, 3}, {1, 2, 3, 4, 5, 6, 7, 8, 9});
+}
+
+TEST(ReferenceInterpreter, ConvWithPaddingAndStride) {
+  // The weight adds a pixel and its lower-right neighbour.
+  const auto run = interpret(R"(graph @g opset 17 {
+  input %x: f32[1,1,3,3]
+  const %w: f32[1,1,2,2] = [1, 0, 0, 1]
+  %plain: f32[1,1,2,2] = Conv(%x, %w) @plain
+  %strided: f32[1,1,2,2] = Conv(%x, %w) {pads = [1, 1, 1, 1], strides = [2, 2]} @strided
+  %same: f32[1,1,3,3] = Conv(%x, %w) {auto_pad = "SAME_UPPER"} @same
+  output %plain
+  output %strided
+  output %same
+})",
+                             "x", plane3x3());
+  ASSERT_TRUE(run.complete) << run.stopReason;
+  EXPECT_EQ(valuesOf(run, "plain"), (std::vector<double>{6, 8, 12, 14}));
+  // Windows start at -1 and 1: only one tap of the first row and column is inside.
+  EXPECT_EQ(valuesOf(run, "strided"), (std::vector<double>{1, 3, 7, 14}));
+  // SAME_UPPER pads the odd pixel at the end.
+  EXPECT_EQ(valuesOf(run, "same"), (std::vector<double>{6, 8, 3, 12, 14, 6, 7, 8, 9}));
+}
+
+TEST(ReferenceInterpreter, GroupedConvWithBias) {
+  const auto run = interpret(R"(graph @g opset 17 {
+  input %x: f32[1,2,1,2]
+  const %w: f32[2,1,1,1] = [2, 3]
+  const %b: f32[2] = [10, 20]
+  %y: f32[1,2,1,2] = Conv(%x, %w, %b) {group = 2} @conv
+  output %y
+})",
+                             "x", f32({1, 2, 1, 2}, {1, 2, 3, 4}));
+  EXPECT_EQ(valuesOf(run, "y"), (std::vector<double>{12, 14, 29, 32}));
+}
+
+TEST(ReferenceInterpreter, PoolingCeilModeAndPadCounting) {
+  const auto run = interpret(R"(graph @g opset 17 {
+  input %x: f32[1,1,1,5]
+  %max: f32[1,1,1,3] = MaxPool(%x) {ceil_mode = 1, kernel_shape = [1, 2], strides = [1, 2]} @max
+  %avg: f32[1,1,1,3] = AveragePool(%x) {kernel_shape = [1, 2], pads = [0, 1, 0, 0], strides = [1, 2]} @avg
+  %avgPad: f32[1,1,1,3] = AveragePool(%x) {count_include_pad = 1, kernel_shape = [1, 2], pads = [0, 1, 0, 0], strides = [1, 2]} @avg_pad
+  %mean: f32[1,1,1,1] = GlobalAveragePool(%x) @mean
+  output %max
+  output %avg
+  output %avgPad
+  output %mean
+})",
+                             "x", f32({1, 1, 1, 5}, {1, 5, 2, 4, 3}));
+  ASSERT_TRUE(run.complete) << run.stopReason;
+  // The last window holds only the fifth element.
+  EXPECT_EQ(valuesOf(run, "max"), (std::vector<double>{5, 4, 3}));
+  // The first window is [pad, 1]: divided by 1, or by 2 when the pad counts.
+  EXPECT_EQ(valuesOf(run, "avg"), (std::vector<double>{1, 3.5, 3.5}));
+  EXPECT_EQ(valuesOf(run, "avgPad"), (std::vector<double>{0.5, 3.5, 3.5}));
+  EXPECT_EQ(valuesOf(run, "mean"), (std::vector<double>{3}));
+}
+
+TEST(ReferenceInterpreter, MatMulBroadcastsAndGemmTransposes) {
+  const auto run = interpret(R"(graph @g opset 17 {
+  input %a: f32[2,1,1,2]
+  const %b: f32[3,2,1] = [1, 1, 2, 0, 0, 3]
+  %p: f32[2,3,1,1] = MatMul(%a, %b) @matmul
+  const %m: f32[2,2] = [1, 2, 3, 4]
+  const %c: f32[2] = [100, 200]
+  %g: f32[2,2] = Gemm(%m, %m, %c) {alpha = 2.0, transB = 1} @gemm
+  output %p
+  output %g
+})",
+                             "a", f32({2, 1, 1, 2}, {1, 2, 3, 4}));
+  ASSERT_TRUE(run.complete) << run.stopReason;
+  // Batch [2] against [3]: every row of a times every column of b.
+  EXPECT_EQ(valuesOf(run, "p"), (std::vector<double>{3, 2, 6, 7, 6, 12}));
+  // 2 * m m^T + c: m m^T = [[5, 11], [11, 25]].
+  EXPECT_EQ(valuesOf(run, "g"), (std::vector<double>{110, 222, 122, 250}));
+}
+
+TEST(ReferenceInterpreter, SoftmaxAndLayerNormalization) {
+  const auto run = interpret(R"(graph @g opset 17 {
+  input %x: f32[1,4]
+  %s: f32[1,4] = Softmax(%x) @softmax
+  const %scale: f32[4] = [1, 1, 2, 2]
+  %n: f32[1,4] = LayerNormalization(%x, %scale) {epsilon = 0.0} @ln
+  output %s
+  output %n
+})",
+                             "x", f32({1, 4}, {1, 2, 3, 4}));
+  ASSERT_TRUE(run.complete) << run.stopReason;
+  const std::vector<double> s = valuesOf(run, "s"), n = valuesOf(run, "n");
+  const double sum = std::exp(1.0) + std::exp(2.0) + std::exp(3.0) + std::exp(4.0);
+  const double sd = std::sqrt(1.25); // population deviation of 1, 2, 3, 4 around 2.5
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_NEAR(s[i], std::exp(i + 1.0) / sum, 1e-7);
+    EXPECT_NEAR(n[i], (i + 1 - 2.5) / sd * (i < 2 ? 1 : 2), 1e-6);
+  }
+}
+
+TEST(ReferenceInterpreter, StopsAtTheFirstNodeItCannotEvaluate) {
+  const auto run = interpret(R"(graph @g opset 17 {
+  input %x: f32[4]
+  const %ratio: f32[] = [0.5]
+  const %train: bool[] = [true]
+  %a: f32[4] = Relu(%x) @before
+  %b: f32[4] = Dropout(%a, %ratio, %train) @dropout
+  %c: f32[4] = Neg(%b) @after
+  output %c
+})",
+                             "x", f32({4}, {-1, 0, 1, 2}));
+  EXPECT_FALSE(run.complete);
+  EXPECT_EQ(run.stoppedNode, "dropout");
+  EXPECT_EQ(run.stoppedOp, "Dropout");
+  EXPECT_NE(run.stopReason.find("training"), std::string::npos) << run.stopReason;
+  EXPECT_EQ(valuesOf(run, "a"), (std::vector<double>{0, 0, 1, 2}));
+  EXPECT_EQ(run.values.count("b"), 0u);
+  EXPECT_EQ(run.values.count("c"), 0u);
+}
+
+TEST(ReferenceInterpreter, AMissingInputIsAnError) {
+  const auto g = graph::parseGraph(R"(graph @g opset 17 {
+  input %x: f32[4]
+  %y: f32[4] = Relu(%x) @relu
+  output %y
+})");
+  EXPECT_THROW(reference::interpretGraph(*g, {}), Error);
+}
+
+} // namespace
+} // namespace lathe
