@@ -2,6 +2,7 @@
 //   [--repeat N] [--threads T] [--print-time] [--print-top K] [--json] [--input-shapes ...]
 //   [--profile [--report table|csv|json] [--trace trace.json]]
 #include "app/cli/commands.h"
+#include "app/cli/option_checks.h"
 #include "engine/api/session.h"
 
 #include <cstdio>
@@ -74,7 +75,7 @@ int runModel(const RunCommandOptions& o) {
           << "lathe: error: --input-shapes applies when compiling; a bundle's shapes are fixed\n";
       return 2;
     }
-    const api::OpenResult opened = session.openBundle(o.model, o.threads);
+    const api::OpenResult opened = session.openBundle(o.model, boundedThreads(o.threads));
     if (!opened.ok()) {
       std::cerr << "lathe: error: " << opened.failure->message << "\n";
       return 1;
@@ -82,7 +83,7 @@ int runModel(const RunCommandOptions& o) {
   } else {
     api::CompileOptions compile;
     compile.target = o.target;
-    compile.threads = o.threads;
+    compile.threads = boundedThreads(o.threads);
     if (!openAndCompile(session, o.model, o.inputShapes, compile, o.inputs))
       return 1;
   }
@@ -167,9 +168,11 @@ void addRunCommand(CLI::App& app, int& exitCode) {
       ->check(CLI::IsMember({"random", "zeros", "ones"}));
   cmd->add_option("--outputs", o->outputs, "Write the outputs by name to this .npz file");
   cmd->add_option("--repeat", o->repeat, "Timed runs (one warm-up run first when more than 1)")
-      ->check(CLI::PositiveNumber)
+      ->check(atLeastOne)
       ->capture_default_str();
-  cmd->add_option("--threads", o->threads, "Threads (0 = one per core)")->capture_default_str();
+  cmd->add_option("--threads", o->threads, "Threads (0 = one per core; at most the cores)")
+      ->check(threadCount)
+      ->capture_default_str();
   cmd->add_flag("--print-time", o->printTime,
                 "Print mean, median, max, min and std of the runs in ms");
   cmd->add_option("--print-top", o->top, "Print the K largest values of each output");

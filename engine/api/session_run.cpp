@@ -177,6 +177,9 @@ CompileResult Session::compile(const CompileOptions& options) {
     if (!state_->graph)
       throw Error(ErrorKind::Invalid, "no model is open");
     requireStaticInputs(*state_->graph);
+    if (state_->graph->outputs.empty())
+      throw Error(ErrorKind::Invalid, "the model has no outputs: there is nothing to compute",
+                  {state_->path, {}, {}});
     const target::Target target = target::parseTarget(options.target);
     auto stage = [&](int percent, const std::string& name) {
       if (options.cancel && options.cancel->load())

@@ -23,6 +23,9 @@ std::string manifestToJson(const BundleManifest& m) {
   j["target"] = m.target;
   j["triple"] = m.triple;
   j["library"] = m.library;
+  // Written even when empty (a model without nodes has no calls): readers require them.
+  j["slots"] = nlohmann::json::array();
+  j["calls"] = nlohmann::json::array();
   for (const BundleSlot& s : m.slots)
     j["slots"].push_back({{"name", s.name},
                           {"role", s.role},

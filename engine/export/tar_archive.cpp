@@ -79,6 +79,12 @@ void writeTar(const std::string& path, const std::vector<ArchiveEntry>& entries)
 }
 
 std::vector<ArchiveEntry> readTar(const std::string& path) {
+  // A FIFO or a device named x.tar would block or never end: only regular files.
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw Error(ErrorKind::Io,
+                std::filesystem::exists(path, ec) ? "not a regular file" : "no such file",
+                {path, {}, {}});
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw Error(ErrorKind::Io, "cannot open the archive", {path, {}, {}});

@@ -77,8 +77,8 @@ bool inlineBranch(Graph& g, Node& ifNode, const Graph& branch) {
       g.replaceAllUsesWith(src, result);
       continue;
     }
-    Node* id = g.insertNodeBefore(&ifNode, "Identity", {src},
-                                  {g.uniqueName(result->name() + "_inlined")});
+    Node* id =
+        g.insertNodeBefore(&ifNode, "Identity", {src}, {g.uniqueName(result->name() + "_inlined")});
     id->name = ifNode.name + "/inlined";
     g.swapOutputs(id, 0, &ifNode, j);
   }

@@ -331,7 +331,7 @@ void failNpy(const NpyContext& where, ErrorKind kind, const std::string& reason)
 }
 
 Tensor readNpyStream(ByteSource& in, std::optional<std::uint64_t> totalBytes,
-                     const NpyContext& where) {
+                     const NpyContext& where, std::optional<std::uint64_t> maxDataBytes) {
   unsigned char prefix[12];
   if (in.read(prefix, 10) != 10 || std::memcmp(prefix, kMagic, kMagicSize) != 0)
     failNpy(where, ErrorKind::Invalid, "not a .npy file (no \\x93NUMPY magic)");
@@ -385,6 +385,11 @@ Tensor readNpyStream(ByteSource& in, std::optional<std::uint64_t> totalBytes,
   const std::uint64_t dataBytes = count * itemSize;
   const std::string need = "shape " + shapeLiteral(shape) + " of '" + *header.descr + "' needs " +
                            std::to_string(dataBytes) + " data bytes";
+  // Checked before anything is allocated or inflated: a small compressed member cannot
+  // make the reader produce more than the caller can use.
+  if (maxDataBytes && dataBytes > *maxDataBytes)
+    failNpy(where, ErrorKind::Invalid,
+            need + ", more than the " + std::to_string(*maxDataBytes) + " bytes expected");
   if (totalBytes && prefixSize + headerBytes + dataBytes > *totalBytes)
     failNpy(where, ErrorKind::Invalid,
             "truncated: " + need + ", the file has " +

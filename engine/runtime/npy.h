@@ -18,6 +18,7 @@
 
 #include <cstddef>
 #include <filesystem>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -39,8 +40,10 @@ struct NamedTensor {
 
 // Every array, in archive order, named without the ".npy" suffix.
 std::vector<NamedTensor> readNpz(const std::filesystem::path& path);
-// One array by name (Invalid if absent); the others are not decompressed.
-Tensor readNpzArray(const std::filesystem::path& path, std::string_view name);
+// One array by name (Invalid if absent); the others are not decompressed. With
+// maxDataBytes, an array whose data is larger is refused before it is inflated.
+Tensor readNpzArray(const std::filesystem::path& path, std::string_view name,
+                    std::optional<std::uint64_t> maxDataBytes = std::nullopt);
 // Array names in archive order, without reading any data.
 std::vector<std::string> listNpz(const std::filesystem::path& path);
 // Names must be unique and non-empty; to save tensors owned elsewhere, pass views

@@ -29,8 +29,10 @@ struct NpyContext {
 
 // Decodes one .npy stream. `totalBytes`, when known, bounds allocations before any data is
 // read, so a corrupt header cannot ask for terabytes.
+// maxDataBytes: refuse (before reading the data) an array whose data would be larger.
 Tensor readNpyStream(ByteSource& in, std::optional<std::uint64_t> totalBytes,
-                     const NpyContext& where);
+                     const NpyContext& where,
+                     std::optional<std::uint64_t> maxDataBytes = std::nullopt);
 
 // A tensor ready to be written: header bytes, then `data`.
 struct EncodedNpy {

@@ -84,7 +84,8 @@ private:
   const NpyContext& where_;
 };
 
-Tensor readMember(zip_t* archive, zip_uint64_t index, const std::filesystem::path& path) {
+Tensor readMember(zip_t* archive, zip_uint64_t index, const std::filesystem::path& path,
+                  std::optional<std::uint64_t> maxDataBytes = std::nullopt) {
   zip_stat_t stat;
   zip_stat_init(&stat);
   if (zip_stat_index(archive, index, 0, &stat) != 0)
@@ -97,8 +98,9 @@ Tensor readMember(zip_t* archive, zip_uint64_t index, const std::filesystem::pat
             std::string("cannot open archive member: ") + zip_strerror(archive));
   MemberSource source(file.get(), where);
   const bool sizeKnown = (stat.valid & ZIP_STAT_SIZE) != 0;
-  return detail::readNpyStream(
-      source, sizeKnown ? std::optional<std::uint64_t>(stat.size) : std::nullopt, where);
+  return detail::readNpyStream(source,
+                               sizeKnown ? std::optional<std::uint64_t>(stat.size) : std::nullopt,
+                               where, maxDataBytes);
 }
 
 // Calls fn(index, memberName) for every file member (directories skipped).
@@ -133,7 +135,8 @@ std::vector<NamedTensor> readNpz(const std::filesystem::path& path) {
   return out;
 }
 
-Tensor readNpzArray(const std::filesystem::path& path, std::string_view name) {
+Tensor readNpzArray(const std::filesystem::path& path, std::string_view name,
+                    std::optional<std::uint64_t> maxDataBytes) {
   ZipArchive archive = openForReading(path);
   std::optional<zip_uint64_t> found;
   std::string known;
@@ -146,7 +149,7 @@ Tensor readNpzArray(const std::filesystem::path& path, std::string_view name) {
   if (!found)
     failNpy(NpyContext{path.string(), std::string(name)}, ErrorKind::Invalid,
             "no such array in the archive (it has: " + (known.empty() ? "nothing" : known) + ")");
-  return readMember(archive.get(), *found, path);
+  return readMember(archive.get(), *found, path, maxDataBytes);
 }
 
 std::vector<std::string> listNpz(const std::filesystem::path& path) {

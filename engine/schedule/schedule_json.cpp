@@ -17,7 +17,13 @@ ScheduleSet parseJson(const std::string& text, const std::string& source) {
   };
   json doc;
   try {
-    doc = json::parse(text);
+    // Schedules nest a few levels; refuse deep nesting before it costs stack or memory.
+    constexpr int kMaxDepth = 32;
+    doc = json::parse(text, [&](int depth, json::parse_event_t, json&) {
+      if (depth > kMaxDepth)
+        bad("", "nested more than " + std::to_string(kMaxDepth) + " levels deep");
+      return true;
+    });
   } catch (const json::parse_error& e) {
     bad("", std::string("not valid JSON: ") + e.what());
   }
@@ -86,7 +92,8 @@ std::string printJson(const ScheduleSet& set) {
     }
     list.push_back({{"kernel", s.kernel}, {"steps", std::move(steps)}});
   }
-  return json{{"schedules", std::move(list)}}.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+  return json{{"schedules", std::move(list)}}.dump(2, ' ', false, json::error_handler_t::replace) +
+         "\n";
 }
 
 } // namespace lathe::schedule

@@ -5,6 +5,7 @@
 
 #include <cctype>
 #include <charconv>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -73,7 +74,10 @@ ScheduleSet parseText(const std::string& text, const std::string& source) {
     }
     const std::size_t open = line.find('(');
     if (open == std::string::npos || line.back() != ')')
-      bad("expected `kernel NAME:` or a step such as split(x, 8), not `" + line + "`");
+      bad("expected `kernel NAME:` or a step such as split(x, 8), not `" +
+          (line.size() > 60
+               ? line.substr(0, 60) + "...` (" + std::to_string(line.size()) + " characters)"
+               : line + "`"));
     const std::string name = trim(line.substr(0, open));
     const std::optional<Primitive> primitive = primitiveFromName(name);
     if (!primitive)
@@ -121,6 +125,21 @@ std::string printText(const ScheduleSet& set) {
 }
 
 ScheduleSet readFile(const std::string& path) {
+  // A schedule is a small text file: not a device, a FIFO or a multi-gigabyte file.
+  constexpr std::uintmax_t kMaxBytes = 16u << 20;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec))
+    throw Error(ErrorKind::Io, path + ": " +
+                                   (std::filesystem::exists(path, ec)
+                                        ? "not a regular file (a schedule file was expected)"
+                                        : "no such file"));
+  const std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec || size > kMaxBytes)
+    throw Error(ErrorKind::Invalid,
+                path + ": " +
+                    (ec ? "cannot read the file size"
+                        : "the schedule file is " + std::to_string(size) +
+                              " bytes, more than the 16 MiB a schedule may be"));
   std::ifstream in(path, std::ios::binary);
   if (!in)
     throw Error(ErrorKind::Io, path + ": cannot read the schedule file");

@@ -620,6 +620,99 @@ def check_files_written_safely(lathe, models):
     expect(not leftovers, "no temporary file is left", str(leftovers))
 
 
+def check_resource_bounds(lathe, models):
+    """Inputs that would make Lathe read forever, inflate gigabytes, recurse without bound or
+    accept nonsense counts are refused with a message (issue 15, item 7)."""
+    import tempfile
+    import zipfile
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper
+    work = tempfile.mkdtemp(prefix="lathe_cli_")
+    model = f"{models}/conv_bn_relu.onnx"
+    # An npz member whose header declares 64 MiB (deflated to ~64 KiB) for a 768-byte input.
+    header = np.lib.format.header_data_from_array_1_0(np.zeros(1, np.float32))
+    header["shape"] = (16 << 20,)
+    with zipfile.ZipFile(f"{work}/bomb.npz", "w", compression=zipfile.ZIP_DEFLATED) as z:
+        with z.open("x.npy", "w", force_zip64=True) as f:
+            import io
+            h = io.BytesIO()
+            np.lib.format.write_array_header_1_0(h, header)
+            f.write(h.getvalue())
+            for _ in range(64):
+                f.write(bytes(1 << 20))
+    rc, out, err = run(lathe, "run", model, "--inputs", f"{work}/bomb.npz")
+    expect(rc == 1 and "more than the 1536 bytes expected" in err, "an npz bomb is refused", err)
+    rc, out, err = run(lathe, "compile", model, "-o", f"{work}/a.tar", "--schedule", "/dev/zero")
+    expect(rc == 1 and "not a regular file" in err, "--schedule /dev/zero", err)
+    os.mkfifo(f"{work}/fifo.tar")
+    rc, out, err = run(lathe, "run", f"{work}/fifo.tar")
+    expect(rc == 1 and "not a regular file" in err, "a FIFO named .tar does not block", err)
+    open(f"{work}/deep.json", "w").write('{"a":' * 100000 + "1" + "}" * 100000)
+    rc, out, err = run(lathe, "compile", model, "-o", f"{work}/a.tar", "--schedule", f"{work}/deep.json")
+    expect(rc == 1 and "nested more than 32 levels deep" in err, "a deep JSON schedule", err)
+    for flag, value, message in (("--threads", "-1", "must be 0 (one per core) or more"),
+                                 ("--threads", "10000", "at most 4096"),
+                                 ("--repeat", "-1", "must be at least 1")):
+        rc, out, err = run(lathe, "run", model, flag, value)
+        expect(rc != 0 and message in err and len(err) < 300, f"{flag} {value}", err)
+    rc, out, err = run(lathe, "run", model, "--threads", "4096")
+    expect(rc == 0 and "cores of this machine; using" in err, "more threads than cores", err)
+    # A model without nodes compiles to a bundle that runs; one without outputs is refused.
+    g = helper.make_graph([], "empty", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    onnx.save(m, f"{work}/empty.onnx")
+    rc, out, err = run(lathe, "compile", f"{work}/empty.onnx", "-o", f"{work}/e.tar")
+    expect(rc == 0, "a model without nodes compiles", err)
+    rc, out, err = run(lathe, "run", f"{work}/e.tar")
+    expect(rc == 0 and "x  f32[2]" in out, "and its bundle runs", out + err)
+    del m.graph.output[:]
+    onnx.save(m, f"{work}/none.onnx")
+    rc, out, err = run(lathe, "compile", f"{work}/none.onnx", "-o", f"{work}/n.tar")
+    expect(rc == 1 and "no outputs" in err, "a model without outputs is refused", err)
+
+    # If nested beyond protobuf's depth limit is named as such, not as corrupt data.
+    def leaf(name):
+        return helper.make_graph([helper.make_node("Identity", ["x"], [name])], "l" + name, [],
+                                 [helper.make_tensor_value_info(name, TensorProto.FLOAT, [2])])
+    sub = leaf("o0")
+    for d in range(1, 40):
+        sub = helper.make_graph([helper.make_node("If", ["c"], [f"o{d}"], then_branch=sub,
+                                                  else_branch=leaf(f"e{d}"))], f"g{d}", [],
+                                [helper.make_tensor_value_info(f"o{d}", TensorProto.FLOAT, [2])])
+    g = helper.make_graph([helper.make_node("If", ["c"], ["y"], then_branch=sub, else_branch=leaf("e"))],
+                          "deep", [helper.make_tensor_value_info("c", TensorProto.BOOL, []),
+                                   helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    open(f"{work}/deep_if.onnx", "wb").write(m.SerializeToString())
+    rc, out, err = run(lathe, "inspect", f"{work}/deep_if.onnx")
+    expect(rc == 1 and "nested too deep" in err, "deeply nested If", err)
+
+
+def check_large_chain_import(lathe, models):
+    """A 20,000-node opset-13 model imports and runs its pipeline (the ONNX library's
+    converter took 33-43 s on it; the test's TIMEOUT bounds it, nothing here times it)."""
+    import tempfile
+    import onnx
+    from onnx import TensorProto, helper
+    work = tempfile.mkdtemp(prefix="lathe_cli_")
+    nodes, prev = [], "x"
+    for i in range(20000):
+        nodes.append(helper.make_node(["Relu", "Sigmoid", "Neg", "Abs"][i % 4], [prev], [f"v{i}"]))
+        prev = f"v{i}"
+    g = helper.make_graph(nodes, "chain", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 3])],
+                          [helper.make_tensor_value_info(prev, TensorProto.FLOAT, [2, 3])])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    onnx.save(m, f"{work}/chain.onnx")
+    rc, out, err = run(lathe, "inspect", f"{work}/chain.onnx", "--print-topology")
+    expect(rc == 0 and "converted from 13" in out and "20000 nodes" in out, "the chain imports", out + err)
+
+
 CHECKS = {name[len("check_"):]: fn for name, fn in globals().items() if name.startswith("check_")}
 
 if __name__ == "__main__":
