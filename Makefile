@@ -4,7 +4,7 @@ BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 SAMPLE := $(BUILD_DIR)/models/sample_cnn.onnx
 
-.PHONY: all deps configure build run test format clean
+.PHONY: all deps configure build run test format clean fuzz test-asan
 
 all: build
 
@@ -13,7 +13,7 @@ deps:
 	@packaging/install-npm.sh $(BUILD_DIR)/npm
 
 $(BUILD_DIR)/build.ninja: | deps
-	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE)
+	cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=$(BUILD_TYPE) $(CMAKE_EXTRA)
 
 configure: deps $(BUILD_DIR)/build.ninja
 
@@ -31,3 +31,20 @@ format:
 
 clean:
 	rm -rf $(BUILD_DIR)
+
+# libFuzzer targets built with clang-19 (ASan + UBSan), each run for FUZZ_SECONDS; see
+# tests/fuzz/ and tools/run_fuzzers.sh. Not part of `make test` (which replays the corpus).
+FUZZ_DIR ?= build-fuzz
+FUZZ_SECONDS ?= 60
+FUZZ_TARGETS := onnx_import ir_parser schedule_text schedule_json npy bundle input_shapes
+fuzz: deps
+	@packaging/install-deps.sh packaging/debian-packages-fuzz.txt
+	CC=clang-19 CXX=clang++-19 cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+	  -DLATHE_FUZZ=ON -DLATHE_BUILD_GUI=OFF
+	cmake --build $(FUZZ_DIR) -j $(JOBS) --target lathe lathe_models lathe_old_form_models \
+	  $(addprefix fuzz_,$(FUZZ_TARGETS))
+	tools/run_fuzzers.sh $(FUZZ_DIR) $(FUZZ_SECONDS)
+
+# The unit, CLI and GUI tests with AddressSanitizer and UndefinedBehaviorSanitizer.
+test-asan:
+	$(MAKE) test BUILD_DIR=build-asan BUILD_TYPE=RelWithDebInfo CMAKE_EXTRA=-DLATHE_SANITIZE=ON

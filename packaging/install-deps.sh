@@ -3,7 +3,9 @@
 # not installed yet. A second run finds nothing missing and returns at once.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
-mapfile -t wanted < <(grep -vE '^\s*(#|$)' "$here/debian-packages.txt")
+# An optional argument names another list (make fuzz: debian-packages-fuzz.txt).
+list=${1:-$here/debian-packages.txt}
+mapfile -t wanted < <(grep -vE '^\s*(#|$)' "$list")
 
 # Node.js (for the ONNX Runtime oracle) may come from elsewhere than Debian; keep that one.
 if command -v node >/dev/null && command -v npm >/dev/null; then

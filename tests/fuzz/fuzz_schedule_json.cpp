@@ -1,0 +1,14 @@
+// Fuzz target: the schedule JSON parser.
+#include "engine/schedule/schedule_io.h"
+#include "engine/support/diagnostics.h"
+#include "tests/fuzz/fuzz_support.h"
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  try {
+    const auto set =
+        lathe::schedule::parseJson(std::string(reinterpret_cast<const char*>(data), size), "fuzz");
+    lathe::schedule::parseJson(lathe::schedule::printJson(set), "fuzz-printed");
+  } catch (const lathe::Error&) {
+  }
+  return 0;
+}
