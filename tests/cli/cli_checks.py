@@ -696,6 +696,8 @@ def check_hostile_bundles(lathe, models):
                problem in err, f"{name}: the message names the bundle, '{field}' and '{problem}'",
                err)
         expect(not os.path.exists(marker), f"{name}: the planted constructor did not run", err)
+    rc, out, err = run(lathe, "run", "--help")
+    expect("open only bundles you trust" in out, "run --help warns that bundles are code", out)
 
 
 CHECKS = {name[len("check_"):]: fn for name, fn in globals().items() if name.startswith("check_")}
