@@ -129,6 +129,10 @@ void addRunCommand(CLI::App& app, int& exitCode) {
       "run",
       "Run a bundle from lathe compile (.tar), or compile an ONNX model in memory and run it");
   cmd->add_option("model", o->model, "A bundle (.tar) or an ONNX model (.onnx)")->required();
+  cmd->footer("A bundle runs native code; open only bundles you trust. Its manifest is checked and "
+              "its kernels.so and weights.bin must match the SHA-256 hashes the manifest records "
+              "before the kernels are loaded; that catches damaged or swapped files, but whoever "
+              "can edit a bundle can rewrite the hashes too.");
   cmd->add_option("--inputs", o->inputs,
                   "Inputs by name from a .npz file (numpy.savez); their shapes fix "
                   "the model's symbolic input dims");

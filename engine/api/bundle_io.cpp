@@ -3,7 +3,10 @@
 #include "engine/api/dump_files.h"
 #include "engine/codegen/llvm/codegen.h"
 #include "engine/export/bundle.h"
+#include "engine/export/manifest_check.h"
+#include "engine/loop_ir/ir_operators.h"
 #include "engine/loop_ir/ir_printer.h"
+#include "engine/support/checked_int.h"
 #include "engine/support/diagnostics.h"
 
 #include <dlfcn.h>
@@ -41,6 +44,35 @@ runtime::SlotRole roleFromName(const std::string& role, const std::string& sourc
     return runtime::SlotRole::Intermediate;
   throw Error(ErrorKind::Invalid, "unknown tensor role '" + role + "' in the manifest",
               {source, {}, {}});
+}
+
+// The bytes a kernel parameter spans: (the last element's flat index + 1) elements.
+std::uint64_t parameterBytes(const loop::Kernel& kernel, const loop::Buffer& buffer) {
+  std::optional<std::int64_t> last = 0;
+  for (int i = 0; i < buffer.rank(); ++i) {
+    const std::optional<std::int64_t> extent = loop::asConstInt(buffer.shape()[i]);
+    const std::optional<std::int64_t> stride = loop::asConstInt(buffer.strides()[i]);
+    LATHE_CHECK(extent && stride && *extent >= 0 && *stride >= 0,
+                "kernel " + kernel.name + " parameter " + buffer.name() +
+                    " has a shape or strides that are not constant");
+    if (*extent == 0)
+      return 0;
+    const std::optional<std::int64_t> step = checkedMul(*extent - 1, *stride);
+    last = step && last ? checkedAdd(*last, *step) : std::nullopt;
+  }
+  const auto bytes = last ? checkedMul(*last + 1, buffer.elementType().bytes()) : std::nullopt;
+  LATHE_CHECK(bytes, "kernel " + kernel.name + " parameter " + buffer.name() + " overflows");
+  return static_cast<std::uint64_t>(*bytes);
+}
+
+// What each kernel's code reads and writes, for checking the calls when a bundle is loaded.
+exporter::BundleKernel kernelSignature(const loop::Kernel& kernel) {
+  exporter::BundleKernel signature{kernel.name, {}};
+  for (const loop::Buffer& b : kernel.inputs)
+    signature.params.push_back({"input", b.elementType().toString(), parameterBytes(kernel, b)});
+  for (const loop::Buffer& b : kernel.outputs)
+    signature.params.push_back({"output", b.elementType().toString(), parameterBytes(kernel, b)});
+  return signature;
 }
 
 // dlopen'ed kernels; closing the library when the model goes away.
@@ -112,12 +144,21 @@ void writeCompiledBundle(const lowering::LoweredModel& lowered, const target::Ta
     }
     manifest.slots.push_back(std::move(b));
   }
+  for (const loop::Kernel& k : lowered.kernels)
+    manifest.kernels.push_back(kernelSignature(k));
   for (std::size_t i = 0; i < lowered.calls.size(); ++i) {
     const lowering::KernelCall& c = lowered.calls[i];
     manifest.calls.push_back({c.kernel, c.args, c.nodes, i < callFlops.size() ? callFlops[i] : 0});
   }
   manifest.inputs = lowered.inputs;
   manifest.outputs = lowered.outputs;
+  manifest.librarySeal = exporter::sealOf(library);
+  manifest.weightsSeal = exporter::sealOf(weights);
+  try { // what is written must load: a failure here is a bug in Lathe, not in the model
+    exporter::validateManifest(manifest, path);
+  } catch (const Error& e) {
+    throw Error(ErrorKind::Internal, std::string("the bundle's manifest is invalid: ") + e.what());
+  }
   exporter::writeBundle(path, manifest, library, weights);
 
   if (!dumpDir.empty())

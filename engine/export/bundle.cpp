@@ -1,89 +1,22 @@
 #include "engine/export/bundle.h"
 
+#include "engine/export/manifest_check.h"
 #include "engine/export/tar_archive.h"
+#include "engine/support/atomic_file.h"
 #include "engine/support/diagnostics.h"
 
 #include <cstdlib>
 #include <fcntl.h>
 #include <filesystem>
 #include <fstream>
-#include <nlohmann/json.hpp>
 #include <sstream>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 namespace lathe::exporter {
 
 namespace fs = std::filesystem;
-
-std::string manifestToJson(const BundleManifest& m) {
-  nlohmann::json j;
-  j["format"] = m.format;
-  j["model"] = m.model;
-  j["target"] = m.target;
-  j["triple"] = m.triple;
-  j["library"] = m.library;
-  // Written even when empty (a model without nodes has no calls): readers require them.
-  j["slots"] = nlohmann::json::array();
-  j["calls"] = nlohmann::json::array();
-  for (const BundleSlot& s : m.slots)
-    j["slots"].push_back({{"name", s.name},
-                          {"role", s.role},
-                          {"dtype", s.dtype},
-                          {"shape", s.shape},
-                          {"weights_offset", s.weightsOffset},
-                          {"bytes", s.bytes}});
-  for (const BundleCall& c : m.calls)
-    j["calls"].push_back(
-        {{"kernel", c.kernel}, {"args", c.args}, {"nodes", c.nodes}, {"flops", c.flops}});
-  j["inputs"] = m.inputs;
-  j["outputs"] = m.outputs;
-  return j.dump(1, ' ', false, nlohmann::json::error_handler_t::replace);
-}
-
-BundleManifest manifestFromJson(const std::string& text, const std::string& source) {
-  try {
-    const nlohmann::json j = nlohmann::json::parse(text);
-    BundleManifest m;
-    m.format = j.at("format").get<std::string>();
-    if (m.format != "lathe-bundle-1")
-      throw Error(ErrorKind::Unsupported, "bundle format '" + m.format + "'", {source, {}, {}});
-    m.model = j.at("model").get<std::string>();
-    m.target = j.at("target").get<std::string>();
-    m.triple = j.at("triple").get<std::string>();
-    m.library = j.at("library").get<std::string>();
-    for (const auto& s : j.at("slots"))
-      m.slots.push_back(
-          {s.at("name").get<std::string>(), s.at("role").get<std::string>(),
-           s.at("dtype").get<std::string>(), s.at("shape").get<std::vector<std::int64_t>>(),
-           s.at("weights_offset").get<std::uint64_t>(), s.at("bytes").get<std::uint64_t>()});
-    for (const auto& c : j.at("calls"))
-      m.calls.push_back({c.at("kernel").get<std::string>(), c.at("args").get<std::vector<int>>(),
-                         c.at("nodes").get<std::vector<std::string>>(),
-                         c.value("flops", 0.0)}); // older bundles have none
-    m.inputs = j.at("inputs").get<std::vector<int>>();
-    m.outputs = j.at("outputs").get<std::vector<int>>();
-    const auto slotCount = static_cast<int>(m.slots.size());
-    auto checkSlot = [&](int s) {
-      if (s < 0 || s >= slotCount)
-        throw Error(ErrorKind::Invalid,
-                    "the manifest refers to tensor #" + std::to_string(s) + " of " +
-                        std::to_string(slotCount),
-                    {source, {}, {}});
-    };
-    for (const BundleCall& c : m.calls)
-      for (int a : c.args)
-        checkSlot(a);
-    for (int s : m.inputs)
-      checkSlot(s);
-    for (int s : m.outputs)
-      checkSlot(s);
-    return m;
-  } catch (const nlohmann::json::exception& e) {
-    throw Error(ErrorKind::Invalid, std::string("corrupt manifest.json: ") + e.what(),
-                {source, {}, {}});
-  }
-}
 
 namespace {
 
@@ -108,6 +41,26 @@ std::string makeTempFolder() {
   if (!::mkdtemp(pattern.data()))
     throw Error(ErrorKind::Io, "cannot create a temporary folder");
   return pattern;
+}
+
+// Writes the library where it will be dlopen'ed and checks that what is there is a regular
+// file of the recorded size and hash: mapping a shorter file (a full disk) gives SIGBUS.
+void extractLibrary(const std::string& file, const std::string& bytes, const BundleFileSeal& seal,
+                    const std::string& bundle) {
+  {
+    std::ofstream out(file, std::ios::binary | std::ios::trunc);
+    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
+    if (!out.flush())
+      throw Error(ErrorKind::Io, "cannot extract the kernels to " + file, {bundle, {}, {}});
+  }
+  struct stat info{};
+  if (::lstat(file.c_str(), &info) != 0 || !S_ISREG(info.st_mode) ||
+      static_cast<std::uint64_t>(info.st_size) != seal.bytes)
+    throw Error(ErrorKind::Io,
+                "the kernels extracted to " + file + " are not a regular file of " +
+                    std::to_string(seal.bytes) + " bytes",
+                {bundle, {}, {}});
+  checkSeal(seal, "library", file, readFile(file), bundle);
 }
 
 } // namespace
@@ -176,6 +129,7 @@ LoadedBundle::~LoadedBundle() {
   std::error_code ec;
   if (!folder.empty())
     fs::remove_all(folder, ec);
+  unregisterTemp(cleanupSlot);
 }
 
 std::unique_ptr<LoadedBundle> readBundle(const std::string& path) {
@@ -191,6 +145,7 @@ std::unique_ptr<LoadedBundle> readBundle(const std::string& path) {
     throw Error(ErrorKind::Invalid, "not a Lathe bundle: no manifest.json", {path, {}, {}});
   auto loaded = std::make_unique<LoadedBundle>();
   loaded->manifest = manifestFromJson(manifest->bytes, path);
+  validateManifest(loaded->manifest, path);
   const ArchiveEntry* library = find(loaded->manifest.library);
   const ArchiveEntry* weights = find("weights.bin");
   if (!library || !weights)
@@ -198,14 +153,14 @@ std::unique_ptr<LoadedBundle> readBundle(const std::string& path) {
                 "the bundle lacks " +
                     std::string(library ? "weights.bin" : loaded->manifest.library),
                 {path, {}, {}});
-  for (const BundleSlot& s : loaded->manifest.slots)
-    if (s.role == "constant" && s.weightsOffset + s.bytes > weights->bytes.size())
-      throw Error(ErrorKind::Invalid, "constant '" + s.name + "' lies outside weights.bin",
-                  {path, {}, {}});
+  checkSeal(loaded->manifest.weightsSeal, "weights", "weights.bin", weights->bytes, path);
+  checkSeal(loaded->manifest.librarySeal, "library", loaded->manifest.library, library->bytes,
+            path);
   loaded->weights = weights->bytes;
   loaded->folder = makeTempFolder();
+  loaded->cleanupSlot = registerTemp(loaded->folder, /*isFolder=*/true);
   loaded->libraryPath = (fs::path(loaded->folder) / loaded->manifest.library).string();
-  std::ofstream(loaded->libraryPath, std::ios::binary) << library->bytes;
+  extractLibrary(loaded->libraryPath, library->bytes, loaded->manifest.librarySeal, path);
   return loaded;
 }
 

@@ -1,47 +1,21 @@
 #pragma once
 // Compiled module bundles (`lathe compile -o model.tar`): a tar archive holding
-//   manifest.json  - target, tensors (slots), kernel calls with their ONNX nodes, inputs/outputs
+//   manifest.json  - target, tensors (slots), kernels' parameters, kernel calls with their ONNX
+//                    nodes, inputs/outputs, size and SHA-256 of the other two files
 //   kernels.so     - the kernels as a shared object linked with lld (kernels.o for targets
 //                    without shared objects, e.g. bare-metal Cortex-M)
 //   weights.bin    - every constant, 64-byte aligned, at the offsets the manifest gives
-// `lathe run model.tar` loads it back without recompiling.
+// `lathe run model.tar` loads it back without recompiling. A bundle is native code: loading
+// its library runs code (constructors) before any kernel is called, so only bundles from a
+// trusted source should be opened. readBundle checks everything it can before that.
 
-#include <cstdint>
+#include "engine/export/bundle_manifest.h"
+
 #include <memory>
 #include <string>
 #include <vector>
 
 namespace lathe::exporter {
-
-struct BundleSlot {
-  std::string name;
-  std::string role; // "input", "output", "constant", "intermediate"
-  std::string dtype;
-  std::vector<std::int64_t> shape;
-  std::uint64_t weightsOffset = 0; // constants only
-  std::uint64_t bytes = 0;
-};
-
-struct BundleCall {
-  std::string kernel;
-  std::vector<int> args;
-  std::vector<std::string> nodes;
-  double flops = 0; // floating-point operations per call (0: unknown), for the profiler
-};
-
-struct BundleManifest {
-  std::string format = "lathe-bundle-1";
-  std::string model;   // the ONNX file it came from
-  std::string target;  // canonical target string
-  std::string triple;  // resolved LLVM triple
-  std::string library; // "kernels.so" or "kernels.o"
-  std::vector<BundleSlot> slots;
-  std::vector<BundleCall> calls;
-  std::vector<int> inputs, outputs;
-};
-
-std::string manifestToJson(const BundleManifest& manifest);
-BundleManifest manifestFromJson(const std::string& json, const std::string& source);
 
 // Links an object file into a shared object for `triple` with lld (wasm-ld for wasm32).
 // Returns the library's bytes; throws lathe::Error naming the linker's message.
@@ -56,11 +30,16 @@ struct LoadedBundle {
   BundleManifest manifest;
   std::string weights;
   std::string libraryPath; // extracted to a private temporary folder
-  std::string folder;      // that folder; removed when the LoadedBundle goes away
+  std::string folder;      // that folder; removed when the LoadedBundle goes away, and on
+                           // SIGINT/SIGTERM while it exists (registerTemp)
+  int cleanupSlot = -1;
   ~LoadedBundle();
 };
 
-// Reads and checks a bundle; the library is extracted so that it can be dlopen'ed.
+// Reads a bundle and checks it before anything of it is loaded: the manifest is validated
+// (validateManifest), weights.bin and the library must have the recorded sizes and SHA-256
+// hashes, and the library is extracted to a private folder as a regular file of that size,
+// so that it can be dlopen'ed. Throws lathe::Error (Invalid) naming the bundle.
 std::unique_ptr<LoadedBundle> readBundle(const std::string& path);
 
 } // namespace lathe::exporter

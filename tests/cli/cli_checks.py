@@ -713,6 +713,121 @@ def check_large_chain_import(lathe, models):
     expect(rc == 0 and "converted from 13" in out and "20000 nodes" in out, "the chain imports", out + err)
 
 
+def _tar_files(path):
+    import tarfile
+    with tarfile.open(path) as t:
+        return {m.name: t.extractfile(m).read() for m in t.getmembers()}
+
+
+def _write_tar(path, files):
+    import io
+    import tarfile
+    with tarfile.open(path, "w", format=tarfile.USTAR_FORMAT) as t:
+        for name, data in files.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            t.addfile(info, io.BytesIO(data))
+
+
+def _planted_library(work, marker, size):
+    """A shared object whose constructor creates `marker`, padded with zeros to `size` bytes
+    (when it is smaller) so that only its hash tells it from the real kernels."""
+    import shutil
+    compiler = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang-19")
+    expect(compiler is not None, "a C compiler to build the planted library")
+    src, lib = f"{work}/planted.c", f"{work}/planted.so"
+    open(src, "w").write('#include <stdio.h>\n'
+                         '__attribute__((constructor)) static void planted(void) {\n'
+                         f'  FILE* f = fopen("{marker}", "w");\n'
+                         '  if (f) { fputs("the planted constructor ran", f); fclose(f); }\n}\n')
+    p = subprocess.run([compiler, "-shared", "-fPIC", "-o", lib, src], capture_output=True,
+                       text=True)
+    expect(p.returncode == 0, "build the planted library", p.stdout + p.stderr)
+    data = open(lib, "rb").read()
+    return data + b"\0" * max(0, size - len(data))
+
+
+def check_hostile_bundles(lathe, models):
+    """A bundle's manifest and files are checked before anything is loaded: each tampered
+    bundle is refused with exit 1, naming the bundle, the manifest field and the problem,
+    without a signal and without running a planted library's constructor."""
+    import os
+    import tempfile
+    work = tempfile.mkdtemp(prefix="lathe_cli_")
+    good = f"{work}/good.tar"
+    rc, out, err = run(lathe, "compile", f"{models}/sample_cnn.onnx", "-o", good)
+    expect(rc == 0, "compile the sample to a bundle", out + err)
+    files = _tar_files(good)
+    manifest = json.loads(files["manifest.json"])
+    library = files["kernels.so"]
+    marker = f"{work}/constructor_ran"
+
+    def tampered(name, edit_manifest=None, replaced_files=None):
+        m = json.loads(json.dumps(manifest))
+        if edit_manifest:
+            edit_manifest(m)
+        changed = dict(files, **{"manifest.json": json.dumps(m, indent=1).encode()})
+        changed.update(replaced_files or {})
+        path = f"{work}/{name}.tar"
+        _write_tar(path, changed)
+        return path
+
+    def first_slot(m, role):
+        return next(s for s in m["slots"] if s["role"] == role)
+
+    constant = manifest["slots"].index(first_slot(manifest, "constant"))
+
+    def wrap_offset(m):  # offset + bytes wraps around 2^64 to 0
+        s = m["slots"][constant]
+        s["weights_offset"] = 2**64 - s["bytes"]
+
+    def shrink_intermediate(m):  # consistent shape and bytes, too small for the kernel
+        s = first_slot(m, "intermediate")
+        s["shape"], s["bytes"] = [1] * len(s["shape"]), 4
+
+    def too_few_args(m):
+        m["calls"][0]["args"] = m["calls"][0]["args"][:1]
+
+    def no_inputs(m):
+        m["inputs"] = []
+
+    def old_format(m):
+        m["format"] = "lathe-bundle-1"
+
+    weights = bytearray(files["weights.bin"])
+    weights[0] ^= 1
+    cases = [
+        ("wrapped_offset", tampered("wrapped_offset", wrap_offset),
+         f"slots[{constant}].weights_offset", "lies outside weights.bin"),
+        ("no_inputs", tampered("no_inputs", no_inputs), "inputs", "is not listed"),
+        ("shrunk_slot", tampered("shrunk_slot", shrink_intermediate), ".args[", "does not fit"),
+        ("too_few_args", tampered("too_few_args", too_few_args), "calls[0].args",
+         "which takes"),
+        ("truncated_library",
+         tampered("truncated_library", None, {"kernels.so": library[: len(library) // 2]}),
+         "library_bytes", "truncated"),
+        ("changed_weights", tampered("changed_weights", None, {"weights.bin": bytes(weights)}),
+         "weights_sha256", "SHA-256"),
+        ("planted_library",
+         tampered("planted_library", None,
+                  {"kernels.so": _planted_library(work, marker, len(library))}),
+         "library_sha256", "SHA-256"),
+        ("old_format", tampered("old_format", old_format), "format", "compile the model again"),
+    ]
+    rc, out, err = run(lathe, "run", tampered("untouched"))
+    expect(rc == 0 and "logits" in out, "a rewritten but untouched bundle runs", out + err)
+    for name, path, field, problem in cases:
+        rc, out, err = run(lathe, "run", path)
+        expect(rc >= 0, f"{name}: no signal (got {-rc})", out + err)
+        expect(rc == 1, f"{name}: exit status 1 (got {rc})", out + err)
+        expect(err.startswith(f"lathe: error: {path}: manifest.json: ") and field in err and
+               problem in err, f"{name}: the message names the bundle, '{field}' and '{problem}'",
+               err)
+        expect(not os.path.exists(marker), f"{name}: the planted constructor did not run", err)
+    rc, out, err = run(lathe, "run", "--help")
+    expect("open only bundles you trust" in out, "run --help warns that bundles are code", out)
+
+
 CHECKS = {name[len("check_"):]: fn for name, fn in globals().items() if name.startswith("check_")}
 
 if __name__ == "__main__":

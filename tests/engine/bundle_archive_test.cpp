@@ -1,5 +1,6 @@
 // Bundles' tar container and manifest: round trip and hostile archives.
 #include "engine/export/bundle.h"
+#include "engine/export/manifest_check.h"
 #include "engine/export/tar_archive.h"
 #include "engine/support/diagnostics.h"
 
@@ -66,25 +67,39 @@ TEST(TarArchive, CorruptAndTruncatedArchives) {
   EXPECT_THROW(readTar(tempPath("does_not_exist.tar")), Error);
 }
 
-TEST(BundleManifest, JsonRoundTripAndValidation) {
+// A bundle whose files do not match its manifest is refused before the library is extracted.
+TEST(BundleFiles, ReadBundleChecksTheFilesAgainstTheManifest) {
   BundleManifest m;
   m.model = "m.onnx";
   m.target = "llvm";
   m.triple = "x86_64-pc-linux-gnu";
   m.library = "kernels.so";
-  m.slots = {{"x", "input", "f32", {1, 3}, 0, 12},
-             {"w", "constant", "f32", {3}, 64, 12},
-             {"y", "output", "f32", {1, 3}, 0, 12}};
-  m.calls = {{"k0_mul", {0, 1, 2}, {"mul0"}}};
-  m.inputs = {0};
-  m.outputs = {2};
-  const BundleManifest back = manifestFromJson(manifestToJson(m), "test");
-  EXPECT_EQ(back.slots.size(), 3u);
-  EXPECT_EQ(back.slots[1].weightsOffset, 64u);
-  EXPECT_EQ(back.calls[0].nodes, std::vector<std::string>{"mul0"});
-  m.calls[0].args = {0, 1, 7}; // no slot 7
-  EXPECT_THROW(manifestFromJson(manifestToJson(m), "test"), Error);
-  EXPECT_THROW(manifestFromJson("{not json", "test"), Error);
+  const std::string library = "not really a shared object";
+  const std::string weights(16, '\x02');
+  m.librarySeal = sealOf(library);
+  m.weightsSeal = sealOf(weights);
+  m.slots = {{"w", "constant", "f32", {4}, 0, 16}};
+  writeBundle(tempPath("sealed.tar"), m, library, weights);
+  const auto loaded = readBundle(tempPath("sealed.tar"));
+  EXPECT_EQ(loaded->weights, weights);
+  std::ifstream extracted(loaded->libraryPath, std::ios::binary);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(extracted), {}), library);
+
+  const std::pair<std::pair<std::string, std::string>, const char*> swaps[] = {
+      {{"not really a shared objecT", weights}, "library_sha256: kernels.so has 26 bytes"},
+      {{"not really", weights}, "library_bytes: kernels.so has 10 bytes"},
+      {{library, std::string(16, '\x03')}, "weights_sha256: weights.bin has 16 bytes"}};
+  for (const auto& [files, reason] : swaps) {
+    writeBundle(tempPath("swapped.tar"), m, files.first, files.second);
+    try {
+      readBundle(tempPath("swapped.tar"));
+      ADD_FAILURE() << reason << " was accepted";
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("swapped.tar: manifest.json: " + std::string(reason)),
+                std::string::npos)
+          << e.what();
+    }
+  }
 }
 
 } // namespace
