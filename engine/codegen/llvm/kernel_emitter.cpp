@@ -136,11 +136,13 @@ private:
     case ExprKind::Mul:
       return arith(e, llvm::Instruction::Mul, llvm::Instruction::FMul);
     case ExprKind::Div:
-      return arith(e, t.isUInt() ? llvm::Instruction::UDiv : llvm::Instruction::SDiv,
-                   llvm::Instruction::FDiv);
+      if (!t.isFloat())
+        return intDivMod(e, true);
+      return arith(e, llvm::Instruction::UDiv, llvm::Instruction::FDiv);
     case ExprKind::Mod:
-      return arith(e, t.isUInt() ? llvm::Instruction::URem : llvm::Instruction::SRem,
-                   llvm::Instruction::FRem);
+      if (!t.isFloat())
+        return intDivMod(e, false);
+      return arith(e, llvm::Instruction::URem, llvm::Instruction::FRem);
     case ExprKind::FloorDiv:
       return floorDivMod(e, true);
     case ExprKind::FloorMod:
@@ -213,6 +215,39 @@ private:
     return b_.CreateBinOp(e.type().isFloat() ? floatOp : intOp, a, b);
   }
 
+  // Integer division that never traps: a divisor of 0 gives 0 (quotient and remainder, as
+  // numpy does), and the signed MIN / -1 wraps to MIN with remainder 0, where the hardware
+  // would raise SIGFPE on data from a model or its inputs. With a constant divisor (all
+  // index arithmetic) LLVM folds the guards away.
+  struct QuotientRemainder {
+    llvm::Value* q;
+    llvm::Value* r;
+  };
+  QuotientRemainder safeDivRem(llvm::Value* a, llvm::Value* b, bool isUnsigned) {
+    llvm::Type* type = a->getType();
+    llvm::Value* zero = llvm::Constant::getNullValue(type);
+    llvm::Value* one = llvm::ConstantInt::get(type, 1);
+    llvm::Value* isZero = b_.CreateICmpEQ(b, zero);
+    if (isUnsigned) {
+      llvm::Value* safe = b_.CreateSelect(isZero, one, b);
+      return {b_.CreateSelect(isZero, zero, b_.CreateUDiv(a, safe)),
+              b_.CreateSelect(isZero, zero, b_.CreateURem(a, safe))};
+    }
+    llvm::Value* isMinusOne = b_.CreateICmpEQ(b, llvm::ConstantInt::get(type, -1, true));
+    llvm::Value* special = b_.CreateOr(isZero, isMinusOne);
+    llvm::Value* safe = b_.CreateSelect(special, one, b);
+    llvm::Value* q = b_.CreateSelect(isMinusOne, b_.CreateSub(zero, a), b_.CreateSDiv(a, safe));
+    return {b_.CreateSelect(isZero, zero, q),
+            b_.CreateSelect(special, zero, b_.CreateSRem(a, safe))};
+  }
+
+  llvm::Value* intDivMod(const Expr& e, bool div) {
+    const auto* op = static_cast<const loop::BinaryExprNode*>(e.get());
+    const QuotientRemainder qr =
+        safeDivRem(emitExpr(op->a), emitExpr(op->b), e.type().isUInt() || e.type().isBool());
+    return div ? qr.q : qr.r;
+  }
+
   // Division rounding toward -inf (index arithmetic with negative values).
   llvm::Value* floorDivMod(const Expr& e, bool div) {
     const auto* op = static_cast<const loop::BinaryExprNode*>(e.get());
@@ -222,10 +257,11 @@ private:
       llvm::Value* q = b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, b_.CreateFDiv(a, b));
       return div ? q : b_.CreateFSub(a, b_.CreateFMul(q, b));
     }
+    const QuotientRemainder qr = safeDivRem(a, b, e.type().isUInt());
     if (e.type().isUInt())
-      return div ? b_.CreateUDiv(a, b) : b_.CreateURem(a, b);
-    llvm::Value* q = b_.CreateSDiv(a, b);
-    llvm::Value* r = b_.CreateSRem(a, b);
+      return div ? qr.q : qr.r;
+    llvm::Value* q = qr.q;
+    llvm::Value* r = qr.r;
     llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
     // Adjust when the remainder is non-zero and its sign differs from the divisor's.
     llvm::Value* adjust =
