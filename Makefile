@@ -34,13 +34,14 @@ clean:
 
 # libFuzzer targets built with clang-19 (ASan + UBSan), each run for FUZZ_SECONDS; see
 # tests/fuzz/ and tools/run_fuzzers.sh. Not part of `make test` (which replays the corpus).
+# Warnings are not errors there: clang-19 flags libstdc++ 12 headers as deprecated in C++20.
 FUZZ_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_TARGETS := onnx_import ir_parser schedule_text schedule_json npy bundle input_shapes
 fuzz: deps
 	@packaging/install-deps.sh packaging/debian-packages-fuzz.txt
 	CC=clang-19 CXX=clang++-19 cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DLATHE_FUZZ=ON -DLATHE_BUILD_GUI=OFF
+	  -DLATHE_FUZZ=ON -DLATHE_BUILD_GUI=OFF -DLATHE_WERROR=OFF
 	cmake --build $(FUZZ_DIR) -j $(JOBS) --target lathe lathe_models lathe_old_form_models \
 	  $(addprefix fuzz_,$(FUZZ_TARGETS))
 	tools/run_fuzzers.sh $(FUZZ_DIR) $(FUZZ_SECONDS)
