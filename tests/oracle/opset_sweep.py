@@ -49,10 +49,6 @@ def _both(cid, observed):
 # what was observed. Each is a Lathe bug to fix; the entry goes when the fix lands. The
 # sweep fails when a listed case passes, so that the list stays accurate.
 KNOWN_WRONG = {
-    # A 5-D GridSample-20 (valid) fails shape inference as an invalid model: no clear refusal.
-    **_both("GridSample-20@20#0", "error: only 4-D input is supported (kind invalid)"),
-    **_both("GridSample-20@20#grid_sample_volume_refused",
-            "error: only 4-D input is supported (kind invalid)"),
     # Sign of an unsigned integer: internal error building the constant -1 in u8.
     **_both("Sign-13@13#sign_unsigned", "internal error: IntImm: -1 does not fit in u8"),
     # MaxPool's Indices start at 0 and move only on a strictly greater value: a window whose
