@@ -49,8 +49,6 @@ def _both(cid, observed):
 # what was observed. Each is a Lathe bug to fix; the entry goes when the fix lands. The
 # sweep fails when a listed case passes, so that the list stays accurate.
 KNOWN_WRONG = {
-    # Sign of an unsigned integer: internal error building the constant -1 in u8.
-    **_both("Sign-13@13#sign_unsigned", "internal error: IntImm: -1 does not fit in u8"),
     # MaxPool's Indices start at 0 and move only on a strictly greater value: a window whose
     # maximum is the type's lowest value (0 in uint8, -128 in int8) reports index 0.
     **_both("MaxPool-12@12#max_pool_indices_of_lowest", "Indices: 4 of 6 elements differ"),
