@@ -49,10 +49,6 @@ def _both(cid, observed):
 # what was observed. Each is a Lathe bug to fix; the entry goes when the fix lands. The
 # sweep fails when a listed case passes, so that the list stays accurate.
 KNOWN_WRONG = {
-    # MaxPool's Indices start at 0 and move only on a strictly greater value: a window whose
-    # maximum is the type's lowest value (0 in uint8, -128 in int8) reports index 0.
-    **_both("MaxPool-12@12#max_pool_indices_of_lowest", "Indices: 4 of 6 elements differ"),
-    **_both("MaxPool-12@12#max_pool_indices_of_lowest_int8", "Indices: 17 of 18 elements differ"),
     # Linear Resize/Upsample of integers round half to even; ONNX Runtime and the ONNX
     # reference implementation keep the integer part.
     **_both("Resize-13@13#resize_int_linear_truncates", "Y: 24 of 96 elements differ by 1"),
