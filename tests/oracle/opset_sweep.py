@@ -49,10 +49,6 @@ def _both(cid, observed):
 # what was observed. Each is a Lathe bug to fix; the entry goes when the fix lands. The
 # sweep fails when a listed case passes, so that the list stays accurate.
 KNOWN_WRONG = {
-    # Linear Resize/Upsample of integers round half to even; ONNX Runtime and the ONNX
-    # reference implementation keep the integer part.
-    **_both("Resize-13@13#resize_int_linear_truncates", "Y: 24 of 96 elements differ by 1"),
-    **_both("Upsample-9@9#upsample_uint8_linear_truncates", "Y: 11 of 48 elements differ by 1"),
 }
 
 
