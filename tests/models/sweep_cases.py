@@ -207,6 +207,7 @@ class Case:
         self.atol, self.rtol = 1e-4, 1e-3
         self.tolerance_note = ""   # why a looser tolerance is right, where it is looser
         self.allow_nan = False
+        self.must_pass = False     # a refusal fails the case too (fixed regression cases)
 
     @property
     def label(self):
@@ -1818,9 +1819,10 @@ def dropout(c):
 REGRESSIONS = []
 
 
-def regression(op, version, opset):
+def regression(op, version, opset, must_pass=True):
+    """A fixed case; `must_pass`: a refusal by Lathe fails it too (the case once passed)."""
     def register(fn):
-        REGRESSIONS.append((op, version, opset, fn))
+        REGRESSIONS.append((op, version, opset, fn, must_pass))
         return fn
     return register
 
@@ -1843,7 +1845,7 @@ def upsample_uint8_linear_truncates(c):
            mode="linear")
 
 
-@regression("GridSample", 20, 20)
+@regression("GridSample", 20, 20, must_pass=False)
 def grid_sample_volume_refused(c):
     """GridSample-20 on a volume (5-D): Lathe refuses it as unsupported (it reported it as
     an invalid model)."""
@@ -1875,13 +1877,30 @@ def max_pool_indices_of_lowest_int8(c):
            storage_order=1)
 
 
+@regression("Compress", 11, 11)
+def compress_constant_condition(c):
+    """Compress by a constant condition on an axis, the condition shorter than the axis: with
+    dynamic input dims Lathe's shape rule left the output length unknown and refused."""
+    c.node([c.data("input", c.values([2, 5, 3], np.float32)),
+            c.const("condition", np.array([True, False, True, True], np.bool_))], ["output"],
+           axis=-2)
+
+
+@regression("Compress", 11, 11)
+def compress_constant_condition_flat(c):
+    """The same without an axis (the input flattened)."""
+    c.node([c.data("input", c.values([3, 4], np.int64)),
+            c.const("condition", np.array([0, 1, 1, 0, 1, 0, 0, 1], np.bool_))], ["output"])
+
+
 def regression_cases(seed, only=None):
     cases = []
-    for op, version, opset, fn in REGRESSIONS:
+    for op, version, opset, fn, must_pass in REGRESSIONS:
         cid = f"{op}-{version}@{opset}#{fn.__name__}"
         if only and not re.search(only, cid):
             continue
         case = Case(cid, op, version, opset, fn.__name__, seed)
+        case.must_pass = must_pass
         ctx = Ctx(case, schema_for(op, version))
         ctx.no_default_fill = set(ctx.schema.attrs)  # exactly the node written
         fn(ctx)

@@ -244,7 +244,10 @@ def settle(lathe, cases, opset, variant, refs, path):
             culprit = by_prefix[named[0]]
             m = REFUSAL.search(err)
             refuser = CASE_NAME.search(m.group(1)) if m else None
-            if refuser and refuser.group(1) == named[0]:
+            if refuser and refuser.group(1) == named[0] and culprit.must_pass:
+                results[culprit.cid] = Result("error", "refused, where this fixed case must "
+                                              f"pass: {strip_names(m.group(3))}")
+            elif refuser and refuser.group(1) == named[0]:
                 results[culprit.cid] = Result("refused", strip_names(m.group(3)))
             else:
                 results[culprit.cid] = Result("error", strip_names(err))
