@@ -16,6 +16,10 @@ void fail(const Node& node, const std::string& reason) {
   throw Error(ErrorKind::Invalid, reason, ErrorLocation{{}, node.name, node.opType()});
 }
 
+void unsupported(const Node& node, const std::string& reason) {
+  throw Error(ErrorKind::Unsupported, reason, ErrorLocation{{}, node.name, node.opType()});
+}
+
 const TensorType* inputType(const Node& node, std::size_t i) {
   const graph::Value* v = node.input(i);
   return v ? &v->type : nullptr;

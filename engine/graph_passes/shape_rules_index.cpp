@@ -254,17 +254,43 @@ std::optional<Types> inferNonZero(const Node& n) {
   return Types{makeType(DType::I64, {rank, Dim::unknown()})};
 }
 
+// The selected extent: a constant condition's true entries within the extent it selects
+// from (entries past that extent are discarded), else unknown.
+Dim compressedExtent(const Node& n, const Dim& extent) {
+  const auto condition = constantInts(n, 1);
+  if (!condition)
+    return Dim::unknown();
+  std::int64_t length = static_cast<std::int64_t>(condition->size());
+  if (extent.isKnown())
+    length = std::min(length, extent.value);
+  else if (length > 0)
+    return Dim::unknown(); // how much of the condition applies is not known
+  return Dim::known(std::count_if(condition->begin(), condition->begin() + length,
+                                  [](std::int64_t c) { return c != 0; }));
+}
+
 std::optional<Types> inferCompress(const Node& n) {
   const TensorType* x = inputType(n, 0);
   if (!x)
     return std::nullopt;
-  if (!n.hasAttribute("axis"))
-    return Types{unknownDims(x->dtype, 1)};
+  if (!n.hasAttribute("axis")) {
+    // The flattened input: its size is known when every dim is.
+    Dim size = Dim::unknown();
+    if (x->shape && std::all_of(x->shape->begin(), x->shape->end(),
+                                [](const Dim& d) { return d.isKnown(); })) {
+      std::int64_t total = 1;
+      for (const Dim& d : *x->shape)
+        total *= d.value;
+      size = Dim::known(total);
+    }
+    return Types{makeType(x->dtype, {compressedExtent(n, size)})};
+  }
   if (!x->shape)
     return Types{unknownRank(x->dtype)};
   Shape out = *x->shape;
-  out[static_cast<std::size_t>(normalizeAxis(n, n.attrInt("axis", 0), rankOf(*x)))] =
-      Dim::unknown();
+  const auto axis =
+      static_cast<std::size_t>(normalizeAxis(n, n.attrInt("axis", 0), rankOf(*x)));
+  out[axis] = compressedExtent(n, out[axis]);
   return Types{makeType(x->dtype, out)};
 }
 

@@ -24,6 +24,8 @@ using Shape = std::vector<Dim>;
 using Types = std::vector<TensorType>;
 
 [[noreturn]] void fail(const Node& node, const std::string& reason);
+// A valid node that Lathe does not handle (ErrorKind::Unsupported).
+[[noreturn]] void unsupported(const Node& node, const std::string& reason);
 
 // The type of input i, or nullptr when that optional input is absent.
 const TensorType* inputType(const Node& node, std::size_t i);

@@ -20,8 +20,9 @@ std::optional<Types> inferGridSample(const Node& n) {
   const TensorType* grid = inputType(n, 1);
   if (!x)
     return std::nullopt;
+  // GridSample-20 also samples volumes (5-D input, [N, D, H, W, 3] grid): valid, not handled.
   if (rankOf(*x) >= 0 && rankOf(*x) != 4)
-    fail(n, "only 4-D input is supported");
+    unsupported(n, "only 4-D input is supported, not rank " + std::to_string(rankOf(*x)));
   const Dim unknown = Dim::unknown();
   return Types{makeType(x->dtype, {dimOr(x, 0, dimOr(grid, 0, unknown)), dimOr(x, 1, unknown),
                                    dimOr(grid, 1, unknown), dimOr(grid, 2, unknown)})};

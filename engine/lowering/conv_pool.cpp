@@ -469,7 +469,8 @@ Stmt lowerPool(const Node& node, KernelBuilder& kb, const Epilogue& epilogue, Po
       [&](const std::vector<Expr>& o) {
         const std::vector<Expr> idx = concat({n, c}, o);
         Stmt s = y.store(idx, init);
-        return indices ? loop::Block::make(s, indices->store(idx, loop::makeIndex(0))) : s;
+        // -1: no tap seen yet (the first tap's value may equal `init`, the type's lowest).
+        return indices ? loop::Block::make(s, indices->store(idx, loop::makeIndex(-1))) : s;
       },
       "z");
   const Expr xs = freshScalar(kb, "x", t);
@@ -480,13 +481,18 @@ Stmt lowerPool(const Node& node, KernelBuilder& kb, const Epilogue& epilogue, Po
     Stmt s;
     if (kind == PoolKind::Max) {
       // Strictly greater: the first maximum in tap order wins, as in ONNX Runtime. The
-      // comparison is bound once: the Indices update must not see the new maximum.
+      // comparison is bound once: the Indices update must not see the new maximum. With
+      // Indices, the first tap always counts, so that a window whose maximum is the type's
+      // lowest value (0 in uint8) still reports where it is.
       const Expr greater = freshScalar(kb, "gt", loop::boolean());
       s = y.store(idx, loop::select(greater, xs, acc));
-      if (indices)
+      Expr takes = xs > acc;
+      if (indices) {
         s = loop::Block::make(
             s, indices->store(idx, loop::select(greater, flatInput(i), indices->load(idx))));
-      s = loop::LetStmt::make(greater, xs > acc, s);
+        takes = takes || indices->load(idx) < loop::makeIndex(0);
+      }
+      s = loop::LetStmt::make(greater, takes, s);
     } else {
       s = y.store(idx, acc + (kind == PoolKind::Lp ? lpPower(xs, p) : xs));
     }

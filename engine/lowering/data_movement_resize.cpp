@@ -413,8 +413,8 @@ Expr lowerResize(const Node& n, const std::vector<Expr>& idx, OperandReader& in)
       return total;
     };
     value = sum(sum, 0);
-    if (!dataType.isFloat()) // integer images round to the nearest value
-      value = Call::make(Intrinsic::Round, {value});
+    // Integer images keep the integer part (the cast truncates toward zero), as ONNX
+    // Runtime and the ONNX reference implementation do; the spec does not say.
     if (value.type() != dataType)
       value = loop::cast(dataType, value);
   }

@@ -64,9 +64,16 @@ LATHE_UNARY(lowerSigmoid, intrinsic(Intrinsic::Sigmoid, x))
 LATHE_UNARY(lowerSoftsign, x / (fconst(x, 1.0) + intrinsic(Intrinsic::Abs, x)))
 LATHE_UNARY(lowerNot, !x)
 LATHE_UNARY(lowerIsNaN, loop::ne(x, x))
-LATHE_UNARY(lowerSign, loop::select(x > typed(x, 0), typed(x, 1),
-                                    loop::select(x < typed(x, 0), typed(x, -1), typed(x, 0))))
 #undef LATHE_UNARY
+
+// 1, -1 or 0 by sign. An unsigned x is never negative, and -1 is no unsigned constant.
+Expr lowerSign(const Node& n, const std::vector<Expr>& idx, OperandReader& in) {
+  const Expr x = arg(n, idx, in, 0);
+  const Expr nonNegative = loop::select(x > typed(x, 0), typed(x, 1), typed(x, 0));
+  if (x.type().isUInt())
+    return nonNegative;
+  return loop::select(x < typed(x, 0), typed(x, -1), nonNegative);
+}
 
 void requireInferenceDropout(const Node& n) {
   const graph::Value* mode = n.input(2);

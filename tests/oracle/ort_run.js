@@ -35,10 +35,8 @@ function parseNpy(buf, name) {
   return new ort.Tensor(kind[0], array, shape);
 }
 
-async function main() {
-  const [model, inputs, outDir, ...rest] = process.argv.slice(2);
-  if (!outDir) throw new Error('usage: node ort_run.js MODEL.onnx INPUTS.npz OUTDIR [--threads N]');
-  const threads = rest[0] === '--threads' ? Number(rest[1]) : 1;
+// Runs MODEL on the arrays of INPUTS (.npz) and writes OUTDIR/<index>.bin + outputs.json.
+async function runModel(model, inputs, outDir, threads) {
   const feeds = {};
   for (const entry of new AdmZip(inputs).getEntries()) {
     const name = entry.entryName.replace(/\.npy$/, '');
@@ -62,4 +60,14 @@ async function main() {
   fs.writeFileSync(path.join(outDir, 'outputs.json'), JSON.stringify(meta));
 }
 
-main().catch(e => { console.error(`ort_run: ${e.message}`); process.exit(1); });
+async function main() {
+  const [model, inputs, outDir, ...rest] = process.argv.slice(2);
+  if (!outDir) throw new Error('usage: node ort_run.js MODEL.onnx INPUTS.npz OUTDIR [--threads N]');
+  const threads = rest[0] === '--threads' ? Number(rest[1]) : 1;
+  await runModel(model, inputs, outDir, threads);
+}
+
+module.exports = { parseNpy, runModel };
+
+if (require.main === module)
+  main().catch(e => { console.error(`ort_run: ${e.message}`); process.exit(1); });
