@@ -628,8 +628,9 @@ bool MainWindow::compile() {
   }
   pendingCompile_ = false;
   const QString targetText = target();
+  // A model with symbolic input dims compiles for the shapes of the Run panel's input file.
   if (!compiler_->compile(session_, report_, targetText.toStdString(),
-                          schedulePanel_->keptScheduleText()))
+                          schedulePanel_->keptScheduleText(), runPanel_->settings().inputsNpz))
     return false;
   log(tr("Compiling %1 for %2").arg(QFileInfo(currentFile_).fileName(), targetText));
   setCompiling(true);

@@ -22,9 +22,11 @@ public:
   // here), keeping the code of every kernel. `model`
   // comes back with the result so the caller can tell whether it is still the one on
   // display. Refuses (false) while a job on the same Session is in flight: a Session
-  // serves one thread at a time.
+  // serves one thread at a time. `inputsFile`: the .npz a run will use, whose shapes
+  // specialise a model with symbolic input dims (CompileOptions::inputsFile).
   bool compile(std::shared_ptr<api::Session> session, std::shared_ptr<const api::ModelReport> model,
-               const std::string& target = "llvm", const std::string& scheduleText = {});
+               const std::string& target = "llvm", const std::string& scheduleText = {},
+               const std::string& inputsFile = {});
   // Forgets the job in flight: nothing arrives for it, and the engine is asked to stop it at
   // its next stage (code generation itself runs to its end).
   void drop();

@@ -242,6 +242,15 @@ OpenResult Session::openModel(const std::string& path, const OpenOptions& option
     state_->graph = std::move(imported.graph);
     state_->path = path;
     state_->forgetCompile();
+    if (options.inputShapesFile.empty()) { // the caller's own open, not a specialisation
+      state_->openOptions = options;
+      state_->openOptions.onProgress = nullptr;
+      state_->openOptions.cancel = nullptr;
+      state_->symbolicInputs = std::any_of(state_->graph->inputs.begin(),
+                                           state_->graph->inputs.end(),
+                                           [](const graph::Value* v) { return !v->type.isStatic(); });
+      state_->specialisedFor.clear();
+    }
   } catch (const Error& e) {
     result.failure = toFailure(e);
   } catch (const std::bad_alloc&) {

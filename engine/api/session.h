@@ -168,6 +168,10 @@ struct CompileOptions {
   std::string schedulePath;
   // The same as text (`kernel NAME:` blocks of steps), used when schedulePath is empty.
   std::string scheduleText;
+  // An .npz of the inputs a run will get. When the open model has symbolic input dims, it
+  // is opened again with the shapes (and integer scalars) of these arrays before compiling,
+  // once per set of shapes; the CompileReport says so. Ignored for static models.
+  std::string inputsFile;
   // Called between stages ("folding constants", "lowering", "generating code", ...).
   std::function<void(const Progress&)> onProgress;
   // Polled between stages; when it becomes true the call fails with kind "cancelled". Code
@@ -372,6 +376,7 @@ public:
   std::optional<ConstantStats> constantStats(const std::string& valueName, int bins = 64) const;
 
 private:
+  void specialiseForInputs(const std::string& npz, const std::atomic<bool>* cancel);
   friend BackendTestResult runBackendTest(const std::string&, double, double);
   friend CompareResult compareNumerics(const CompareOptions&);
   struct State;

@@ -171,11 +171,41 @@ std::vector<profiler::CallInfo> describeCalls(const CompiledModel& compiled,
 
 } // namespace
 
+// Opens the model again with the shapes of the arrays in `npz` (the inputs a run will get)
+// when they differ from the last specialisation; a model with symbolic dims then compiles.
+void Session::specialiseForInputs(const std::string& npz, const std::atomic<bool>* cancel) {
+  std::string key;
+  for (const std::string& name : runtime::listNpz(npz)) {
+    const runtime::Tensor t = runtime::readNpzArray(npz, name);
+    key += name + ":" + std::to_string(static_cast<int>(t.elementType())) + "[";
+    for (std::int64_t d : t.shape())
+      key += std::to_string(d) + ",";
+    key += "] ";
+    if (t.shape().empty() || (t.shape().size() == 1 && t.shape()[0] == 1))
+      key += "=" + std::string(reinterpret_cast<const char*>(t.bytes().data()), t.byteSize());
+  }
+  if (key == state_->specialisedFor)
+    return;
+  OpenOptions reopen = state_->openOptions;
+  reopen.inputShapesFile = npz;
+  reopen.cancel = cancel;
+  const OpenOptions original = state_->openOptions;
+  const OpenResult opened = openModel(state_->path, reopen);
+  if (!opened.ok())
+    throw Error(ErrorKind::Invalid, opened.failure->reason,
+                {opened.failure->file, opened.failure->node, opened.failure->op});
+  state_->openOptions = original; // specialise again from the model as opened
+  state_->symbolicInputs = true;
+  state_->specialisedFor = key;
+}
+
 CompileResult Session::compile(const CompileOptions& options) {
   CompileResult result;
   try {
     if (!state_->graph)
       throw Error(ErrorKind::Invalid, "no model is open");
+    if (!options.inputsFile.empty() && state_->symbolicInputs)
+      specialiseForInputs(options.inputsFile, options.cancel);
     requireStaticInputs(*state_->graph);
     if (state_->graph->outputs.empty())
       throw Error(ErrorKind::Invalid, "the model has no outputs: there is nothing to compute",

@@ -14,6 +14,11 @@ namespace lathe::api {
 
 struct Session::State {
   std::string path;
+  // How the model was opened by the caller; when its inputs are not all static, compile()
+  // with an inputs file opens it again with that file's shapes (specialisedFor says which).
+  OpenOptions openOptions;
+  bool symbolicInputs = false;
+  std::string specialisedFor; // "name:[dims] ..." of the last specialisation; empty if none
   std::shared_ptr<graph::Graph> graph;     // after the pipeline
   std::unique_ptr<CompiledModel> compiled; // what run() executes
   // From the last compile(): its graph after constant folding and its target, which

