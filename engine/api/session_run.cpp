@@ -18,6 +18,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
@@ -171,6 +172,16 @@ std::vector<profiler::CallInfo> describeCalls(const CompiledModel& compiled,
 
 } // namespace
 
+// Test-only: LATHE_INJECT_FAULT=compile or =run makes that call throw a plain
+// std::exception half-way, as a bug in the engine would; the workbench's fault tests
+// (tests/views/tst_fault_injection.cpp) check that nothing of the open model is lost.
+static void injectedFault(const char* where) {
+  const char* v = std::getenv("LATHE_INJECT_FAULT");
+  if (v && std::strcmp(v, where) == 0)
+    throw std::runtime_error(std::string("injected fault in ") + where +
+                             " (LATHE_INJECT_FAULT)");
+}
+
 // Opens the model again with the shapes of the arrays in `npz` (the inputs a run will get)
 // when they differ from the last specialisation; a model with symbolic dims then compiles.
 void Session::specialiseForInputs(const std::string& npz, const std::atomic<bool>* cancel) {
@@ -207,6 +218,7 @@ CompileResult Session::compile(const CompileOptions& options) {
     if (!options.inputsFile.empty() && state_->symbolicInputs)
       specialiseForInputs(options.inputsFile, options.cancel);
     requireStaticInputs(*state_->graph);
+    injectedFault("compile");
     if (state_->graph->outputs.empty())
       throw Error(ErrorKind::Invalid, "the model has no outputs: there is nothing to compute",
                   {state_->path, {}, {}});
@@ -341,6 +353,7 @@ OpenResult Session::openBundle(const std::string& path, int threads) {
 RunResult Session::run(const RunOptions& options) {
   RunResult result;
   try {
+    injectedFault("run");
     if (!state_->compiled) {
       CompileResult c = compile({});
       if (!c.ok()) {
