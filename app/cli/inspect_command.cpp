@@ -104,6 +104,7 @@ nlohmann::json reportJson(const api::ModelReport& r, const InspectOptions& o) {
 int runInspect(const InspectOptions& o) {
   api::Session session;
   api::OpenOptions open;
+  open.allowUnknownOps = true; // inspecting needs no kernels
   open.runPipeline = !o.noPasses;
   const api::OpenResult result = session.openModel(o.model, open);
   if (!result.ok()) {

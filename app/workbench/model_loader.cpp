@@ -23,6 +23,7 @@ api::OpenResult internalFailure(const std::string& path, const std::string& reas
 ModelLoader::Opened openOnWorker(const std::string& path, const std::atomic<bool>* cancel,
                                  std::function<void(const api::Progress&)> onProgress) {
   api::OpenOptions options;
+  options.allowUnknownOps = true; // the window shows any model; compiling says what blocks it
   options.cancel = cancel;
   options.onProgress = std::move(onProgress);
   // openModel promises not to throw; if a bug makes it throw anyway, the window stays up.

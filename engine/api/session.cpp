@@ -177,6 +177,7 @@ OpenResult Session::openModel(const std::string& path, const OpenOptions& option
     report->path = path;
     frontend::ImportOptions importOptions;
     importOptions.cancel = options.cancel;
+    importOptions.allowUnknownOps = options.allowUnknownOps;
     if (options.onProgress)
       importOptions.onProgress = [&](int percent, const std::string& stage) {
         options.onProgress({options.runPipeline ? percent / 2 : percent, stage});
@@ -246,9 +247,9 @@ OpenResult Session::openModel(const std::string& path, const OpenOptions& option
       state_->openOptions = options;
       state_->openOptions.onProgress = nullptr;
       state_->openOptions.cancel = nullptr;
-      state_->symbolicInputs = std::any_of(state_->graph->inputs.begin(),
-                                           state_->graph->inputs.end(),
-                                           [](const graph::Value* v) { return !v->type.isStatic(); });
+      state_->symbolicInputs =
+          std::any_of(state_->graph->inputs.begin(), state_->graph->inputs.end(),
+                      [](const graph::Value* v) { return !v->type.isStatic(); });
       state_->specialisedFor.clear();
     }
   } catch (const Error& e) {

@@ -110,6 +110,9 @@ struct OpenOptions {
   // An .npz of inputs: its arrays fix the shapes of the inputs that are not static and
   // not in inputShapes (a model with symbolic dims runs on the inputs it is given).
   std::string inputShapesFile;
+  // Open a model whose nodes use ops Lathe does not know, to look at it (the workbench,
+  // lathe inspect); compile() then refuses those nodes by name.
+  bool allowUnknownOps = false;
   // Called from the worker thread doing the work.
   std::function<void(const Progress&)> onProgress;
   // Polled between stages; when it becomes true the call fails with kind "cancelled".

@@ -6,6 +6,7 @@
 #include "engine/api/run_inputs.h"
 #include "engine/api/session_state.h"
 #include "engine/frontend/onnx/tensor_file.h"
+#include "engine/graph/op_table.h"
 #include "engine/loop_ir/ir_printer.h"
 #include "engine/lowering/lower_graph.h"
 #include "engine/profiler/peak_flops.h"
@@ -119,6 +120,38 @@ void planOnly(const lowering::LoweredModel& lowered, CompileReport& report) {
   report.naiveArenaBytes = plan.naiveBytes;
 }
 
+// A model opened to be looked at may use ops Lathe does not know: name them all.
+void collectUnknownOps(const graph::Graph& g, std::vector<std::string>& found) {
+  for (const auto& n : g.nodes()) {
+    if (!graph::findOp(n->domain(), n->opType()))
+      found.push_back("'" + n->name + "' (" +
+                      (n->domain().empty() ? std::string() : n->domain() + "::") + n->opType() +
+                      ")");
+    for (const auto& [key, attr] : n->attributes)
+      for (const graph::Graph* sub : attr.graphs())
+        collectUnknownOps(*sub, found);
+  }
+}
+
+void requireUnknownOpsAbsent(const graph::Graph& g, const std::string& path) {
+  if (!g.hasUnknownOps)
+    return;
+  std::vector<std::string> found;
+  collectUnknownOps(g, found);
+  if (found.empty())
+    return;
+  std::string list;
+  for (std::size_t i = 0; i < found.size() && i < 8; ++i)
+    list += (i ? ", " : "") + found[i];
+  if (found.size() > 8)
+    list += " and " + std::to_string(found.size() - 8) + " more";
+  throw Error(
+      ErrorKind::Unsupported,
+      std::to_string(found.size()) + (found.size() == 1 ? " node uses" : " nodes use") +
+          " an op Lathe does not know, so the model can be looked at but not compiled: " + list,
+      {path, {}, {}});
+}
+
 // Code generation needs static shapes: name every input that is not, and how to fix it.
 // The symbols stay symbols: a made-up number would only move the failure elsewhere.
 void requireStaticInputs(const graph::Graph& g) {
@@ -178,8 +211,7 @@ std::vector<profiler::CallInfo> describeCalls(const CompiledModel& compiled,
 static void injectedFault(const char* where) {
   const char* v = std::getenv("LATHE_INJECT_FAULT");
   if (v && std::strcmp(v, where) == 0)
-    throw std::runtime_error(std::string("injected fault in ") + where +
-                             " (LATHE_INJECT_FAULT)");
+    throw std::runtime_error(std::string("injected fault in ") + where + " (LATHE_INJECT_FAULT)");
 }
 
 // Opens the model again with the shapes of the arrays in `npz` (the inputs a run will get)
@@ -217,6 +249,7 @@ CompileResult Session::compile(const CompileOptions& options) {
       throw Error(ErrorKind::Invalid, "no model is open");
     if (!options.inputsFile.empty() && state_->symbolicInputs)
       specialiseForInputs(options.inputsFile, options.cancel);
+    requireUnknownOpsAbsent(*state_->graph, state_->path);
     requireStaticInputs(*state_->graph);
     injectedFault("compile");
     if (state_->graph->outputs.empty())

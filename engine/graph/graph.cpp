@@ -329,6 +329,7 @@ std::unique_ptr<Graph> Graph::clone(std::int64_t elideAbove) const {
   auto copy = std::make_unique<Graph>();
   copy->name = name;
   copy->opsetVersion = opsetVersion;
+  copy->hasUnknownOps = hasUnknownOps;
   copy->groups_ = groups_;
   std::unordered_map<const Value*, Value*> map;
   // Values first (in creation order) so the clone keeps the same value order.

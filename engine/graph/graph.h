@@ -94,6 +94,9 @@ public:
 
   std::string name;
   std::int64_t opsetVersion = 17; // of the default ONNX domain
+  // Opened to be looked at although some nodes use ops Lathe does not know (the verifier
+  // then accepts them; compiling refuses them by name).
+  bool hasUnknownOps = false;
   std::vector<Value*> inputs;
   std::vector<Value*> outputs;
 

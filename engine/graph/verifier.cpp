@@ -20,7 +20,8 @@ namespace {
 
 class Verifier {
 public:
-  explicit Verifier(std::vector<VerifyIssue>& issues) : issues_(issues) {}
+  Verifier(std::vector<VerifyIssue>& issues, bool allowUnknownOps)
+      : issues_(issues), allowUnknownOps_(allowUnknownOps) {}
 
   void run(const Graph& g, const std::string& scope) {
     std::unordered_set<const Value*> defined;
@@ -93,7 +94,8 @@ private:
       return; // other domains are not in Lathe's table; the importer refuses them
     const OpInfo* op = findOp(n.domain(), n.opType());
     if (!op) {
-      add(scope, &n, {}, "unknown op '" + n.opType() + "'");
+      if (!allowUnknownOps_)
+        add(scope, &n, {}, "unknown op '" + n.opType() + "'");
       return;
     }
     if (opset < 13)
@@ -138,13 +140,14 @@ private:
   }
 
   std::vector<VerifyIssue>& issues_;
+  bool allowUnknownOps_;
 };
 
 } // namespace
 
 std::vector<VerifyIssue> verifyGraph(const Graph& graph) {
   std::vector<VerifyIssue> issues;
-  Verifier(issues).run(graph, "");
+  Verifier(issues, graph.hasUnknownOps).run(graph, "");
   return issues;
 }
 

@@ -276,8 +276,8 @@ std::optional<Types> inferCompress(const Node& n) {
   if (!n.hasAttribute("axis")) {
     // The flattened input: its size is known when every dim is.
     Dim size = Dim::unknown();
-    if (x->shape && std::all_of(x->shape->begin(), x->shape->end(),
-                                [](const Dim& d) { return d.isKnown(); })) {
+    if (x->shape &&
+        std::all_of(x->shape->begin(), x->shape->end(), [](const Dim& d) { return d.isKnown(); })) {
       std::int64_t total = 1;
       for (const Dim& d : *x->shape)
         total *= d.value;
@@ -288,8 +288,7 @@ std::optional<Types> inferCompress(const Node& n) {
   if (!x->shape)
     return Types{unknownRank(x->dtype)};
   Shape out = *x->shape;
-  const auto axis =
-      static_cast<std::size_t>(normalizeAxis(n, n.attrInt("axis", 0), rankOf(*x)));
+  const auto axis = static_cast<std::size_t>(normalizeAxis(n, n.attrInt("axis", 0), rankOf(*x)));
   out[axis] = compressedExtent(n, out[axis]);
   return Types{makeType(x->dtype, out)};
 }

@@ -82,7 +82,6 @@ def check_bad_models(lathe, models):
         "bad/truncated.onnx": "truncated or corrupt",
         "bad/garbage.onnx": "truncated or corrupt",
         "bad/empty.onnx": "empty",
-        "bad/unknown_op.onnx": "op 'FancyNewOp' is not supported",
         "bad/absurd_shape.onnx": "absurd",
         "bad/missing_input.onnx": "missing_input.onnx",
         "bad/bad_raw_size.onnx": "raw_data holds 16 bytes",
@@ -95,6 +94,13 @@ def check_bad_models(lathe, models):
         expect(rc == 1, f"{name}: exit status 1 (got {rc})", out + err)
         expect(err.startswith("lathe: error: ") and name in err and text in err,
                f"{name}: message names the file and says '{text}'", err)
+    # An op Lathe does not know: the model is shown (inspect), and refused to run.
+    rc, out, err = run(lathe, "inspect", f"{models}/bad/unknown_op.onnx", "--print-topology")
+    expect(rc == 0 and "FancyNewOp (fancy)" in err and "looked at, not compiled" in err,
+           "inspect shows a model with an unknown op and says what it cannot do", out + err)
+    rc, out, err = run(lathe, "run", f"{models}/bad/unknown_op.onnx")
+    expect(rc == 1 and "node 'fancy' (FancyNewOp)" in err and "is not supported" in err,
+           "run refuses the unknown op by node", err)
 
 
 def check_resnet50(lathe, models):

@@ -47,6 +47,7 @@ const QString kSample = kModelDir + QStringLiteral("/sample_cnn.onnx");
 const QString kTruncated = kModelDir + QStringLiteral("/bad/truncated.onnx");
 // Opens, but cannot be compiled: its batch dimension is symbolic.
 const QString kSymbolic = kModelDir + QStringLiteral("/symbolic_batch.onnx");
+const QString kUnknownOp = kModelDir + QStringLiteral("/bad/unknown_op.onnx");
 constexpr int kLoadTimeoutMs = 60000;
 
 // Depth-first search of a (proxy) model for the first index satisfying `match`.
@@ -102,6 +103,7 @@ private slots:
   void targetPickerOffersHostAndCrossTargets();
   void cancelledCompileIsDropped();
   void acceptsDroppedOnnxFiles();
+  void unknownOpIsShownNotCompiled();
   void cleanupTestCase();
 
 private:
@@ -559,6 +561,31 @@ void TestWorkbench::cancelledCompileIsDropped() {
   QVERIFY(QString::fromStdString(window_->compileReport()->target)
               .contains(QStringLiteral("x86-64-v3")));
   QVERIFY(window_->setTarget(QStringLiteral("llvm")));
+}
+
+// A model with an op Lathe does not know opens (the graph, its properties and passes) like
+// any other; compiling says which node blocks it.
+void TestWorkbench::unknownOpIsShownNotCompiled() {
+  QSignalSpy loaded(window_.get(), &MainWindow::modelLoaded);
+  window_->openFile(kUnknownOp);
+  QVERIFY(loaded.wait(kLoadTimeoutMs));
+  QVERIFY(window_->report());
+  QCOMPARE(window_->report()->final.nodes.size(), std::size_t{1});
+  QCOMPARE(QString::fromStdString(window_->report()->final.nodes[0].opType),
+           QStringLiteral("FancyNewOp"));
+  QTRY_VERIFY_WITH_TIMEOUT(window_->graphView()->itemForNode(0), kLoadTimeoutMs); // laid out
+  QVERIFY(window_->selectNode(0));
+  QSignalSpy failed(window_.get(), &MainWindow::compileFailed);
+  QVERIFY(window_->compile());
+  QVERIFY(failed.wait(kLoadTimeoutMs));
+  const QString message = failed.at(0).at(0).toString();
+  QVERIFY2(message.contains(QStringLiteral("'fancy' (FancyNewOp)")) &&
+               message.contains(QStringLiteral("looked at but not compiled")),
+           qPrintable(message));
+  for (auto* box : window_->findChildren<QMessageBox*>())
+    box->accept();
+  QTRY_VERIFY(window_->findChildren<QMessageBox*>().isEmpty());
+  QVERIFY(window_->report()); // still on display
 }
 
 void TestWorkbench::acceptsDroppedOnnxFiles() {

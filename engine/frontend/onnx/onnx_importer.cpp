@@ -51,26 +51,34 @@ std::string nodeLabel(const onnx::NodeProto& node, int index) {
   return node.name().empty() ? "#" + std::to_string(index) : node.name();
 }
 
-// Refuses ops Lathe does not know before the ONNX checker gives a less helpful message.
-void checkOpsKnown(const onnx::GraphProto& g, const std::string& path, std::int64_t opset) {
+// Refuses ops Lathe does not know before the ONNX checker gives a less helpful message;
+// with `unknown`, lists them instead ("Op (node)").
+void checkOpsKnown(const onnx::GraphProto& g, const std::string& path, std::int64_t opset,
+                   std::vector<std::string>* unknown) {
   for (int i = 0; i < g.node_size(); ++i) {
     const auto& node = g.node(i);
     const ErrorLocation where{path, nodeLabel(node, i), node.op_type()};
-    if (!node.domain().empty() && node.domain() != "ai.onnx")
-      throw Error(ErrorKind::Unsupported,
-                  "op domain '" + node.domain() + "' (only the default ONNX domain is supported)",
-                  where);
+    const bool otherDomain = !node.domain().empty() && node.domain() != "ai.onnx";
     // Ops removed from the standard that the version converter rewrites (Scatter-9/10
     // becomes ScatterElements) are fine before conversion.
     const bool convertedAway =
         node.op_type() == "Scatter" || (opset > 17 && expressedByOpset17Ops(node.op_type()));
-    if (!graph::findOp(node.op_type()) && !convertedAway)
-      throw Error(ErrorKind::Unsupported, "op '" + node.op_type() + "' is not supported", where);
+    if (otherDomain || (!graph::findOp(node.op_type()) && !convertedAway)) {
+      if (unknown)
+        unknown->push_back((otherDomain ? node.domain() + "::" : std::string()) + node.op_type() +
+                           " (" + nodeLabel(node, i) + ")");
+      else if (otherDomain)
+        throw Error(ErrorKind::Unsupported,
+                    "op domain '" + node.domain() + "' (only the default ONNX domain is supported)",
+                    where);
+      else
+        throw Error(ErrorKind::Unsupported, "op '" + node.op_type() + "' is not supported", where);
+    }
     for (const auto& attr : node.attribute()) {
       if (attr.has_g())
-        checkOpsKnown(attr.g(), path, opset);
+        checkOpsKnown(attr.g(), path, opset, unknown);
       for (const auto& sub : attr.graphs())
-        checkOpsKnown(sub, path, opset);
+        checkOpsKnown(sub, path, opset, unknown);
     }
   }
 }
@@ -128,7 +136,9 @@ ImportResult importOnnxFile(const std::string& path, const ImportOptions& option
   progress(0, "parsing");
   onnx::ModelProto model = parseModelFile(path);
   result.sourceOpset = defaultOpset(model, path);
-  checkOpsKnown(model.graph(), path, result.sourceOpset);
+  std::vector<std::string> unknownOps;
+  checkOpsKnown(model.graph(), path, result.sourceOpset,
+                options.allowUnknownOps ? &unknownOps : nullptr);
   checkValueTypes(model.graph(), path);
   // Scan-8 has a batch axis that Scan-9 dropped; the ONNX version converter drops it from the
   // graph's inputs too, so the converted model no longer takes the original's inputs.
@@ -155,15 +165,24 @@ ImportResult importOnnxFile(const std::string& path, const ImportOptions& option
 
   // Weights stay here; the child that runs the ONNX library's steps drops its copy of
   // them, so conversion and inference only copy structure.
-  LibraryStepsResult steps =
-      runOnnxLibrarySteps(model, result.sourceOpset, options.targetOpset, kMinNativeOpset,
-                          kKeepInProtoElements, path, [&](int percent, const std::string& stage) {
-                            if (percent >= 0)
-                              progress(percent, stage);
-                            else if (options.cancel && options.cancel->load())
-                              throw Error(ErrorKind::Cancelled, "cancelled", fileOnly);
-                          });
+  LibraryStepsResult steps = runOnnxLibrarySteps(
+      model, result.sourceOpset, options.targetOpset, kMinNativeOpset, kKeepInProtoElements,
+      !unknownOps.empty(), path, [&](int percent, const std::string& stage) {
+        if (percent >= 0)
+          progress(percent, stage);
+        else if (options.cancel && options.cancel->load())
+          throw Error(ErrorKind::Cancelled, "cancelled", fileOnly);
+      });
   result.warnings = std::move(steps.warnings);
+  if (!unknownOps.empty()) {
+    std::string list;
+    for (std::size_t i = 0; i < unknownOps.size() && i < 8; ++i)
+      list += (i ? ", " : "") + unknownOps[i];
+    if (unknownOps.size() > 8)
+      list += " and " + std::to_string(unknownOps.size() - 8) + " more";
+    result.warnings.push_back("ops Lathe does not know: " + list +
+                              "; the model can be looked at, not compiled");
+  }
 
   std::unordered_map<std::string, graph::TensorData> weights;
   for (auto& init : *graphProto->mutable_initializer()) {
@@ -186,6 +205,7 @@ ImportResult importOnnxFile(const std::string& path, const ImportOptions& option
   } catch (const Error& e) {
     throw e.within(fileOnly);
   }
+  result.graph->hasUnknownOps = !unknownOps.empty();
   if (result.graph->name.empty())
     result.graph->name = fs::path(path).stem().string();
   graph::verifyGraphOrThrow(*result.graph, path);

@@ -19,6 +19,10 @@ struct ImportOptions {
   std::int64_t targetOpset = 17;
   std::function<void(int percent, const std::string& stage)> onProgress;
   const std::atomic<bool>* cancel = nullptr; // checked between stages
+  // Import a model whose nodes use ops Lathe does not know (or other op domains), so that
+  // it can be looked at: the graph is marked (Graph::hasUnknownOps), those nodes are not
+  // converted or checked by the ONNX checker, and compiling refuses them by name.
+  bool allowUnknownOps = false;
 };
 
 struct ImportResult {

@@ -76,7 +76,8 @@ void markAsymmetric(onnx::NodeProto& resize) {
 
 // The child's work. `m` is the child's own copy-on-write image of the parent's model.
 void childSteps(onnx::ModelProto& m, std::int64_t sourceOpset, std::int64_t targetOpset,
-                std::int64_t minNativeOpset, std::int64_t keepElements, int fd) {
+                std::int64_t minNativeOpset, std::int64_t keepElements, bool tolerateUnknownOps,
+                int fd) {
   if (sourceOpset > targetOpset) {
     // Newer than the library: bring every node down to its opset-17 form first, so the
     // checker and shape inference below see a model they know.
@@ -90,11 +91,17 @@ void childSteps(onnx::ModelProto& m, std::int64_t sourceOpset, std::int64_t targ
     sourceOpset = 17;
   }
   send(fd, kStage, "checking");
-  try {
-    onnx::checker::check_model(m);
-  } catch (const std::exception& e) {
-    send(fd, kInvalid, std::string("the ONNX checker rejects the model: ") + e.what());
-    return;
+  if (tolerateUnknownOps) { // the checker refuses ops it has no schema for
+    send(fd, kWarning,
+         "the ONNX checker did not check the model: it uses ops the checker "
+         "does not know");
+  } else {
+    try {
+      onnx::checker::check_model(m);
+    } catch (const std::exception& e) {
+      send(fd, kInvalid, std::string("the ONNX checker rejects the model: ") + e.what());
+      return;
+    }
   }
   for (auto& init : *m.mutable_graph()->mutable_initializer()) {
     if (elementCount(init) <= keepElements)
@@ -122,7 +129,7 @@ void childSteps(onnx::ModelProto& m, std::int64_t sourceOpset, std::int64_t targ
       // dynamic models leave unknown, and some of them change a node's meaning (Hardmax
       // before 13 keeps its old default axis but loses its 2-D coercion).
       try {
-        upgradeNodesToOpset(m, sourceOpset, targetOpset);
+        upgradeNodesToOpset(m, sourceOpset, targetOpset, tolerateUnknownOps);
       } catch (const NodeRefusal& r) {
         send(fd, kRefusedNode, r.node + '\0' + r.op + '\0' + r.what());
         return;
@@ -178,7 +185,7 @@ int stagePercent(const std::string& stage) {
 LibraryStepsResult
 runOnnxLibrarySteps(const onnx::ModelProto& model, std::int64_t sourceOpset,
                     std::int64_t targetOpset, std::int64_t minNativeOpset,
-                    std::int64_t keepElements, const std::string& path,
+                    std::int64_t keepElements, bool tolerateUnknownOps, const std::string& path,
                     const std::function<void(int, const std::string&)>& progress) {
   const ErrorLocation where{path, {}, {}};
   int fds[2];
@@ -194,7 +201,7 @@ runOnnxLibrarySteps(const onnx::ModelProto& model, std::int64_t sourceOpset,
     ::close(fds[0]);
     try {
       childSteps(const_cast<onnx::ModelProto&>(model), sourceOpset, targetOpset, minNativeOpset,
-                 keepElements, fds[1]);
+                 keepElements, tolerateUnknownOps, fds[1]);
     } catch (...) {
       send(fds[1], kInvalid, "the ONNX library failed on this model");
     }

@@ -23,7 +23,7 @@ struct LibraryStepsResult {
 LibraryStepsResult
 runOnnxLibrarySteps(const onnx::ModelProto& model, std::int64_t sourceOpset,
                     std::int64_t targetOpset, std::int64_t minNativeOpset,
-                    std::int64_t keepElements, const std::string& path,
+                    std::int64_t keepElements, bool tolerateUnknownOps, const std::string& path,
                     const std::function<void(int, const std::string&)>& progress);
 
 } // namespace lathe::frontend

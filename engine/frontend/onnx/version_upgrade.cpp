@@ -123,8 +123,8 @@ void additiveStep(UpgradeContext& c, const OpSchema& from, const OpSchema& to) {
 
 class Upgrader {
 public:
-  Upgrader(onnx::ModelProto& model, std::int64_t source, std::int64_t target)
-      : model_(model), source_(source), target_(target) {}
+  Upgrader(onnx::ModelProto& model, std::int64_t source, std::int64_t target, bool tolerate)
+      : model_(model), source_(source), target_(target), tolerateUnknown_(tolerate) {}
 
   void run() {
     collectNames(model_.graph());
@@ -199,6 +199,10 @@ private:
     }
     UpgradeContext c{node, scope, names_, used_, {}, {}};
     const OpSchema* schema = schemaAt(node.op_type(), source_);
+    if (!schema && tolerateUnknown_) {
+      out.push_back(std::move(node));
+      return;
+    }
     if (!schema)
       c.refuse("op '" + node.op_type() + "' does not exist at opset " + std::to_string(source_));
     std::int64_t version = schema->since_version();
@@ -245,6 +249,7 @@ private:
   onnx::ModelProto& model_;
   std::int64_t source_;
   std::int64_t target_;
+  bool tolerateUnknown_;
   std::unordered_set<std::string> names_;
   std::unordered_set<std::string> used_;
 };
@@ -252,8 +257,8 @@ private:
 } // namespace
 
 void upgradeNodesToOpset(onnx::ModelProto& model, std::int64_t sourceOpset,
-                         std::int64_t targetOpset) {
-  Upgrader(model, sourceOpset, targetOpset).run();
+                         std::int64_t targetOpset, bool tolerateUnknownOps) {
+  Upgrader(model, sourceOpset, targetOpset, tolerateUnknownOps).run();
 }
 
 } // namespace lathe::frontend

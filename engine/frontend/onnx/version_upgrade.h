@@ -27,7 +27,9 @@ struct NodeRefusal : std::runtime_error {
 // to `targetOpset` and sets the model's default-domain opset to `targetOpset`. Uses the
 // value types and ranks that shape inference left in the graphs' value_info. Needs the
 // ONNX library's schema registry, so it runs where the library's steps run.
+// With tolerateUnknownOps, nodes of ops without a schema are left as they are (the model
+// is opened to be looked at, not compiled).
 void upgradeNodesToOpset(onnx::ModelProto& model, std::int64_t sourceOpset,
-                         std::int64_t targetOpset);
+                         std::int64_t targetOpset, bool tolerateUnknownOps = false);
 
 } // namespace lathe::frontend
