@@ -77,6 +77,7 @@ NumericsPanel::NumericsPanel(QWidget* parent)
   table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
   table_->horizontalHeader()->setStretchLastSection(true);
   table_->setWordWrap(false);
+  table_->setTextElideMode(Qt::ElideMiddle);
 
   auto* stats = new QWidget(this);
   auto* statsLayout = new QHBoxLayout(stats);
@@ -91,6 +92,7 @@ NumericsPanel::NumericsPanel(QWidget* parent)
   split->addWidget(stats);
   split->setStretchFactor(0, 3);
   split->setStretchFactor(1, 2);
+  split->setSizes({700, 360}); // the table's errors and status in view next to both histograms
 
   auto* layout = new QVBoxLayout(this);
   layout->addLayout(controls);
@@ -205,7 +207,10 @@ void NumericsPanel::showReport(std::shared_ptr<const api::CompareReport> report)
                               qs(r.referenceStopReason))
                          .toHtmlEscaped());
   summary_->setText(text);
+  // Long node and value names elide in the middle rather than push the errors out of view.
   table_->resizeColumnsToContents();
+  for (int c = 0; c < model_->columnCount(); ++c)
+    table_->setColumnWidth(c, std::min(table_->columnWidth(c), 200));
   if (r.firstDivergent >= 0)
     selectValue(r.firstDivergent);
 }
@@ -236,8 +241,8 @@ void NumericsPanel::showSelected() {
       view->setUnavailable(side, v->note.empty() ? qs(v->status) : qs(v->note));
       return;
     }
-    api::ConstantStats named = stats;
-    named.name = (side + QStringLiteral(": ") + qs(v->value)).toStdString();
+    api::ConstantStats named = stats; // the value's name is in the table: keep the title short
+    named.name = side.toStdString();
     view->setStats(named);
   };
   show(latheStats_, v->latheStats, tr("Lathe"));

@@ -103,13 +103,14 @@ QVariant NumericsModel::data(const QModelIndex& index, int role) const {
       return int(Qt::AlignRight | Qt::AlignVCenter);
     return {};
   case Qt::BackgroundRole:
-    // Divergent rows in the heat ramp's upper half by relative error; matches untinted.
+    // Divergent rows along the heat ramp by relative error (kept light enough to read); matches
+    // untinted.
     if (diverges)
-      return QBrush(heatColor(0.55 + 0.45 * std::clamp(v->maxRelError, 0.0, 1.0)));
+      return QBrush(heatColor(0.35 + 0.45 * std::clamp(v->maxRelError, 0.0, 1.0)));
     return {};
   case Qt::ForegroundRole:
     if (diverges)
-      return QBrush(readableTextOn(heatColor(0.55 + 0.45 * std::clamp(v->maxRelError, 0.0, 1.0))));
+      return QBrush(readableTextOn(heatColor(0.35 + 0.45 * std::clamp(v->maxRelError, 0.0, 1.0))));
     if (!compared(*v))
       return QBrush(QPalette().color(QPalette::Disabled, QPalette::Text));
     return {};
