@@ -35,6 +35,7 @@ class TestNumerics : public QObject {
 private slots:
   void initTestCase();
   void compareMatchesThenFindsScaledConv();
+  void partialComparisonSaysWhereTheReferenceStopped();
 
 private:
   QTemporaryDir dir_;
@@ -113,6 +114,24 @@ void TestNumerics::compareMatchesThenFindsScaledConv() {
   QTRY_COMPARE_WITH_TIMEOUT(finished.count() + failed.count(), 3, kTimeoutMs);
   QCOMPARE(failed.count(), 1);
   QVERIFY(panel->summaryText().contains(QStringLiteral("failed")));
+}
+
+// The interpreter has no If: the dock names the node it stopped at, the rest "not evaluated".
+void TestNumerics::partialComparisonSaysWhereTheReferenceStopped() {
+  MainWindow window;
+  window.show();
+  QSignalSpy loaded(&window, &MainWindow::modelLoaded);
+  window.openFile(QStringLiteral(LATHE_MODEL_DIR "/if_subgraph.onnx"));
+  QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, kTimeoutMs);
+  NumericsPanel* panel = window.numericsPanel();
+  QSignalSpy finished(panel, &NumericsPanel::finished);
+  QVERIFY(window.compareNumerics());
+  QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
+  const auto report = panel->report();
+  QCOMPARE(report->referenceStoppedOp, std::string("If"));
+  QVERIFY(report->notEvaluated > 0);
+  QVERIFY(panel->summaryText().contains(QStringLiteral("The reference stopped at")));
+  QCOMPARE(panel->model()->rowCount(), static_cast<int>(report->values.size()));
 }
 
 QTEST_MAIN(TestNumerics)
