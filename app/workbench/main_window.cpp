@@ -6,6 +6,7 @@
 #include "app/workbench/model_compiler.h"
 #include "app/workbench/model_loader.h"
 #include "app/workbench/model_runner.h"
+#include "app/workbench/numerics_panel.h"
 #include "app/workbench/passes_panel.h"
 #include "app/workbench/placeholder_label.h"
 #include "app/workbench/properties_panel.h"
@@ -370,6 +371,7 @@ void MainWindow::createDocks() {
   tabifyDockWidget(codeDock_, scheduleDock_);
   tabifyDockWidget(scheduleDock_, irDock_);
   tabifyDockWidget(irDock_, logDock_);
+  tabifyDockWidget(logDock_, numericsDock_);
   passesDock_->raise();
 
   connect(browser_, &ModelBrowser::nodeSelected, this, &MainWindow::onTreeNodeSelected);
@@ -537,6 +539,8 @@ void MainWindow::showModel(const QString& path, std::shared_ptr<const api::Model
   runPanel_->setRunning(false);
   runPanel_->showReport(nullptr);
   profileView_->setReport(nullptr, nullptr);
+  numericsPanel_->cancel();
+  numericsPanel_->showReport(nullptr);
   selectedNode_ = -1;
   currentFile_ = path;
   const api::ModelReport& r = *report_;
@@ -857,6 +861,9 @@ void MainWindow::showPanel(Panel panel) {
     break;
   case Panel::Profile:
     dock = profileDock_;
+    break;
+  case Panel::Numerics:
+    dock = numericsDock_;
     break;
   }
   dock->show();

@@ -29,6 +29,7 @@ class ModelBrowser;
 class ModelCompiler;
 class ModelLoader;
 class ModelRunner;
+class NumericsPanel;
 class PassesPanel;
 class PropertiesPanel;
 class RecentFiles;
@@ -40,7 +41,18 @@ class MainWindow : public QMainWindow {
   Q_OBJECT
 
 public:
-  enum class Panel { Model, Properties, Passes, Ir, Kernels, Schedule, Log, Run, Profile };
+  enum class Panel {
+    Model,
+    Properties,
+    Passes,
+    Ir,
+    Kernels,
+    Schedule,
+    Log,
+    Run,
+    Profile,
+    Numerics
+  };
 
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
@@ -104,6 +116,12 @@ public:
   // follows. False if there is no host compile or the Session is busy.
   bool trySchedule(bool timed = true);
   views::ProfileView* profileView() const { return profileView_; }
+  // Compares every node output of the model on display with the Numerics panel's reference in
+  // the background (the Run panel's input file, else seeded random inputs); `referenceModel`
+  // makes the reference run another model file. The panel's finished() or failed() follows.
+  // False if there is no model file or a comparison is in flight.
+  bool compareNumerics(const QString& referenceModel = {});
+  NumericsPanel* numericsPanel() const { return numericsPanel_; }
 
 signals:
   void modelLoaded();
@@ -156,6 +174,7 @@ private:
                       const api::Failure& failure);
   void selectProfiledKernel(const QString& kernel, const QStringList& nodes);
   void applyHeatMap();
+  void selectNodeByName(const QString& name);
   void setLoading(const QString& path);
   void clearLoading();
   enum class LogLevel { Info, Warning, Error };
@@ -204,6 +223,8 @@ private:
   SchedulePanel* schedulePanel_ = nullptr;
   RunPanel* runPanel_ = nullptr;
   views::ProfileView* profileView_ = nullptr;
+  QDockWidget* numericsDock_ = nullptr;
+  NumericsPanel* numericsPanel_ = nullptr;
   PropertiesPanel* properties_ = nullptr;
   PassesPanel* passes_ = nullptr;
   KernelsPanel* kernels_ = nullptr;

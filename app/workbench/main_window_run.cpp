@@ -5,6 +5,7 @@
 #include "app/workbench/main_window_text.h"
 #include "app/workbench/model_compiler.h"
 #include "app/workbench/model_runner.h"
+#include "app/workbench/numerics_panel.h"
 #include "app/workbench/run_panel.h"
 #include "app/workbench/schedule_panel.h"
 #include "app/workbench/schedule_trier.h"
@@ -15,6 +16,8 @@
 #include <QDockWidget>
 #include <QFileInfo>
 #include <QTimer>
+#include <algorithm>
+#include <map>
 #include <set>
 
 namespace lathe::workbench {
@@ -41,6 +44,59 @@ void MainWindow::createRunDocks() {
     else
       applyHeatMap();
   });
+
+  // Numerics beside the Log (tabified in createDocks): the table needs the bottom's width.
+  numericsPanel_ = new NumericsPanel(this);
+  numericsPanel_->setObjectName(QStringLiteral("numericsPanel"));
+  numericsDock_ = addPanel(numericsPanel_, tr("Numerics"), QStringLiteral("numericsDock"),
+                           Qt::BottomDockWidgetArea);
+  connect(numericsPanel_, &NumericsPanel::compareRequested, this, [this] { compareNumerics(); });
+  connect(numericsPanel_, &NumericsPanel::nodeActivated, this, &MainWindow::selectNodeByName);
+  connect(numericsPanel_, &NumericsPanel::heatMapToggled, this, [this](bool on) {
+    if (on && graphPass_ >= 0)
+      showFinalGraph(); // applies the heat map
+    else
+      applyHeatMap();
+  });
+  connect(numericsPanel_, &NumericsPanel::finished, this, [this] {
+    const auto& r = numericsPanel_->report();
+    log(tr("Compared %1 with the %2: %3 match, %4 diverge")
+            .arg(QFileInfo(currentFile_).fileName(), qs(r->reference))
+            .arg(r->matched)
+            .arg(r->diverged));
+    applyHeatMap();
+  });
+  connect(numericsPanel_, &NumericsPanel::failed, this, [this](const QString& message) {
+    log(tr("error: comparison failed: %1").arg(message), LogLevel::Error);
+  });
+}
+
+bool MainWindow::compareNumerics(const QString& referenceModel) {
+  if (!report_ || currentFile_.isEmpty() || numericsPanel_->isComparing())
+    return false;
+  api::CompareOptions options;
+  options.model = currentFile_.toStdString();
+  options.referenceModel = referenceModel.toStdString();
+  options.inputsNpz = runPanel_->settings().inputsNpz;
+  options.threads = runPanel_->threads();
+  showPanel(Panel::Numerics);
+  return numericsPanel_->compare(std::move(options));
+}
+
+// A row of the Numerics table: its node in the final graph (by ONNX name), if a pass kept it.
+void MainWindow::selectNodeByName(const QString& name) {
+  if (!report_)
+    return;
+  const std::string wanted = name.toStdString();
+  const auto& nodes = report_->final.nodes;
+  for (int n = 0; n < static_cast<int>(nodes.size()); ++n) {
+    if (nodes[n].name == wanted) {
+      if (graphPass_ >= 0)
+        showFinalGraph();
+      selectNode(n);
+      return;
+    }
+  }
 }
 
 bool MainWindow::run() {
@@ -118,6 +174,7 @@ void MainWindow::updateRunAvailability() {
   const bool canRun = report_ && session_ && !runner_->isRunning() && !pendingRun_;
   runAction_->setEnabled(canRun);
   runPanel_->setCanRun(canRun);
+  numericsPanel_->setCanCompare(report_ && !currentFile_.isEmpty());
 }
 
 void MainWindow::showRunReport(const std::shared_ptr<const api::ModelReport>& model,
@@ -202,6 +259,24 @@ void MainWindow::selectProfiledKernel(const QString& kernel, const QStringList& 
 // With the Profile's "Heat map" on, the final graph is coloured by each node's share of the
 // kernels' time: each kernel's whole time on its anchor node (see views::nodeTimeShares).
 void MainWindow::applyHeatMap() {
+  // The Numerics heat map wins while it is on: each node's max relative error (capped at 1).
+  if (const auto& compared = numericsPanel_->report();
+      compared && numericsPanel_->isHeatMapOn() && report_ && graphPass_ < 0) {
+    std::map<std::string, double> errors;
+    for (const auto& v : compared->values) {
+      if (v.status == "match" || v.status == "diverges")
+        errors[v.node] = std::max(errors[v.node], std::min(1.0, v.maxRelError));
+    }
+    std::vector<double> heat(report_->final.nodes.size(), 0.0);
+    for (std::size_t n = 0; n < heat.size(); ++n) {
+      if (const auto it = errors.find(report_->final.nodes[n].name); it != errors.end())
+        heat[n] = it->second;
+    }
+    graph_->setHeatTitle(tr("Error vs reference: max relative error"));
+    graph_->setNodeHeat(std::move(heat));
+    return;
+  }
+  graph_->setHeatTitle({});
   const auto& run = profileView_->report();
   if (!profileView_->isHeatMapOn() || !run || !run->profile || !report_ || graphPass_ >= 0) {
     graph_->setNodeHeat({});

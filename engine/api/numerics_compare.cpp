@@ -8,7 +8,10 @@
 #include "engine/reference/reference_interpreter.h"
 #include "engine/reference/tensor_difference.h"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -105,9 +108,51 @@ std::string typeText(const runtime::Tensor& t) {
   return std::string(runtime::elementTypeName(t.elementType())) + runtime::formatShape(t.shape());
 }
 
+// Min/max/mean/std and a histogram of a tensor's finite elements.
+ConstantStats valueStats(const std::string& name, const runtime::Tensor& t) {
+  constexpr int kBins = 32;
+  ConstantStats s;
+  s.name = name;
+  s.dtype = std::string(runtime::elementTypeName(t.elementType()));
+  s.shape = t.shape();
+  s.count = t.numElements();
+  s.histogram.assign(kBins, 0);
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo, sum = 0;
+  std::int64_t finite = 0;
+  for (std::int64_t i = 0; i < s.count; ++i) {
+    const double v = t.elementAsDouble(i);
+    if (!std::isfinite(v))
+      continue;
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+    sum += v;
+    ++finite;
+  }
+  s.nonFinite = s.count - finite;
+  if (finite == 0)
+    return s;
+  s.min = lo;
+  s.max = hi;
+  s.mean = sum / static_cast<double>(finite);
+  double squares = 0;
+  const double scale = hi > lo ? kBins / (hi - lo) : 0.0;
+  for (std::int64_t i = 0; i < s.count; ++i) {
+    const double v = t.elementAsDouble(i);
+    if (!std::isfinite(v))
+      continue;
+    squares += (v - s.mean) * (v - s.mean);
+    ++s.histogram[static_cast<std::size_t>(
+        std::min(kBins - 1, static_cast<int>((v - lo) * scale)))];
+  }
+  s.std = std::sqrt(squares / static_cast<double>(finite));
+  return s;
+}
+
 // Fills `vc` from Lathe's and the reference's tensors of one value.
 void compareValue(ValueComparison& vc, const runtime::Tensor& lathe,
                   const runtime::Tensor& reference, const CompareOptions& o) {
+  vc.latheStats = valueStats(vc.value, lathe);
+  vc.referenceStats = valueStats(vc.value, reference);
   if (lathe.shape() != reference.shape() || lathe.elementType() != reference.elementType()) {
     vc.status = "diverges";
     vc.note = "Lathe's value is " + typeText(lathe) + ", the reference's " + typeText(reference);

@@ -55,6 +55,9 @@ struct ValueComparison {
   std::int64_t latheNaN = 0, latheInf = 0, referenceNaN = 0, referenceInf = 0;
   std::vector<std::int64_t> firstOutsideAt; // coordinates of the first element outside
   double firstOutsideLathe = 0, firstOutsideReference = 0;
+  // Each side's values (min/max/mean/std and a histogram over its own range), for the
+  // workbench; `count` 0 when that side was not compared.
+  ConstantStats latheStats, referenceStats;
 };
 
 struct CompareReport {

@@ -476,6 +476,10 @@ void GraphView::applyHeat() {
   heatLegend_->raise();
 }
 
+void GraphView::setHeatTitle(const QString& title) {
+  heatLegend_->setTitle(title);
+}
+
 void GraphView::revealNode(int node) {
   if (NodeItem* item = itemForNode(node)) {
     canvas_->centerOn(item);

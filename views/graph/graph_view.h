@@ -54,6 +54,8 @@ public:
   // the nodes with heatColor() scaled to the hottest drawn node (a collapsed group sums its
   // nodes) and shows a legend. Empty turns it off; a new snapshot drops it.
   void setNodeHeat(std::vector<double> share);
+  // The heat legend's title (empty: share of run time), for other measures in [0, 1].
+  void setHeatTitle(const QString& title);
   const std::vector<double>& nodeHeat() const { return heat_; }
   bool isHeatMapOn() const { return !heat_.empty(); }
 

@@ -77,11 +77,22 @@ void HeatLegend::setMaximumShare(double share) {
   update();
 }
 
+void HeatLegend::setTitle(const QString& title) {
+  title_ = title;
+  resize(sizeHint());
+  place();
+  update();
+}
+
+QString HeatLegend::title() const {
+  return title_.isEmpty() ? tr("Heat map: share of run time") : title_;
+}
+
 QSize HeatLegend::sizeHint() const {
   QFont bold = font();
   bold.setBold(true);
   const QFontMetrics title(bold), labels(font());
-  const int width = std::max(kBarWidth, title.horizontalAdvance(tr("Heat map: share of run time")));
+  const int width = std::max(kBarWidth, title.horizontalAdvance(this->title()));
   return {width + 2 * kPadding,
           title.height() + 4 + kBarHeight + 2 + labels.height() + 2 * kPadding - 2};
 }
@@ -102,7 +113,7 @@ void HeatLegend::paintEvent(QPaintEvent*) {
   painter.setFont(bold);
   painter.setPen(palette().color(QPalette::WindowText));
   painter.drawText(QRect(kPadding, kPadding - 1, inner, title.height()),
-                   Qt::AlignLeft | Qt::AlignVCenter, tr("Heat map: share of run time"));
+                   Qt::AlignLeft | Qt::AlignVCenter, this->title());
 
   const QRectF bar(kPadding, kPadding - 1 + title.height() + 4, inner, kBarHeight);
   QLinearGradient gradient(bar.topLeft(), bar.topRight());

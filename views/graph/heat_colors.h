@@ -25,7 +25,10 @@ public:
 
   // The hottest node's share of the run time, in [0, 1].
   void setMaximumShare(double share);
+  // The legend's title; empty: "Heat map: share of run time".
+  void setTitle(const QString& title);
   double maximumShare() const { return maximum_; }
+  QString title() const;
   QSize sizeHint() const override;
 
 protected:
@@ -37,6 +40,7 @@ private:
 
   QWidget* anchor_;
   double maximum_ = 0;
+  QString title_;
 };
 
 } // namespace lathe::views
