@@ -24,7 +24,7 @@ ScheduleSet parseJson(const std::string& text, const std::string& source) {
         bad("", "nested more than " + std::to_string(kMaxDepth) + " levels deep");
       return true;
     });
-  } catch (const json::parse_error& e) {
+  } catch (const json::exception& e) { // parse errors, and numbers out of range (406)
     bad("", std::string("not valid JSON: ") + e.what());
   }
   if (!doc.is_object() || !doc.contains("schedules") || !doc["schedules"].is_array())

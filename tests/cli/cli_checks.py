@@ -657,6 +657,12 @@ def check_resource_bounds(lathe, models):
     open(f"{work}/deep.json", "w").write('{"a":' * 100000 + "1" + "}" * 100000)
     rc, out, err = run(lathe, "compile", model, "-o", f"{work}/a.tar", "--schedule", f"{work}/deep.json")
     expect(rc == 1 and "nested more than 32 levels deep" in err, "a deep JSON schedule", err)
+    # Found by the fuzzer: a number out of double's range aborted the JSON schedule parser.
+    open(f"{work}/overflow.json", "w").write(
+        '{"schedules": [{"kernel": "k", "steps": [{"primitive": "split", "loops": ["x"], '
+        '"factors": [6e3333]}]}]}')
+    rc, out, err = run(lathe, "compile", model, "-o", f"{work}/a.tar", "--schedule", f"{work}/overflow.json")
+    expect(rc == 1 and "not valid JSON" in err, "a JSON number out of range", err)
     for flag, value, message in (("--threads", "-1", "must be 0 (one per core) or more"),
                                  ("--threads", "10000", "at most 4096"),
                                  ("--repeat", "-1", "must be at least 1")):
