@@ -1,6 +1,6 @@
 #include "app/cli/escaping_output.h"
 
-#include "engine/support/text_escape.h"
+#include "engine/api/session.h"
 
 #include <ostream>
 #include <streambuf>
@@ -35,7 +35,7 @@ protected:
   int sync() override {
     if (pending_.empty())
       return target_->pubsync();
-    const std::string text = escapeText(pending_, /*keepLineBreaks=*/true);
+    const std::string text = api::escapeText(pending_, /*keepLineBreaks=*/true);
     pending_.clear();
     const auto n = static_cast<std::streamsize>(text.size());
     if (target_->sputn(text.data(), n) != n)

@@ -1,5 +1,5 @@
 #pragma once
-// Everything the `lathe` command prints goes through escapeText (engine/support/text_escape.h):
+// Everything the `lathe` command prints goes through api::escapeText:
 // names from a hostile model cannot send control sequences to the terminal or invalid UTF-8
 // to a script. Line breaks and tabs pass.
 

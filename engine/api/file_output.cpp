@@ -3,6 +3,7 @@
 #include "engine/api/session_state.h"
 #include "engine/support/atomic_file.h"
 #include "engine/support/diagnostics.h"
+#include "engine/support/text_escape.h"
 
 #include <filesystem>
 
@@ -27,6 +28,10 @@ bool isSameFile(const std::string& output, const std::string& input) {
 
 void cleanUpTemporaryFilesOnSignals() {
   installTempCleanupOnSignals();
+}
+
+std::string escapeText(std::string_view bytes, bool keepLineBreaks) {
+  return lathe::escapeText(bytes, keepLineBreaks);
 }
 
 } // namespace lathe::api

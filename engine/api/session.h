@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -396,6 +397,9 @@ WriteResult writeTextFile(const std::string& path, const std::string& text);
 // Whether `output` names the same file as `input` (through links, or the same path when
 // the output does not exist yet): a write would destroy the input.
 bool isSameFile(const std::string& output, const std::string& input);
+// `bytes` (names from an untrusted file) as printable UTF-8: control characters and invalid
+// UTF-8 as \xNN; with keepLineBreaks, '\n' and '\t' stay.
+std::string escapeText(std::string_view bytes, bool keepLineBreaks = false);
 // On SIGINT and SIGTERM, removes the temporary files of writes in progress and the folders
 // that open bundles were extracted to, then dies of the signal (call once, from main).
 void cleanUpTemporaryFilesOnSignals();
