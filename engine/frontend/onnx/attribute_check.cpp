@@ -1,5 +1,6 @@
 #include "engine/frontend/onnx/attribute_check.h"
 
+#include "engine/frontend/onnx/version_adapters.h"
 #include "engine/frontend/onnx/version_upgrade.h"
 #include "engine/graph/op_table.h"
 
@@ -11,12 +12,7 @@ namespace {
 bool atDefault(const onnx::AttributeProto& a, const onnx::OpSchema::Attribute& schema) {
   if (schema.default_value.type() == onnx::AttributeProto::UNDEFINED)
     return false;
-  onnx::AttributeProto given = a, fallback = schema.default_value;
-  given.clear_name();
-  fallback.clear_name();
-  given.clear_doc_string();
-  fallback.clear_doc_string();
-  return given.SerializeAsString() == fallback.SerializeAsString();
+  return sameAttributeValue(a, schema.default_value);
 }
 
 void checkGraph(const onnx::GraphProto& g, std::int64_t opset) {

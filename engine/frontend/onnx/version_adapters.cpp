@@ -120,6 +120,57 @@ bool UpgradeContext::outputUsed(int index) const {
          used.count(node.output(index));
 }
 
+void collectModelNames(const onnx::GraphProto& g, std::unordered_set<std::string>& names,
+                       std::unordered_set<std::string>& used) {
+  for (const auto& vi : g.input())
+    names.insert(vi.name());
+  for (const auto& vi : g.output()) {
+    names.insert(vi.name());
+    used.insert(vi.name());
+  }
+  for (const auto& t : g.initializer())
+    names.insert(t.name());
+  for (const auto& n : g.node()) {
+    for (const auto& v : n.input()) {
+      names.insert(v);
+      used.insert(v);
+    }
+    for (const auto& v : n.output())
+      names.insert(v);
+    names.insert(n.name());
+    for (const auto& a : n.attribute()) {
+      if (a.has_g())
+        collectModelNames(a.g(), names, used);
+      for (const auto& sub : a.graphs())
+        collectModelNames(sub, names, used);
+    }
+  }
+}
+
+void appendWithNeighbours(UpgradeContext& c, NodeProto node, std::vector<NodeProto>& out) {
+  for (auto& b : c.before)
+    out.push_back(std::move(b));
+  out.push_back(std::move(node));
+  for (auto& a : c.after)
+    out.push_back(std::move(a));
+  c.before.clear();
+  c.after.clear();
+}
+
+void setDefaultOpset(onnx::ModelProto& model, std::int64_t version) {
+  for (auto& imp : *model.mutable_opset_import())
+    if (imp.domain().empty() || imp.domain() == "ai.onnx")
+      imp.set_version(version);
+}
+
+bool sameAttributeValue(AttributeProto a, AttributeProto b) {
+  a.clear_name();
+  b.clear_name();
+  a.clear_doc_string();
+  b.clear_doc_string();
+  return a.SerializeAsString() == b.SerializeAsString();
+}
+
 bool hasAttribute(const NodeProto& n, const std::string& name) {
   for (const auto& a : n.attribute())
     if (a.name() == name)

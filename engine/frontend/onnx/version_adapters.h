@@ -48,7 +48,18 @@ struct UpgradeContext {
   bool outputUsed(int index) const;
 };
 
+// Every value and node name of `g` and its subgraphs (for fresh names), and the values some
+// node or graph output reads.
+void collectModelNames(const onnx::GraphProto& g, std::unordered_set<std::string>& names,
+                       std::unordered_set<std::string>& used);
+// Appends the nodes the context added before the node, the node, and those after it.
+void appendWithNeighbours(UpgradeContext& c, onnx::NodeProto node,
+                          std::vector<onnx::NodeProto>& out);
+void setDefaultOpset(onnx::ModelProto& model, std::int64_t version);
+
 bool hasAttribute(const onnx::NodeProto& n, const std::string& name);
+// Whether two attributes hold the same value (their names and doc strings aside).
+bool sameAttributeValue(onnx::AttributeProto a, onnx::AttributeProto b);
 // Removes the attribute and returns it.
 std::optional<onnx::AttributeProto> takeAttribute(onnx::NodeProto& n, const std::string& name);
 

@@ -356,42 +356,14 @@ public:
   Downgrader(onnx::ModelProto& model, std::int64_t source) : model_(model), source_(source) {}
 
   void run() {
-    collectNames(model_.graph());
+    collectModelNames(model_.graph(), names_, used_);
     downgradeGraph(*model_.mutable_graph(), nullptr, nullptr);
-    for (auto& imp : *model_.mutable_opset_import())
-      if (imp.domain().empty() || imp.domain() == "ai.onnx")
-        imp.set_version(17);
+    setDefaultOpset(model_, 17);
     if (model_.ir_version() > 8)
       model_.set_ir_version(8);
   }
 
 private:
-  void collectNames(const onnx::GraphProto& g) {
-    for (const auto& vi : g.input())
-      names_.insert(vi.name());
-    for (const auto& vi : g.output()) {
-      names_.insert(vi.name());
-      used_.insert(vi.name());
-    }
-    for (const auto& t : g.initializer())
-      names_.insert(t.name());
-    for (const auto& n : g.node()) {
-      for (const auto& v : n.input()) {
-        names_.insert(v);
-        used_.insert(v);
-      }
-      for (const auto& v : n.output())
-        names_.insert(v);
-      names_.insert(n.name());
-      for (const auto& a : n.attribute()) {
-        if (a.has_g())
-          collectNames(a.g());
-        for (const auto& sub : a.graphs())
-          collectNames(sub);
-      }
-    }
-  }
-
   void downgradeGraph(onnx::GraphProto& g, const ValueScope* parentValues,
                       const ConstantScope* parentConstants) {
     ValueScope values;
@@ -438,11 +410,7 @@ private:
         Context x{c, constants, r->since};
         r->apply(x);
       }
-      for (auto& b : c.before)
-        out.push_back(std::move(b));
-      out.push_back(std::move(node));
-      for (auto& a : c.after)
-        out.push_back(std::move(a));
+      appendWithNeighbours(c, std::move(node), out);
       return;
     }
     out.push_back(std::move(node));

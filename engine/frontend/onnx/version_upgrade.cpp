@@ -24,14 +24,6 @@ std::string versioned(const std::string& op, std::int64_t version) {
   return op + "-" + std::to_string(version);
 }
 
-bool sameDefault(AttributeProto a, AttributeProto b) {
-  a.clear_name();
-  b.clear_name();
-  a.clear_doc_string();
-  b.clear_doc_string();
-  return a.SerializeAsString() == b.SerializeAsString();
-}
-
 const char* optionName(OpSchema::FormalParameterOption o) {
   switch (o) {
   case OpSchema::Single:
@@ -108,7 +100,7 @@ void additiveStep(UpgradeContext& c, const OpSchema& from, const OpSchema& to) {
       continue;
     }
     if (attr.default_value.type() != AttributeProto::UNDEFINED &&
-        !sameDefault(attr.default_value, it->second.default_value)) {
+        !sameAttributeValue(attr.default_value, it->second.default_value)) {
       AttributeProto* kept = n.add_attribute();
       *kept = attr.default_value;
       kept->set_name(name);
@@ -127,40 +119,12 @@ public:
       : model_(model), source_(source), target_(target), tolerateUnknown_(tolerate) {}
 
   void run() {
-    collectNames(model_.graph());
+    collectModelNames(model_.graph(), names_, used_);
     upgradeGraph(*model_.mutable_graph(), nullptr);
-    for (auto& imp : *model_.mutable_opset_import())
-      if (imp.domain().empty() || imp.domain() == "ai.onnx")
-        imp.set_version(target_);
+    setDefaultOpset(model_, target_);
   }
 
 private:
-  void collectNames(const onnx::GraphProto& g) {
-    for (const auto& vi : g.input())
-      names_.insert(vi.name());
-    for (const auto& vi : g.output()) {
-      names_.insert(vi.name());
-      used_.insert(vi.name());
-    }
-    for (const auto& t : g.initializer())
-      names_.insert(t.name());
-    for (const auto& n : g.node()) {
-      for (const auto& v : n.input()) {
-        names_.insert(v);
-        used_.insert(v);
-      }
-      for (const auto& v : n.output())
-        names_.insert(v);
-      names_.insert(n.name());
-      for (const auto& a : n.attribute()) {
-        if (a.has_g())
-          collectNames(a.g());
-        for (const auto& sub : a.graphs())
-          collectNames(sub);
-      }
-    }
-  }
-
   void upgradeGraph(onnx::GraphProto& g, const ValueScope* parent) {
     ValueScope scope;
     scope.parent = parent;
@@ -207,7 +171,7 @@ private:
       c.refuse("op '" + node.op_type() + "' does not exist at opset " + std::to_string(source_));
     std::int64_t version = schema->since_version();
     if (keepsItsOwnForm(c, version)) {
-      emit(c, std::move(node), out);
+      appendWithNeighbours(c, std::move(node), out);
       return;
     }
     if (const RenameAdapter* rename = findRenameAdapter(node.op_type())) {
@@ -235,15 +199,7 @@ private:
     if (const OpSchema* s = schemaAt(node.op_type(), target_); !s || s->Deprecated())
       c.refuse(versioned(node.op_type(), version) + " has no form at opset " +
                std::to_string(target_));
-    emit(c, std::move(node), out);
-  }
-
-  static void emit(UpgradeContext& c, NodeProto node, std::vector<NodeProto>& out) {
-    for (auto& b : c.before)
-      out.push_back(std::move(b));
-    out.push_back(std::move(node));
-    for (auto& a : c.after)
-      out.push_back(std::move(a));
+    appendWithNeighbours(c, std::move(node), out);
   }
 
   onnx::ModelProto& model_;
