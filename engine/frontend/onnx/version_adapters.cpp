@@ -4,7 +4,6 @@
 
 #include <cstring>
 #include <limits>
-#include <map>
 
 namespace lathe::frontend {
 
@@ -339,11 +338,6 @@ void oneHot11(UpgradeContext& c) {
   c.node.set_input(0, kept);
 }
 
-// Scatter-9 is ScatterElements-11 under its old name.
-void scatterToScatterElements(UpgradeContext& c, std::int64_t) {
-  c.node.set_op_type("ScatterElements");
-}
-
 struct StepKey {
   const char* op;
   std::int64_t to;
@@ -369,13 +363,6 @@ const StepKey kSteps[] = {
     {"OneHot", 11, oneHot11},
 };
 
-const std::map<std::string, RenameAdapter>& renames() {
-  static const std::map<std::string, RenameAdapter> table = {
-      {"Scatter", {scatterToScatterElements, 11}},
-  };
-  return table;
-}
-
 } // namespace
 
 StepAdapter findStepAdapter(const std::string& op, std::int64_t toVersion) {
@@ -383,11 +370,6 @@ StepAdapter findStepAdapter(const std::string& op, std::int64_t toVersion) {
     if (op == k.op && toVersion == k.to)
       return k.adapter;
   return nullptr;
-}
-
-const RenameAdapter* findRenameAdapter(const std::string& op) {
-  auto it = renames().find(op);
-  return it == renames().end() ? nullptr : &it->second;
 }
 
 bool keepsItsOwnForm(UpgradeContext& c, std::int64_t version) {

@@ -71,13 +71,6 @@ StepAdapter findStepAdapter(const std::string& op, std::int64_t toVersion);
 // May rewrite the node into the newest of those forms (Upsample-7 into Upsample-9).
 bool keepsItsOwnForm(UpgradeContext& c, std::int64_t version);
 
-// Ops the standard replaced by others (Scatter by ScatterElements).
-struct RenameAdapter {
-  void (*apply)(UpgradeContext&, std::int64_t fromVersion);
-  std::int64_t newVersion; // the schema version of the new op the node is left at
-};
-const RenameAdapter* findRenameAdapter(const std::string& op);
-
 // Why the step to `toVersion` changes the meaning of an unchanged-looking node, or null.
 const char* semanticChange(const std::string& op, std::int64_t toVersion);
 

@@ -174,9 +174,9 @@ private:
       appendWithNeighbours(c, std::move(node), out);
       return;
     }
-    if (const RenameAdapter* rename = findRenameAdapter(node.op_type())) {
-      rename->apply(c, version);
-      version = rename->newVersion;
+    if (node.op_type() == "Scatter") { // Scatter-9 is ScatterElements-11 under its old name
+      node.set_op_type("ScatterElements");
+      version = 11;
     }
     while (true) {
       std::int64_t next = -1;
