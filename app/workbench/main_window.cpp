@@ -538,6 +538,7 @@ void MainWindow::showModel(const QString& path, std::shared_ptr<const api::Model
   session_ = std::move(session);
   runPanel_->setRunning(false);
   runPanel_->showReport(nullptr);
+  runPanel_->setModelInputs(report_ ? report_->imported.inputs : std::vector<api::TensorSummary>());
   profileView_->setReport(nullptr, nullptr);
   numericsPanel_->cancel();
   numericsPanel_->showReport(nullptr);
@@ -632,9 +633,18 @@ bool MainWindow::compile() {
   }
   pendingCompile_ = false;
   const QString targetText = target();
-  // A model with symbolic input dims compiles for the shapes of the Run panel's input file.
+  // A model with symbolic input dims compiles for the shapes of the Run panel: those of its
+  // input file, or those typed in its shape table. They must be given first.
+  if (runPanel_->hasSymbolicInputs() && !runPanel_->shapeProblem().isEmpty()) {
+    showPanel(Panel::Run);
+    log(tr("%1 has inputs with symbolic dims; to compile it: %2")
+            .arg(QFileInfo(currentFile_).fileName(), runPanel_->shapeProblem()),
+        LogLevel::Warning);
+    return false;
+  }
+  const RunSettings inputs = runPanel_->settings();
   if (!compiler_->compile(session_, report_, targetText.toStdString(),
-                          schedulePanel_->keptScheduleText(), runPanel_->settings().inputsNpz))
+                          schedulePanel_->keptScheduleText(), inputs.inputsNpz, inputs.inputShapes))
     return false;
   log(tr("Compiling %1 for %2").arg(QFileInfo(currentFile_).fileName(), targetText));
   setCompiling(true);

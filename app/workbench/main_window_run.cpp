@@ -36,6 +36,7 @@ void MainWindow::createRunDocks() {
   profileDock_->hide();
   connect(runPanel_, &RunPanel::runRequested, this, &MainWindow::run);
   connect(runPanel_, &RunPanel::cancelRequested, this, &MainWindow::cancelRun);
+  connect(runPanel_, &RunPanel::shapesChanged, this, &MainWindow::updateRunAvailability);
   connect(profileView_, &views::ProfileView::kernelActivated, this,
           &MainWindow::selectProfiledKernel);
   connect(profileView_, &views::ProfileView::heatMapToggled, this, [this](bool on) {
@@ -102,8 +103,13 @@ void MainWindow::selectNodeByName(const QString& name) {
 bool MainWindow::run() {
   if (!report_ || !session_ || runner_->isRunning() || pendingRun_)
     return false;
+  if (!runPanel_->shapeProblem().isEmpty())
+    return false;
   runPanel_->setRunning(true);
-  if (compileReport() && !compiler_->isCompiling())
+  // A model with symbolic input dims goes through compile() each time: its shapes may have
+  // changed, and the Kernels panel shows the code compiled for them (reused when it was
+  // compiled before).
+  if (compileReport() && !compiler_->isCompiling() && !runPanel_->hasSymbolicInputs())
     return startRun();
   // Compile first (keeping the code, so that a profiled kernel can show it), then run.
   pendingRun_ = true;
@@ -171,7 +177,8 @@ const std::shared_ptr<const api::RunReport>& MainWindow::runReport() const {
 }
 
 void MainWindow::updateRunAvailability() {
-  const bool canRun = report_ && session_ && !runner_->isRunning() && !pendingRun_;
+  const bool canRun = report_ && session_ && !runner_->isRunning() && !pendingRun_ &&
+                      runPanel_->shapeProblem().isEmpty();
   runAction_->setEnabled(canRun);
   runPanel_->setCanRun(canRun);
   numericsPanel_->setCanCompare(report_ && !currentFile_.isEmpty());

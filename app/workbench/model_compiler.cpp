@@ -22,13 +22,15 @@ api::CompileResult internalFailure(const std::string& path, const std::string& r
 api::CompileResult compileOnWorker(const std::shared_ptr<api::Session>& session,
                                    const std::string& path, const std::string& target,
                                    const std::string& scheduleText, const std::string& inputsFile,
+                                   const ShapeMap& inputShapes,
                                    const std::shared_ptr<std::atomic<bool>>& cancel,
                                    const std::function<void(const api::Progress&)>& onProgress) {
   api::CompileOptions options;
   options.target = target;
   options.scheduleText = scheduleText;
   options.inputsFile = inputsFile; // specialises a model with symbolic input dims
-  options.cancel = cancel.get();   // drop() sets it: the engine stops at its next stage
+  options.inputShapes = inputShapes;
+  options.cancel = cancel.get(); // drop() sets it: the engine stops at its next stage
   options.onProgress = onProgress;
   options.keepCode = true; // the Kernels tab shows LLVM IR and assembly
   // compile promises not to throw; if a bug makes it throw anyway, the window stays up.
@@ -48,7 +50,7 @@ ModelCompiler::ModelCompiler(QObject* parent) : QObject(parent) {}
 bool ModelCompiler::compile(std::shared_ptr<api::Session> session,
                             std::shared_ptr<const api::ModelReport> model,
                             const std::string& target, const std::string& scheduleText,
-                            const std::string& inputsFile) {
+                            const std::string& inputsFile, const ShapeMap& inputShapes) {
   if (!session || !model || jobs_.isBusyWith(session.get()))
     return false;
   auto& job = jobs_.add(std::move(session), std::move(model), this);
@@ -68,7 +70,8 @@ bool ModelCompiler::compile(std::shared_ptr<api::Session> session,
   // The worker gets its own reference: the Session lives until the compile is done even if
   // the window has moved on to another model.
   job.watcher->setFuture(QtConcurrent::run(compileOnWorker, job.session, job.model->path, target,
-                                           scheduleText, inputsFile, job.cancel, onProgress));
+                                           scheduleText, inputsFile, inputShapes, job.cancel,
+                                           onProgress));
   return true;
 }
 

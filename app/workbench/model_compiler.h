@@ -7,10 +7,15 @@
 #include "engine/api/session.h"
 
 #include <QObject>
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace lathe::workbench {
+
+using ShapeMap = std::map<std::string, std::vector<std::int64_t>>;
 
 class ModelCompiler : public QObject {
   Q_OBJECT
@@ -23,10 +28,11 @@ public:
   // comes back with the result so the caller can tell whether it is still the one on
   // display. Refuses (false) while a job on the same Session is in flight: a Session
   // serves one thread at a time. `inputsFile`: the .npz a run will use, whose shapes
-  // specialise a model with symbolic input dims (CompileOptions::inputsFile).
+  // specialise a model with symbolic input dims (CompileOptions::inputsFile), as
+  // `inputShapes` do (CompileOptions::inputShapes).
   bool compile(std::shared_ptr<api::Session> session, std::shared_ptr<const api::ModelReport> model,
                const std::string& target = "llvm", const std::string& scheduleText = {},
-               const std::string& inputsFile = {});
+               const std::string& inputsFile = {}, const ShapeMap& inputShapes = {});
   // Forgets the job in flight: nothing arrives for it, and the engine is asked to stop it at
   // its next stage (code generation itself runs to its end).
   void drop();

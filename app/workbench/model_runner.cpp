@@ -54,6 +54,7 @@ api::RunResult runOnWorker(const std::shared_ptr<api::Session>& session, const s
     compile.threads = settings.compileThreads;
     compile.scheduleText = settings.scheduleText;
     compile.inputsFile = settings.inputsNpz;
+    compile.inputShapes = settings.inputShapes;
     compile.cancel = cancel.get();
     const api::CompileResult compiled = session->compile(compile);
     if (!compiled.ok())

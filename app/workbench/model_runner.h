@@ -8,6 +8,7 @@
 #include "engine/api/session.h"
 
 #include <QObject>
+#include <map>
 #include <memory>
 #include <string>
 
@@ -24,6 +25,10 @@ struct RunSettings {
   int compileThreads = -1;
   std::string target = "llvm";
   std::string scheduleText; // kept schedules for that compile (schedule set text)
+  // The model has symbolic input dims: it is compiled for the shapes of inputsNpz's arrays
+  // or of inputShapes (CompileOptions::inputShapes) before the run.
+  bool symbolicInputs = false;
+  std::map<std::string, std::vector<std::int64_t>> inputShapes;
 };
 
 class ModelRunner : public QObject {

@@ -1,5 +1,6 @@
 #include "app/workbench/run_panel.h"
 
+#include "app/workbench/input_shapes_table.h"
 #include "views/models/run_models.h"
 #include "views/profile/latency_plot.h"
 
@@ -56,7 +57,8 @@ QTableView* createTable(QWidget* parent, const QString& name) {
 
 RunPanel::RunPanel(QWidget* parent)
     : QWidget(parent), inputs_(new QComboBox(this)), npzPath_(new QLineEdit(this)),
-      browseNpz_(new QToolButton(this)), threads_(new QSpinBox(this)), repeat_(new QSpinBox(this)),
+      shapes_(new InputShapesTable(this)), browseNpz_(new QToolButton(this)),
+      threads_(new QSpinBox(this)), repeat_(new QSpinBox(this)),
       profile_(new QCheckBox(tr("&Profile kernels and threads"), this)),
       runButton_(new QPushButton(tr("Run"), this)),
       cancelButton_(new QPushButton(tr("Cancel"), this)), progress_(new QProgressBar(this)),
@@ -82,8 +84,14 @@ RunPanel::RunPanel(QWidget* parent)
     const bool npz = inputs_->currentIndex() == Npz;
     npzPath_->setVisible(npz);
     browseNpz_->setVisible(npz);
+    shapes_->setInputFile(npz ? npzPath_->text() : QString());
   };
   connect(inputs_, &QComboBox::currentIndexChanged, this, showNpz);
+  connect(npzPath_, &QLineEdit::textChanged, this, showNpz);
+  connect(shapes_, &InputShapesTable::changed, this, [this] {
+    updateButtons();
+    emit shapesChanged();
+  });
 
   threads_->setObjectName(QStringLiteral("runThreads"));
   threads_->setRange(0, std::max(64, QThread::idealThreadCount() * 2));
@@ -129,13 +137,14 @@ RunPanel::RunPanel(QWidget* parent)
   npzRow->addWidget(npzPath_, 1);
   npzRow->addWidget(browseNpz_);
   form->addLayout(npzRow, 1, 1);
-  form->addWidget(new QLabel(tr("Threads, repeats:"), this), 2, 0);
+  form->addWidget(shapes_, 2, 0, 1, 2);
+  form->addWidget(new QLabel(tr("Threads, repeats:"), this), 3, 0);
   auto* counts = new QHBoxLayout;
   counts->setContentsMargins(0, 0, 0, 0);
   counts->addWidget(threads_, 3);
   counts->addWidget(repeat_, 2);
-  form->addLayout(counts, 2, 1);
-  form->addWidget(profile_, 3, 1);
+  form->addLayout(counts, 3, 1);
+  form->addWidget(profile_, 4, 1);
   form->setColumnStretch(1, 1);
   repeat_->setPrefix(tr("\u00d7 "));
   auto* buttons = new QHBoxLayout;
@@ -221,9 +230,23 @@ RunSettings RunPanel::settings() const {
     s.fill = "random";
     break;
   }
+  s.inputShapes = shapes_->givenShapes();
+  s.symbolicInputs = shapes_->hasSymbolicInputs();
   s.repeat = repeat_->value();
   s.profile = profile_->isChecked();
   return s;
+}
+
+void RunPanel::setModelInputs(const std::vector<api::TensorSummary>& inputs) {
+  shapes_->setModelInputs(inputs);
+}
+
+bool RunPanel::hasSymbolicInputs() const {
+  return shapes_->hasSymbolicInputs();
+}
+
+QString RunPanel::shapeProblem() const {
+  return shapes_->problem();
 }
 
 int RunPanel::threads() const {
@@ -281,7 +304,7 @@ void RunPanel::setProgress(int percent, const QString& stage) {
 }
 
 void RunPanel::updateButtons() {
-  runButton_->setEnabled(canRun_ && !running_);
+  runButton_->setEnabled(canRun_ && !running_ && shapes_->problem().isEmpty());
   cancelButton_->setEnabled(running_);
   pinButton_->setEnabled(report_ != nullptr || pinned_ != nullptr);
   exportButton_->setEnabled(comparison_->rowCount() > 0);

@@ -28,6 +28,8 @@ class RunOutputsModel;
 
 namespace lathe::workbench {
 
+class InputShapesTable;
+
 class RunPanel : public QWidget {
   Q_OBJECT
 
@@ -44,6 +46,15 @@ public:
   // "random", "zeros" or "ones"; or an .npz file with setInputsNpz.
   void setFill(const QString& fill);
   void setInputsNpz(const QString& path);
+
+  // The open model's inputs for the shape table (none: no model).
+  void setModelInputs(const std::vector<api::TensorSummary>& inputs);
+  // Whether the model has inputs with symbolic dims: each run compiles for its shapes.
+  bool hasSymbolicInputs() const;
+  // Why the inputs' shapes do not allow a run (a symbolic dim not given, a file whose
+  // arrays do not fit); empty when they do. Run stays disabled meanwhile.
+  QString shapeProblem() const;
+  InputShapesTable* shapesTable() const { return shapes_; }
 
   // Whether Run is offered (a model is open and no compile holds the Session).
   void setCanRun(bool canRun);
@@ -70,6 +81,7 @@ public:
 
 signals:
   void runRequested();
+  void shapesChanged();
   void cancelRequested();
 
 private:
@@ -83,6 +95,7 @@ private:
 
   QComboBox* inputs_;
   QLineEdit* npzPath_;
+  InputShapesTable* shapes_;
   QToolButton* browseNpz_;
   QSpinBox* threads_;
   QSpinBox* repeat_;

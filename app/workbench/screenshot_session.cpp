@@ -123,6 +123,17 @@ void ScreenshotSession::capturePass() {
   window_->showFinalGraph();
   window_->showPanel(MainWindow::Panel::Ir);
   ok_ = save(dock("irDock"), QStringLiteral("ir.png")) && ok_;
+  if (RunPanel* run = window_->runPanel(); !run->shapeProblem().isEmpty()) {
+    // Symbolic input dims that no one has given: the Run panel asking for them is the
+    // last shot, since nothing compiles before they are given.
+    window_->showPanel(MainWindow::Panel::Run);
+    settle();
+    ok_ = save(dock("runDock"), QStringLiteral("run_shapes.png")) && ok_;
+    std::printf("no compile or run: %s\n", qPrintable(run->shapeProblem()));
+    std::fflush(stdout);
+    QApplication::exit(ok_ ? 0 : 1);
+    return;
+  }
   std::fflush(stdout);
   if (!ok_ || !window_->compile()) {
     QApplication::exit(1);

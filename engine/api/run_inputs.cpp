@@ -1,5 +1,6 @@
 #include "engine/api/run_inputs.h"
 
+#include "engine/api/session_state.h"
 #include "engine/runtime/npy.h"
 #include "engine/support/diagnostics.h"
 #include "engine/support/text_escape.h"
@@ -85,6 +86,30 @@ std::vector<runtime::Tensor> prepareRunInputs(const runtime::ExecutionPlan& plan
     inputs.push_back(std::move(t));
   }
   return inputs;
+}
+
+InputFileSummary describeInputFile(const std::string& path) {
+  InputFileSummary summary;
+  try {
+    for (const runtime::ArrayInfo& a : runtime::describeNpz(path)) {
+      TensorSummary t;
+      t.name = a.name;
+      t.dtype = std::string(runtime::elementTypeName(a.type));
+      for (std::int64_t d : a.shape)
+        t.dims.push_back(std::to_string(d));
+      std::string dims;
+      for (const std::string& d : t.dims)
+        dims += (dims.empty() ? "" : ",") + d;
+      t.typeText = t.dtype + "[" + dims + "]";
+      summary.arrays.push_back(std::move(t));
+    }
+  } catch (const Error& e) {
+    summary.failure = toFailure(e.within({path, {}, {}}));
+  } catch (const std::exception& e) {
+    summary.failure =
+        Failure{"internal", path + ": internal error: " + e.what(), path, {}, {}, e.what()};
+  }
+  return summary;
 }
 
 } // namespace lathe::api

@@ -243,13 +243,20 @@ OpenResult Session::openModel(const std::string& path, const OpenOptions& option
     state_->graph = std::move(imported.graph);
     state_->path = path;
     state_->forgetCompile();
-    if (options.inputShapesFile.empty()) { // the caller's own open, not a specialisation
+    if (!state_->specialising) { // the caller's own open
+      state_->variants.clear();
       state_->openOptions = options;
       state_->openOptions.onProgress = nullptr;
       state_->openOptions.cancel = nullptr;
+      state_->declaredInputs.clear();
+      for (const graph::Value* v : state_->graph->inputs) {
+        const auto n = v->type.isStatic() ? v->type.numElements() : std::nullopt;
+        state_->declaredInputs.push_back(
+            {v->name(), !v->type.isStatic(), graph::isInteger(v->type.dtype) && n && *n == 1});
+      }
       state_->symbolicInputs =
-          std::any_of(state_->graph->inputs.begin(), state_->graph->inputs.end(),
-                      [](const graph::Value* v) { return !v->type.isStatic(); });
+          std::any_of(state_->declaredInputs.begin(), state_->declaredInputs.end(),
+                      [](const State::DeclaredInput& in) { return in.symbolic; });
       state_->specialisedFor.clear();
     }
   } catch (const Error& e) {

@@ -161,6 +161,15 @@ struct TargetSummary {
 };
 std::vector<TargetSummary> knownTargets();
 
+// The arrays of an inputs file (.npz) as TensorSummary (name, dtype, dims), read from each
+// member's header only: nothing is inflated, so it is cheap for large files.
+struct InputFileSummary {
+  std::vector<TensorSummary> arrays;
+  std::optional<Failure> failure;
+  bool ok() const { return !failure; }
+};
+InputFileSummary describeInputFile(const std::string& path);
+
 struct CompileOptions {
   std::string target = "llvm"; // a target string; running needs the host
   int threads = 0;             // executor threads; 0 = one per core
@@ -176,6 +185,9 @@ struct CompileOptions {
   // is opened again with the shapes (and integer scalars) of these arrays before compiling,
   // once per set of shapes; the CompileReport says so. Ignored for static models.
   std::string inputsFile;
+  // Full shapes of inputs with symbolic dims, by name (the Run panel's shape table); they
+  // take precedence over inputsFile's arrays. Ignored for static models.
+  std::map<std::string, std::vector<std::int64_t>> inputShapes;
   // Called between stages ("folding constants", "lowering", "generating code", ...).
   std::function<void(const Progress&)> onProgress;
   // Polled between stages; when it becomes true the call fails with kind "cancelled". Code
@@ -204,6 +216,13 @@ struct CompileReport {
   std::size_t foldedNodes = 0;   // constant nodes computed once at compile time
   double foldMilliseconds = 0;
   std::vector<KernelReport> kernels;
+  // For a model with symbolic input dims, the shapes (and integer scalars compiled in by
+  // value) it was compiled for: "x:[1,16000] sr=16000"; empty for a static model.
+  std::string specialisedFor;
+  // The code of an earlier compile for the same shapes, target, threads and schedule was
+  // reused: nothing was compiled. A Session keeps its last few compiles of the open model
+  // (compiled in memory for this machine) for this.
+  bool reused = false;
 };
 
 struct CompileResult {
@@ -380,7 +399,12 @@ public:
   std::optional<ConstantStats> constantStats(const std::string& valueName, int bins = 64) const;
 
 private:
-  void specialiseForInputs(const std::string& npz, const std::atomic<bool>* cancel);
+  std::string
+  specialisationKey(const std::string& npz,
+                    const std::map<std::string, std::vector<std::int64_t>>& shapes) const;
+  void specialiseForInputs(const std::string& npz,
+                           const std::map<std::string, std::vector<std::int64_t>>& shapes,
+                           const std::string& key, const std::atomic<bool>* cancel);
   friend BackendTestResult runBackendTest(const std::string&, double, double);
   friend CompareResult compareNumerics(const CompareOptions&);
   struct State;

@@ -214,48 +214,48 @@ static void injectedFault(const char* where) {
     throw std::runtime_error(std::string("injected fault in ") + where + " (LATHE_INJECT_FAULT)");
 }
 
-// Opens the model again with the shapes of the arrays in `npz` (the inputs a run will get)
-// when they differ from the last specialisation; a model with symbolic dims then compiles.
-void Session::specialiseForInputs(const std::string& npz, const std::atomic<bool>* cancel) {
-  std::string key;
-  for (const std::string& name : runtime::listNpz(npz)) {
-    const runtime::Tensor t = runtime::readNpzArray(npz, name);
-    key += name + ":" + std::to_string(static_cast<int>(t.elementType())) + "[";
-    for (std::int64_t d : t.shape())
-      key += std::to_string(d) + ",";
-    key += "] ";
-    if (t.shape().empty() || (t.shape().size() == 1 && t.shape()[0] == 1))
-      key += "=" + std::string(reinterpret_cast<const char*>(t.bytes().data()), t.byteSize());
-  }
-  if (key == state_->specialisedFor)
-    return;
-  OpenOptions reopen = state_->openOptions;
-  reopen.inputShapesFile = npz;
-  reopen.cancel = cancel;
-  const OpenOptions original = state_->openOptions;
-  const OpenResult opened = openModel(state_->path, reopen);
-  if (!opened.ok())
-    throw Error(ErrorKind::Invalid, opened.failure->reason,
-                {opened.failure->file, opened.failure->node, opened.failure->op});
-  state_->openOptions = original; // specialise again from the model as opened
-  state_->symbolicInputs = true;
-  state_->specialisedFor = key;
-}
-
 CompileResult Session::compile(const CompileOptions& options) {
   CompileResult result;
+  // The compile current before this one: a failed compile makes it current again.
+  std::optional<std::pair<std::string, std::string>> previous;
+  const auto restorePrevious = [&] {
+    if (previous && !state_->compiled && !previous->second.empty())
+      state_->restoreCompile(previous->first, previous->second);
+  };
   try {
     if (!state_->graph)
       throw Error(ErrorKind::Invalid, "no model is open");
-    if (!options.inputsFile.empty() && state_->symbolicInputs)
-      specialiseForInputs(options.inputsFile, options.cancel);
+    injectedFault("compile");
+    const std::string shapes =
+        state_->symbolicInputs ? specialisationKey(options.inputsFile, options.inputShapes) : "";
+    // Code compiled in memory for the host is kept per set of shapes and options, and a
+    // compile asked for again is not done again.
+    const target::Target target = target::parseTarget(options.target);
+    const bool reusable =
+        target.isHost() && options.bundlePath.empty() && options.schedulePath.empty();
+    const std::string optionsKey =
+        reusable ? target.text() + "|threads " + std::to_string(options.threads) +
+                       (options.keepCode ? "|code" : "") + "|" + options.scheduleText
+                 : std::string();
+    if (reusable && ((state_->compiled && state_->specialisedFor == shapes &&
+                      state_->compiledOptions == optionsKey && state_->compiledReport) ||
+                     state_->restoreCompile(shapes, optionsKey))) {
+      auto reused = std::make_shared<CompileReport>(*state_->compiledReport);
+      reused->reused = true;
+      result.report = std::move(reused);
+      if (options.onProgress)
+        options.onProgress({100, "done (compiled before for these shapes and options)"});
+      return result;
+    }
+    previous = {state_->specialisedFor, state_->compiledOptions};
+    state_->stashCompile();
+    if (state_->symbolicInputs)
+      specialiseForInputs(options.inputsFile, options.inputShapes, shapes, options.cancel);
     requireUnknownOpsAbsent(*state_->graph, state_->path);
     requireStaticInputs(*state_->graph);
-    injectedFault("compile");
     if (state_->graph->outputs.empty())
       throw Error(ErrorKind::Invalid, "the model has no outputs: there is nothing to compute",
                   {state_->path, {}, {}});
-    const target::Target target = target::parseTarget(options.target);
     auto stage = [&](int percent, const std::string& name) {
       if (options.cancel && options.cancel->load())
         throw Error(ErrorKind::Cancelled, "compile cancelled");
@@ -328,15 +328,22 @@ CompileResult Session::compile(const CompileOptions& options) {
     state_->target = target;
     state_->defaultLowered.reset();
     state_->defaultMedianMs.clear();
+    report->specialisedFor = shapes;
+    if (reusable && state_->compiled) {
+      state_->compiledOptions = optionsKey;
+      state_->compiledReport = report;
+    }
     if (options.onProgress)
       options.onProgress({100, "done"});
     result.report = std::move(report);
   } catch (const Error& e) {
     Error located = e.within({state_->path, {}, {}});
     result.failure = toFailure(located);
+    restorePrevious();
   } catch (const std::exception& e) {
     result.failure = Failure{
         "internal", state_->path + ": internal error: " + e.what(), state_->path, {}, {}, e.what()};
+    restorePrevious();
   }
   return result;
 }
@@ -347,6 +354,10 @@ OpenResult Session::openBundle(const std::string& path, int threads) {
     Stopwatch watch;
     std::unique_ptr<CompiledModel> loaded = loadCompiledBundle(path, threads);
     state_->forgetCompile();
+    state_->variants.clear();
+    state_->declaredInputs.clear();
+    state_->symbolicInputs = false;
+    state_->specialisedFor.clear();
     state_->compiled = std::move(loaded);
     state_->graph.reset();
     state_->path = path;
@@ -388,7 +399,9 @@ RunResult Session::run(const RunOptions& options) {
   try {
     injectedFault("run");
     if (!state_->compiled) {
-      CompileResult c = compile({});
+      CompileOptions compileOptions;
+      compileOptions.inputsFile = options.inputsNpz; // the shapes of a symbolic model
+      CompileResult c = compile(compileOptions);
       if (!c.ok()) {
         result.failure = c.failure;
         return result;

@@ -330,8 +330,8 @@ void failNpy(const NpyContext& where, ErrorKind kind, const std::string& reason)
   throw Error(kind, prefix + reason, ErrorLocation{where.file, "", ""});
 }
 
-Tensor readNpyStream(ByteSource& in, std::optional<std::uint64_t> totalBytes,
-                     const NpyContext& where, std::optional<std::uint64_t> maxDataBytes) {
+NpyHeaderInfo readNpyHeader(ByteSource& in, std::optional<std::uint64_t> totalBytes,
+                            const NpyContext& where) {
   unsigned char prefix[12];
   if (in.read(prefix, 10) != 10 || std::memcmp(prefix, kMagic, kMagicSize) != 0)
     failNpy(where, ErrorKind::Invalid, "not a .npy file (no \\x93NUMPY magic)");
@@ -382,20 +382,33 @@ Tensor readNpyStream(ByteSource& in, std::optional<std::uint64_t> totalBytes,
       failNpy(where, ErrorKind::Invalid, "shape " + shapeLiteral(shape) + " is too large");
     count *= static_cast<std::uint64_t>(dim);
   }
-  const std::uint64_t dataBytes = count * itemSize;
-  const std::string need = "shape " + shapeLiteral(shape) + " of '" + *header.descr + "' needs " +
+  NpyHeaderInfo info;
+  info.type = descr->type;
+  info.shape = shape;
+  info.dataBytes = count * itemSize;
+  info.headerBytes = prefixSize + headerBytes;
+  info.descr = *header.descr;
+  return info;
+}
+
+Tensor readNpyStream(ByteSource& in, std::optional<std::uint64_t> totalBytes,
+                     const NpyContext& where, std::optional<std::uint64_t> maxDataBytes) {
+  const NpyHeaderInfo info = readNpyHeader(in, totalBytes, where);
+  const std::vector<std::int64_t>& shape = info.shape;
+  const std::uint64_t dataBytes = info.dataBytes;
+  const std::string need = "shape " + shapeLiteral(shape) + " of '" + info.descr + "' needs " +
                            std::to_string(dataBytes) + " data bytes";
   // Checked before anything is allocated or inflated: a small compressed member cannot
   // make the reader produce more than the caller can use.
   if (maxDataBytes && dataBytes > *maxDataBytes)
     failNpy(where, ErrorKind::Invalid,
             need + ", more than the " + std::to_string(*maxDataBytes) + " bytes expected");
-  if (totalBytes && prefixSize + headerBytes + dataBytes > *totalBytes)
+  if (totalBytes && info.headerBytes + dataBytes > *totalBytes)
     failNpy(where, ErrorKind::Invalid,
             "truncated: " + need + ", the file has " +
-                std::to_string(*totalBytes - prefixSize - headerBytes));
+                std::to_string(*totalBytes - info.headerBytes));
 
-  Tensor tensor = Tensor::allocate(descr->type, shape);
+  Tensor tensor = Tensor::allocate(info.type, shape);
   const std::size_t got = in.read(tensor.rawData(), tensor.byteSize());
   if (got != tensor.byteSize())
     failNpy(where, ErrorKind::Invalid,
@@ -404,7 +417,7 @@ Tensor readNpyStream(ByteSource& in, std::optional<std::uint64_t> totalBytes,
   if (in.read(&extra, 1) != 0)
     failNpy(where, ErrorKind::Invalid, "size mismatch: " + need + ", the file has more");
   // Any nonzero byte is true to numpy; C++ bool must hold exactly 0 or 1.
-  if (descr->type == ElementType::Bool)
+  if (info.type == ElementType::Bool)
     for (std::byte& b : tensor.bytes())
       b = b != std::byte{0} ? std::byte{1} : std::byte{0};
   return tensor;

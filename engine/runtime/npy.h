@@ -46,6 +46,14 @@ Tensor readNpzArray(const std::filesystem::path& path, std::string_view name,
                     std::optional<std::uint64_t> maxDataBytes = std::nullopt);
 // Array names in archive order, without reading any data.
 std::vector<std::string> listNpz(const std::filesystem::path& path);
+// Name, element type and shape of every array, in archive order, from each member's
+// header only: no array data is read or inflated.
+struct ArrayInfo {
+  std::string name;
+  ElementType type = ElementType::F32;
+  std::vector<std::int64_t> shape;
+};
+std::vector<ArrayInfo> describeNpz(const std::filesystem::path& path);
 // Names must be unique and non-empty; to save tensors owned elsewhere, pass views
 // (Tensor::view()). Replaces the file only once the archive is complete.
 void writeNpz(const std::filesystem::path& path, std::span<const NamedTensor> arrays);

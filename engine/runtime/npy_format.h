@@ -9,6 +9,7 @@
 #include <optional>
 #include <span>
 #include <string>
+#include <vector>
 
 namespace lathe::runtime::detail {
 
@@ -26,6 +27,17 @@ struct NpyContext {
 };
 
 [[noreturn]] void failNpy(const NpyContext& where, ErrorKind kind, const std::string& reason);
+
+// The header of one .npy stream, which is left at the first data byte.
+struct NpyHeaderInfo {
+  ElementType type = ElementType::F32;
+  std::vector<std::int64_t> shape;
+  std::uint64_t dataBytes = 0;
+  std::uint64_t headerBytes = 0; // magic, version, length and the header dict
+  std::string descr;             // as written, for messages
+};
+NpyHeaderInfo readNpyHeader(ByteSource& in, std::optional<std::uint64_t> totalBytes,
+                            const NpyContext& where);
 
 // Decodes one .npy stream. `totalBytes`, when known, bounds allocations before any data is
 // read, so a corrupt header cannot ask for terabytes.

@@ -161,6 +161,34 @@ std::vector<std::string> listNpz(const std::filesystem::path& path) {
   return names;
 }
 
+std::vector<ArrayInfo> describeNpz(const std::filesystem::path& path) {
+  ZipArchive archive = openForReading(path);
+  std::vector<ArrayInfo> arrays;
+  forEachMember(archive.get(), path, [&](zip_uint64_t index, std::string_view member) {
+    zip_stat_t stat;
+    zip_stat_init(&stat);
+    const NpyContext where{path.string(), arrayNameOf(member)};
+    if (zip_stat_index(archive.get(), index, 0, &stat) != 0)
+      failNpy(where, ErrorKind::Invalid,
+              std::string("cannot read archive entry: ") + zip_strerror(archive.get()));
+    ZipMember file(zip_fopen_index(archive.get(), index, 0));
+    if (!file)
+      failNpy(where, ErrorKind::Invalid,
+              std::string("cannot open archive member: ") + zip_strerror(archive.get()));
+    MemberSource source(file.get(), where);
+    const bool sizeKnown = (stat.valid & ZIP_STAT_SIZE) != 0;
+    detail::NpyHeaderInfo header = detail::readNpyHeader(
+        source, sizeKnown ? std::optional<std::uint64_t>(stat.size) : std::nullopt, where);
+    if (sizeKnown && header.headerBytes + header.dataBytes != stat.size)
+      failNpy(where, ErrorKind::Invalid,
+              "size mismatch: the header asks for " + std::to_string(header.dataBytes) +
+                  " data bytes, the member holds " +
+                  std::to_string(stat.size - header.headerBytes));
+    arrays.push_back(ArrayInfo{where.array, header.type, std::move(header.shape)});
+  });
+  return arrays;
+}
+
 void writeNpz(const std::filesystem::path& path, std::span<const NamedTensor> arrays) {
   const NpyContext where{path.string(), ""};
   std::set<std::string_view> seen;

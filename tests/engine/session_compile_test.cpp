@@ -4,6 +4,7 @@
 
 #include <atomic>
 #include <cmath>
+#include <fstream>
 #include <gtest/gtest.h>
 #include <string>
 #include <vector>
@@ -132,4 +133,85 @@ TEST(SessionCompile, SymbolicInputsAreSpecialisedToTheInputsFile) {
     ASSERT_EQ(ran.report->outputs.size(), 1u);
     EXPECT_EQ(ran.report->outputs[0].shape, (std::vector<std::int64_t>{batch, 4, 8, 8}));
   }
+}
+
+TEST(SessionCompile, EachSetOfShapesIsCompiledOnceAndReused) {
+  Session session;
+  ASSERT_TRUE(session.openModel(std::string(LATHE_MODEL_DIR) + "/symbolic_batch.onnx").ok());
+  const std::string two = writeInputs("reuse2.npz", {2, 3, 8, 8});
+  const std::string three = writeInputs("reuse3.npz", {3, 3, 8, 8});
+  const auto compileFor = [&](const std::string& npz, int threads) {
+    CompileOptions options;
+    options.inputsFile = npz;
+    options.threads = threads;
+    const auto compiled = session.compile(options);
+    EXPECT_TRUE(compiled.ok()) << compiled.failure->message;
+    return compiled.report;
+  };
+  const auto first = compileFor(two, 0);
+  EXPECT_FALSE(first->reused);
+  EXPECT_EQ(first->specialisedFor, "x:[2,3,8,8]");
+  EXPECT_TRUE(compileFor(two, 0)->reused); // asked again: nothing to do
+  const auto other = compileFor(three, 0);
+  EXPECT_FALSE(other->reused);
+  EXPECT_EQ(other->specialisedFor, "x:[3,3,8,8]");
+  EXPECT_FALSE(compileFor(three, 1)->reused); // the thread count is part of the code
+  // Back to shapes and options compiled before: their code, not a new compile.
+  const auto back = compileFor(two, 0);
+  EXPECT_TRUE(back->reused);
+  EXPECT_EQ(back->specialisedFor, "x:[2,3,8,8]");
+  lathe::api::RunOptions run;
+  run.inputsNpz = two;
+  const auto ran = session.run(run);
+  ASSERT_TRUE(ran.ok()) << ran.failure->message;
+  EXPECT_EQ(ran.report->outputs[0].shape, (std::vector<std::int64_t>{2, 4, 8, 8}));
+  EXPECT_TRUE(compileFor(three, 1)->reused);
+  const auto ranThree = [&] {
+    lathe::api::RunOptions r;
+    r.inputsNpz = three;
+    return session.run(r);
+  }();
+  ASSERT_TRUE(ranThree.ok()) << ranThree.failure->message;
+  EXPECT_EQ(ranThree.report->outputs[0].shape, (std::vector<std::int64_t>{3, 4, 8, 8}));
+  // A new open forgets every kept compile.
+  ASSERT_TRUE(session.openModel(std::string(LATHE_MODEL_DIR) + "/symbolic_batch.onnx").ok());
+  EXPECT_FALSE(compileFor(two, 0)->reused);
+}
+
+TEST(SessionCompile, ShapesGivenByNameSpecialiseWithoutAnInputsFile) {
+  Session session;
+  ASSERT_TRUE(session.openModel(std::string(LATHE_MODEL_DIR) + "/symbolic_batch.onnx").ok());
+  CompileOptions options;
+  options.inputShapes["x"] = {5, 3, 8, 8};
+  const auto compiled = session.compile(options);
+  ASSERT_TRUE(compiled.ok()) << compiled.failure->message;
+  EXPECT_EQ(compiled.report->specialisedFor, "x:[5,3,8,8]");
+  lathe::api::RunOptions run;
+  run.fill = "random";
+  const auto ran = session.run(run);
+  ASSERT_TRUE(ran.ok()) << ran.failure->message;
+  EXPECT_EQ(ran.report->outputs[0].shape, (std::vector<std::int64_t>{5, 4, 8, 8}));
+  // A shape that contradicts the model's static dims is refused by name.
+  options.inputShapes["x"] = {5, 4, 8, 8};
+  const auto refused = session.compile(options);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.failure->message.find("x"), std::string::npos) << refused.failure->message;
+  // ... and the last good specialisation still runs.
+  const auto again = session.run(run);
+  ASSERT_TRUE(again.ok()) << again.failure->message;
+}
+
+TEST(SessionCompile, InputFilesAreDescribedFromTheirHeaders) {
+  const std::string npz = writeInputs("describe.npz", {4, 3, 8, 8});
+  const auto described = lathe::api::describeInputFile(npz);
+  ASSERT_TRUE(described.ok()) << described.failure->message;
+  ASSERT_EQ(described.arrays.size(), 1u);
+  EXPECT_EQ(described.arrays[0].name, "x");
+  EXPECT_EQ(described.arrays[0].typeText, "f32[4,3,8,8]");
+  const std::string garbage = ::testing::TempDir() + "not_an_archive.npz";
+  std::ofstream(garbage) << "not a zip archive";
+  const auto refused = lathe::api::describeInputFile(garbage);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(refused.failure->message.find("not_an_archive.npz"), std::string::npos)
+      << refused.failure->message;
 }

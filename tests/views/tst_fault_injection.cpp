@@ -1,13 +1,16 @@
 // Fault injection in the workbench: a compile or run that fails, throws (an engine bug,
 // injected with LATHE_INJECT_FAULT) or is cancelled never closes the window or loses the
-// open model, its compiled kernels, the last run or the pinned run.
+// open model, its compiled kernels, the kept schedules, the last run or the pinned run.
 
 #include "app/workbench/main_window.h"
 #include "app/workbench/run_panel.h"
+#include "app/workbench/schedule_panel.h"
 #include "engine/runtime/npy.h"
 
 #include <QElapsedTimer>
+#include <QFile>
 #include <QMessageBox>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
@@ -15,6 +18,7 @@
 
 using lathe::workbench::MainWindow;
 using lathe::workbench::RunPanel;
+using lathe::workbench::SchedulePanel;
 
 namespace {
 
@@ -78,6 +82,32 @@ void TestFaultInjection::failuresKeepTheModelAndTheRuns() {
   QVERIFY(window.run());
   QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
   QVERIFY(panel->pin());
+
+  // A kept schedule (the elementwise tail kernel fused, parallel and vectorized), compiled.
+  SchedulePanel* schedules = window.schedulePanel();
+  int tail = -1;
+  const auto& compiledKernels = window.compileReport()->kernels;
+  for (std::size_t k = 0; k < compiledKernels.size(); ++k)
+    if (compiledKernels[k].name.rfind("fused_add_mul", 0) == 0)
+      tail = static_cast<int>(k);
+  QVERIFY(tail >= 0);
+  QStringList loops;
+  static const QRegularExpression loop(QStringLiteral(R"(for \((\S+), 0, \d+\))"));
+  for (auto it = loop.globalMatch(
+           QString::fromStdString(compiledKernels[static_cast<std::size_t>(tail)].loopIr));
+       it.hasNext();)
+    loops << it.next().captured(1);
+  QCOMPARE(loops.size(), 3);
+  QVERIFY(window.selectKernel(tail));
+  schedules->setSteps(QStringLiteral("fuse(%1, %2)\nparallel(%1.%2.fused)\nvectorize(%3)\n")
+                          .arg(loops[0], loops[1], loops[2]));
+  schedules->keep();
+  const std::string kept = schedules->keptScheduleText();
+  QVERIFY(!kept.empty());
+  QSignalSpy compiled(&window, &MainWindow::compiled);
+  QVERIFY(window.compile());
+  QTRY_COMPARE_WITH_TIMEOUT(compiled.count(), 1, kTimeoutMs);
+
   const auto model = window.report();
   const auto kernels = window.compileReport();
   const auto pinned = panel->pinned();
@@ -88,18 +118,39 @@ void TestFaultInjection::failuresKeepTheModelAndTheRuns() {
     QVERIFY2(window.isVisible(), path);
     QVERIFY2(window.report() == model, path);
     QVERIFY2(panel->pinned() == pinned, path);
+    QVERIFY2(window.schedulePanel()->keptScheduleText() == kept, path);
     QVERIFY2(!window.isRunning() && !window.isCompiling(), path);
   };
 
-  // A run that fails: an input file that does not fit the model.
-  const QString bad = dir_.filePath(QStringLiteral("bad.npz"));
+  // An input file that does not fit the model: Run refuses it before anything runs.
+  const QString misfit = dir_.filePath(QStringLiteral("misfit.npz"));
   {
     lathe::runtime::Tensor t =
         lathe::runtime::Tensor::allocate(lathe::runtime::ElementType::F32, {2, 2});
     const lathe::runtime::NamedTensor arrays[] = {{"image", t.view()}};
+    lathe::runtime::writeNpz(misfit.toStdString(), arrays);
+  }
+  panel->setInputsNpz(misfit);
+  QVERIFY2(panel->shapeProblem().contains(QStringLiteral("'image'")),
+           qPrintable(panel->shapeProblem()));
+  QVERIFY(!window.run());
+  unchanged("misfit input file");
+
+  // A run that fails: the file's headers fit, but its data is corrupt (a CRC mismatch
+  // that only reading the data finds).
+  const QString bad = dir_.filePath(QStringLiteral("bad.npz"));
+  {
+    lathe::runtime::Tensor t =
+        lathe::runtime::Tensor::allocate(lathe::runtime::ElementType::F32, {1, 3, 64, 64});
+    const lathe::runtime::NamedTensor arrays[] = {{"image", t.view()}};
     lathe::runtime::writeNpz(bad.toStdString(), arrays);
+    QFile file(bad);
+    QVERIFY(file.open(QIODevice::ReadWrite));
+    QVERIFY(file.seek(file.size() / 2));
+    QVERIFY(file.write("\x55\xaa", 2) == 2);
   }
   panel->setInputsNpz(bad);
+  QVERIFY2(panel->shapeProblem().isEmpty(), qPrintable(panel->shapeProblem()));
   QVERIFY(window.run());
   QTRY_COMPARE_WITH_TIMEOUT(runFailed.count(), 1, kTimeoutMs);
   closeDialogs(window);

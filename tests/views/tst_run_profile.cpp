@@ -2,6 +2,7 @@
 // profile, select a kernel from the profile, pin, run again, compare, export CSV. Plus the
 // item models under QAbstractItemModelTester.
 
+#include "app/workbench/input_shapes_table.h"
 #include "app/workbench/main_window.h"
 #include "app/workbench/run_panel.h"
 #include "engine/runtime/npy.h"
@@ -14,12 +15,14 @@
 #include "views/profile/timeline_view.h"
 
 #include <QAbstractItemModelTester>
+#include <QApplication>
 #include <QDockWidget>
 #include <QFile>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QToolButton>
@@ -51,6 +54,7 @@ private slots:
   void unprofiledRunCancels();
   void symbolicModelRunsOnItsInputFile_data();
   void symbolicModelRunsOnItsInputFile();
+  void symbolicDimsAreAskedForAndEachShapeSetIsReused();
 
 private:
   QTemporaryDir dir_;
@@ -339,6 +343,96 @@ void TestRunProfile::symbolicModelRunsOnItsInputFile() {
     dims << QString::number(d);
   QCOMPARE(dims.join(QLatin1Char(',')), shape);
   QVERIFY(window.runPanel()->isEnabled());
+}
+
+// A model with a symbolic batch dim: the Run panel's shape table asks for N (Run waits),
+// runs for each shape typed, reuses the code of a shape set compiled before, takes the
+// shapes of an input file instead when one is chosen, and a failed run leaves Run enabled.
+void TestRunProfile::symbolicDimsAreAskedForAndEachShapeSetIsReused() {
+  MainWindow window;
+  window.show();
+  QSignalSpy loaded(&window, &MainWindow::modelLoaded);
+  window.openFile(QStringLiteral(LATHE_MODEL_DIR "/symbolic_batch.onnx"));
+  QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, kTimeoutMs);
+  RunPanel* panel = window.runPanel();
+  auto* table = panel->shapesTable();
+  auto* runButton = panel->findChild<QPushButton*>(QStringLiteral("runButton"));
+  QVERIFY(runButton);
+  panel->setRepeat(1);
+  panel->setProfile(false);
+  panel->setFill(QStringLiteral("random"));
+  QVERIFY(panel->hasSymbolicInputs());
+  QCOMPARE(table->table()->rowCount(), 1);
+  QCOMPARE(table->shapeText(QStringLiteral("x")), QStringLiteral("N, 3, 8, 8"));
+  QVERIFY2(panel->shapeProblem().contains(QStringLiteral("give a number for N")),
+           qPrintable(panel->shapeProblem()));
+  QVERIFY(!runButton->isEnabled());
+  QVERIFY(!window.run()); // not guessed: nothing runs until N is given
+  QVERIFY(!window.compile());
+
+  QSignalSpy finished(&window, &MainWindow::runFinished);
+  QSignalSpy failed(&window, &MainWindow::runFailed);
+  int failedSoFar = 0; // runs expected to fail
+  const auto runFor = [&](const QString& shape, const QString& outputShape) {
+    if (!shape.isEmpty())
+      QVERIFY(table->setShapeText(QStringLiteral("x"), shape));
+    QVERIFY2(panel->shapeProblem().isEmpty(), qPrintable(panel->shapeProblem()));
+    QTRY_VERIFY_WITH_TIMEOUT(runButton->isEnabled(), kTimeoutMs);
+    const int before = finished.count() + failed.count();
+    QVERIFY(window.run());
+    QTRY_COMPARE_WITH_TIMEOUT(finished.count() + failed.count(), before + 1, kTimeoutMs);
+    if (failed.count() > failedSoFar)
+      QFAIL(qPrintable(failed.last().value(0).toString()));
+    QStringList dims;
+    for (std::int64_t d : window.runReport()->outputs.at(0).shape)
+      dims << QString::number(d);
+    QCOMPARE(dims.join(QLatin1Char(',')), outputShape);
+    QVERIFY(window.compileReport());
+  };
+  runFor(QStringLiteral("2, 3, 8, 8"), QStringLiteral("2,4,8,8"));
+  QCOMPARE(QString::fromStdString(window.compileReport()->specialisedFor),
+           QStringLiteral("x:[2,3,8,8]"));
+  QVERIFY(!window.compileReport()->reused);
+  runFor(QStringLiteral("[5,3,8,8]"), QStringLiteral("5,4,8,8"));
+  QVERIFY(!window.compileReport()->reused);
+  runFor(QStringLiteral("2x3x8x8"), QStringLiteral("2,4,8,8"));
+  QVERIFY(window.compileReport()->reused); // compiled before for these shapes
+
+  // A shape the model contradicts, or a word, is refused before anything runs.
+  QVERIFY(table->setShapeText(QStringLiteral("x"), QStringLiteral("2, 4, 8, 8")));
+  QVERIFY2(panel->shapeProblem().contains(QStringLiteral("dim 1")),
+           qPrintable(panel->shapeProblem()));
+  QVERIFY(!runButton->isEnabled());
+  QVERIFY(table->setShapeText(QStringLiteral("x"), QStringLiteral("two, 3, 8, 8")));
+  QVERIFY2(panel->shapeProblem().contains(QStringLiteral("'two'")),
+           qPrintable(panel->shapeProblem()));
+
+  // An input file decides the shapes: shown read-only; one without 'x' is a problem.
+  panel->setInputsNpz(
+      writeInputs(dir_.filePath(QStringLiteral("batch4.npz")), {{"x", {4, 3, 8, 8}, 0.5}}));
+  QCOMPARE(table->shapeText(QStringLiteral("x")), QStringLiteral("4, 3, 8, 8"));
+  QVERIFY(!table->setShapeText(QStringLiteral("x"), QStringLiteral("1, 3, 8, 8")));
+  runFor(QString(), QStringLiteral("4,4,8,8"));
+  panel->setInputsNpz(
+      writeInputs(dir_.filePath(QStringLiteral("other.npz")), {{"y", {4, 3, 8, 8}, 0.5}}));
+  QVERIFY2(panel->shapeProblem().contains(QStringLiteral("not in the input file")),
+           qPrintable(panel->shapeProblem()));
+  QVERIFY(!runButton->isEnabled());
+
+  // Back to typed shapes (kept from before); a run that fails leaves Run enabled.
+  panel->setFill(QStringLiteral("random"));
+  QVERIFY(table->setShapeText(QStringLiteral("x"), QStringLiteral("3, 3, 8, 8")));
+  qputenv("LATHE_INJECT_FAULT", "run");
+  const int failedBefore = failed.count();
+  QVERIFY(window.run());
+  QTRY_COMPARE_WITH_TIMEOUT(failed.count(), failedBefore + 1, kTimeoutMs);
+  qunsetenv("LATHE_INJECT_FAULT");
+  failedSoFar = failed.count();
+  QTRY_VERIFY_WITH_TIMEOUT(runButton->isEnabled(), kTimeoutMs);
+  for (QWidget* w : QApplication::topLevelWidgets())
+    if (w->objectName() == QLatin1String("runErrorDialog"))
+      w->close();
+  runFor(QString(), QStringLiteral("3,4,8,8"));
 }
 
 QTEST_MAIN(TestRunProfile)
