@@ -108,7 +108,9 @@ NumericsPanel::NumericsPanel(QWidget* parent)
 }
 
 NumericsPanel::~NumericsPanel() {
-  // The engine call cannot be stopped: wait, so that no worker outlives the panel.
+  // Stop every comparison at its next check and wait, so that no worker outlives the panel.
+  for (auto& [watcher, flag] : cancelFlags_)
+    flag->store(true);
   for (auto* watcher : watchers_)
     watcher->waitForFinished();
 }
@@ -139,10 +141,15 @@ bool NumericsPanel::compare(api::CompareOptions options) {
   options.reference = reference().toStdString();
   auto* watcher = new QFutureWatcher<api::CompareResult>(this);
   watchers_.push_back(watcher);
+  auto flag = std::make_shared<std::atomic<bool>>(false);
+  cancelFlags_[watcher] = flag;
+  options.cancel = flag.get();
   current_ = watcher;
   connect(watcher, &QFutureWatcher<api::CompareResult>::finished, this,
           [this, watcher] { onFinished(watcher); });
-  watcher->setFuture(QtConcurrent::run(compareOnWorker, std::move(options)));
+  watcher->setFuture(QtConcurrent::run([options = std::move(options), flag] {
+    return compareOnWorker(options); // `flag` lives as long as the worker needs it
+  }));
   summary_->setText(tr("Comparing with %1\u2026").arg(reference_->currentText()));
   setBusy(true);
   return true;
@@ -151,13 +158,16 @@ bool NumericsPanel::compare(api::CompareOptions options) {
 void NumericsPanel::cancel() {
   if (!current_)
     return;
-  current_ = nullptr; // its result is dropped when it arrives
+  if (const auto flag = cancelFlags_.find(current_); flag != cancelFlags_.end())
+    flag->second->store(true); // the engine stops at its next check
+  current_ = nullptr;          // its result is dropped when it arrives
   summary_->setText(tr("Cancelled."));
   setBusy(false);
 }
 
 void NumericsPanel::onFinished(QFutureWatcher<api::CompareResult>* watcher) {
   watchers_.erase(std::remove(watchers_.begin(), watchers_.end(), watcher), watchers_.end());
+  cancelFlags_.erase(watcher);
   watcher->deleteLater();
   if (watcher != current_)
     return;

@@ -8,6 +8,8 @@
 
 #include <QFutureWatcher>
 #include <QWidget>
+#include <atomic>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -69,6 +71,8 @@ private:
 
   std::shared_ptr<const api::CompareReport> report_;
   std::vector<QFutureWatcher<api::CompareResult>*> watchers_; // dropped ones included
+  // Each watcher's cancel flag (CompareOptions::cancel), shared with its worker.
+  std::map<QFutureWatcher<api::CompareResult>*, std::shared_ptr<std::atomic<bool>>> cancelFlags_;
   QFutureWatcher<api::CompareResult>* current_ = nullptr;
   bool canCompare_ = false;
 

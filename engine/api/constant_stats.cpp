@@ -32,8 +32,8 @@ void accumulate(std::span<const T> values, ToDouble toDouble, int bins, Constant
   s.histogram.assign(static_cast<std::size_t>(bins), 0);
   if (finite == 0)
     return;
-  s.min = lo;
-  s.max = hi;
+  s.min = s.histogramMin = lo;
+  s.max = s.histogramMax = hi;
   s.mean = sum / static_cast<double>(finite);
   // Deviations from the mean in a second pass: no cancellation from sum of squares.
   double squares = 0;

@@ -12,6 +12,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -76,6 +77,7 @@ void openImported(Session& session, const std::string& path, const CompareOption
   open.runPipeline = false;
   open.inputShapes = o.inputShapes;
   open.inputShapesFile = o.inputsNpz;
+  open.cancel = o.cancel;
   const OpenResult opened = session.openModel(path, open);
   if (!opened.ok())
     throw FailedStep{*opened.failure};
@@ -108,8 +110,25 @@ std::string typeText(const runtime::Tensor& t) {
   return std::string(runtime::elementTypeName(t.elementType())) + runtime::formatShape(t.shape());
 }
 
-// Min/max/mean/std and a histogram of a tensor's finite elements.
-ConstantStats valueStats(const std::string& name, const runtime::Tensor& t) {
+// The smallest and largest finite elements of `t` (nullopt if there are none).
+std::optional<std::pair<double, double>> finiteRange(const runtime::Tensor& t) {
+  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
+  for (std::int64_t i = 0; i < t.numElements(); ++i) {
+    const double v = t.elementAsDouble(i);
+    if (std::isfinite(v)) {
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+  }
+  if (lo > hi)
+    return std::nullopt;
+  return std::pair(lo, hi);
+}
+
+// Min/max/mean/std and a histogram of a tensor's finite elements, the histogram over
+// `range` (which holds every finite element; the tensor's own range when nullopt).
+ConstantStats valueStats(const std::string& name, const runtime::Tensor& t,
+                         std::optional<std::pair<double, double>> range = std::nullopt) {
   constexpr int kBins = 32;
   ConstantStats s;
   s.name = name;
@@ -134,15 +153,18 @@ ConstantStats valueStats(const std::string& name, const runtime::Tensor& t) {
   s.min = lo;
   s.max = hi;
   s.mean = sum / static_cast<double>(finite);
+  s.histogramMin = range ? std::min(range->first, lo) : lo;
+  s.histogramMax = range ? std::max(range->second, hi) : hi;
   double squares = 0;
-  const double scale = hi > lo ? kBins / (hi - lo) : 0.0;
+  const double base = s.histogramMin;
+  const double scale = s.histogramMax > base ? kBins / (s.histogramMax - base) : 0.0;
   for (std::int64_t i = 0; i < s.count; ++i) {
     const double v = t.elementAsDouble(i);
     if (!std::isfinite(v))
       continue;
     squares += (v - s.mean) * (v - s.mean);
     ++s.histogram[static_cast<std::size_t>(
-        std::min(kBins - 1, static_cast<int>((v - lo) * scale)))];
+        std::clamp(static_cast<int>((v - base) * scale), 0, kBins - 1))];
   }
   s.std = std::sqrt(squares / static_cast<double>(finite));
   return s;
@@ -151,8 +173,14 @@ ConstantStats valueStats(const std::string& name, const runtime::Tensor& t) {
 // Fills `vc` from Lathe's and the reference's tensors of one value.
 void compareValue(ValueComparison& vc, const runtime::Tensor& lathe,
                   const runtime::Tensor& reference, const CompareOptions& o) {
-  vc.latheStats = valueStats(vc.value, lathe);
-  vc.referenceStats = valueStats(vc.value, reference);
+  // Both histograms over one range, so that the two sides line up bin for bin.
+  auto range = finiteRange(lathe);
+  if (const auto other = finiteRange(reference))
+    range = range ? std::pair(std::min(range->first, other->first),
+                              std::max(range->second, other->second))
+                  : other;
+  vc.latheStats = valueStats(vc.value, lathe, range);
+  vc.referenceStats = valueStats(vc.value, reference, range);
   if (lathe.shape() != reference.shape() || lathe.elementType() != reference.elementType()) {
     vc.status = "diverges";
     vc.note = "Lathe's value is " + typeText(lathe) + ", the reference's " + typeText(reference);
@@ -183,11 +211,11 @@ struct ReferenceValues {
 
 ReferenceValues runInterpreter(const graph::Graph& graph,
                                const std::vector<runtime::NamedTensor>& inputs,
-                               CompareReport& report) {
+                               CompareReport& report, const std::atomic<bool>* cancel) {
   std::unordered_map<std::string, graph::TensorData> given;
   for (const runtime::NamedTensor& in : inputs)
     given.emplace(in.name, toTensorData(in.tensor));
-  reference::Interpretation run = reference::interpretGraph(graph, given);
+  reference::Interpretation run = reference::interpretGraph(graph, given, cancel);
   ReferenceValues ref;
   // Converted one by one, so that no value is held twice for long.
   for (auto it = run.values.begin(); it != run.values.end(); it = run.values.erase(it))
@@ -212,7 +240,7 @@ ReferenceValues runOnnxRuntime(const CompareOptions& o, const std::string& path,
     views.push_back({in.name, in.tensor.view()});
   ReferenceValues ref;
   for (runtime::NamedTensor& out :
-       reference::runOnnxRuntime(path, wanted, views, {o.nodeModules, o.threads}))
+       reference::runOnnxRuntime(path, wanted, views, {o.nodeModules, o.threads, o.cancel}))
     ref.values.emplace(out.name, std::move(out.tensor));
   ref.missingNote = "ONNX Runtime did not return it: no node of the reference model produces it";
   return ref;
@@ -329,22 +357,31 @@ CompareResult compareNumerics(const CompareOptions& o) {
     openImported(session, o.model, o);
     LatheRun lathe;
     lathe.imported = runPipelineKeepingValues(*session.state_->graph, o);
+    const auto checkCancel = [&] {
+      if (o.cancel && o.cancel->load())
+        throw Error(ErrorKind::Cancelled, "the comparison was cancelled");
+    };
+    checkCancel();
     CompileOptions compile;
     compile.threads = o.threads;
+    compile.cancel = o.cancel;
     const CompileResult compiled = session.compile(compile);
     if (!compiled.ok())
       throw FailedStep{*compiled.failure};
     report->latheKernels = compiled.report->kernels.size();
+    checkCancel();
     runKeptValues(o, *session.state_->compiled->executor, lathe);
     report->threads = lathe.threads;
+    checkCancel();
     ReferenceValues ref;
     if (o.reference == "onnxruntime") {
       ref = runOnnxRuntime(o, report->referenceModel, nodeValues(*lathe.imported), lathe.inputs);
     } else {
       Session imports;
       openImported(imports, report->referenceModel, o);
-      ref = runInterpreter(*imports.state_->graph, lathe.inputs, *report);
+      ref = runInterpreter(*imports.state_->graph, lathe.inputs, *report, o.cancel);
     }
+    checkCancel();
     tabulate(lathe, ref, o, *report);
     result.report = std::move(report);
   } catch (const FailedStep& step) {

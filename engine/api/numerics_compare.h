@@ -6,6 +6,7 @@
 
 #include "engine/api/session.h"
 
+#include <atomic>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -36,6 +37,10 @@ struct CompareOptions {
   std::map<std::string, std::vector<std::int64_t>> inputShapes; // fixes symbolic input dims
   double rtol = 1e-3, atol = 1e-4;
   int threads = 0; // Lathe's threads (and ONNX Runtime's); 0: one per core
+  // Polled between the steps (open, compile, run, reference), before each node the
+  // interpreter evaluates and while ONNX Runtime runs (its process is then killed); once it
+  // is true the call fails with kind "cancelled".
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // One node output. `status`: "match"; "diverges" (an element outside atol + rtol*|ref|, a

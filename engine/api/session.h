@@ -133,9 +133,11 @@ struct ConstantStats {
   std::int64_t count = 0;     // elements
   std::int64_t nonFinite = 0; // NaN and infinite elements, left out of everything below
   double min = 0, max = 0, mean = 0, std = 0; // std: population standard deviation
-  // Equal-width bins over [min, max]; the last bin includes max. All values fall in one
-  // bin when min == max.
+  // Equal-width bins over [histogramMin, histogramMax]; the last bin includes the top. All
+  // values fall in one bin when the two are equal. The range is [min, max], or one shared
+  // with another value so that two histograms line up (lathe compare's two sides).
   std::vector<std::uint64_t> histogram;
+  double histogramMin = 0, histogramMax = 0;
 };
 
 // Names and descriptions of the default pipeline's passes, in order.

@@ -4,6 +4,7 @@
 #include "engine/reference/onnxruntime_script.h"
 #include "engine/support/diagnostics.h"
 
+#include <csignal>
 #include <cstdlib>
 #include <fcntl.h>
 #include <filesystem>
@@ -53,7 +54,7 @@ std::string tail(std::string text) {
 // Runs `node SCRIPT REQUEST` with NODE_PATH set; stdout and stderr go to `log`. The exit
 // status, or 127 when node could not be started.
 int runNode(const fs::path& script, const fs::path& request, const fs::path& log,
-            const std::string& nodeModules) {
+            const std::string& nodeModules, const std::atomic<bool>* cancel) {
   const pid_t pid = ::fork();
   if (pid < 0)
     throw Error(ErrorKind::Internal, "cannot start a process for node");
@@ -71,9 +72,21 @@ int runNode(const fs::path& script, const fs::path& request, const fs::path& log
     ::_exit(127);
   }
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR)
+  for (;;) {
+    const pid_t done = ::waitpid(pid, &status, cancel ? WNOHANG : 0);
+    if (done == pid)
+      break;
+    if (done < 0 && errno != EINTR)
       throw Error(ErrorKind::Internal, "lost the node process");
+    if (done == 0 && cancel->load()) { // still running, and no longer wanted
+      ::kill(pid, SIGKILL);
+      while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      throw Error(ErrorKind::Cancelled, "the comparison was cancelled");
+    }
+    if (done == 0)
+      ::usleep(20000);
+  }
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
@@ -112,7 +125,7 @@ runOnnxRuntime(const std::string& modelPath,
   std::ofstream(requestFile, std::ios::binary)
       << request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
   const fs::path log = work.path / "node.log";
-  const int status = runNode(script, requestFile, log, options.nodeModules);
+  const int status = runNode(script, requestFile, log, options.nodeModules, options.cancel);
   if (status == 127)
     throw Error(ErrorKind::Unsupported,
                 "Node.js ('node') was not found on PATH; the ONNX Runtime reference needs Node.js "

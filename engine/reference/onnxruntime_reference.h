@@ -6,6 +6,7 @@
 #include "engine/graph/dtype.h"
 #include "engine/runtime/npy.h"
 
+#include <atomic>
 #include <span>
 #include <string>
 #include <utility>
@@ -18,6 +19,9 @@ struct OnnxRuntimeOptions {
   // empty: node's own search (NODE_PATH of this process, global folders).
   std::string nodeModules;
   int threads = 0; // intra-op threads; 0: ONNX Runtime's default
+  // Polled while node runs; once it is true the process is killed and the call throws
+  // lathe::Error (Cancelled).
+  const std::atomic<bool>* cancel = nullptr;
 };
 
 // Runs the model at `modelPath` on `inputs` (by name) and returns by name its graph outputs

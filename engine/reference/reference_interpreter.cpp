@@ -54,7 +54,8 @@ NodeWithValues bindInputs(const graph::Node& node,
 } // namespace
 
 Interpretation interpretGraph(const graph::Graph& graph,
-                              const std::unordered_map<std::string, graph::TensorData>& inputs) {
+                              const std::unordered_map<std::string, graph::TensorData>& inputs,
+                              const std::atomic<bool>* cancel) {
   Interpretation result;
   for (const graph::Value* in : graph.inputs) {
     const auto it = inputs.find(in->name());
@@ -64,6 +65,8 @@ Interpretation interpretGraph(const graph::Graph& graph,
   }
   for (std::size_t i = 0; i < graph.nodes().size(); ++i) {
     const graph::Node& node = *graph.nodes()[i];
+    if (cancel && cancel->load())
+      throw Error(ErrorKind::Cancelled, "the comparison was cancelled");
     auto stop = [&](const std::string& reason) {
       result.complete = false;
       result.stoppedAt = i;

@@ -5,6 +5,7 @@
 
 #include "engine/graph/graph.h"
 
+#include <atomic>
 #include <cstddef>
 #include <string>
 #include <unordered_map>
@@ -22,7 +23,10 @@ struct Interpretation {
 };
 
 // `inputs` holds every graph input's data by name; a missing one is lathe::Error (Invalid).
+// `cancel` is polled before each node; once it is true the call throws lathe::Error
+// (Cancelled).
 Interpretation interpretGraph(const graph::Graph& graph,
-                              const std::unordered_map<std::string, graph::TensorData>& inputs);
+                              const std::unordered_map<std::string, graph::TensorData>& inputs,
+                              const std::atomic<bool>* cancel = nullptr);
 
 } // namespace lathe::reference

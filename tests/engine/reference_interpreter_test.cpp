@@ -2,9 +2,11 @@
 // out by hand, the ONNX corner cases the kernels must get right (padding, ceil mode, groups,
 // broadcasting), and the way it stops at a node it cannot evaluate.
 #include "engine/graph/parser.h"
+#include "engine/reference/onnxruntime_reference.h"
 #include "engine/reference/reference_interpreter.h"
 #include "engine/support/diagnostics.h"
 
+#include <atomic>
 #include <cmath>
 #include <gtest/gtest.h>
 
@@ -152,6 +154,38 @@ TEST(ReferenceInterpreter, StopsAtTheFirstNodeItCannotEvaluate) {
   EXPECT_EQ(valuesOf(run, "a"), (std::vector<double>{0, 0, 1, 2}));
   EXPECT_EQ(run.values.count("b"), 0u);
   EXPECT_EQ(run.values.count("c"), 0u);
+}
+
+TEST(ReferenceInterpreter, StopsWhenCancelled) {
+  const auto g = graph::parseGraph(R"(graph @g opset 17 {
+  input %x: f32[4]
+  %y: f32[4] = Relu(%x) @relu
+  output %y
+})");
+  const std::atomic<bool> cancel{true};
+  try {
+    reference::interpretGraph(*g, {{"x", f32({4}, {1, 2, 3, 4})}}, &cancel);
+    ADD_FAILURE() << "not cancelled";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Cancelled);
+  }
+}
+
+// Cancel kills the node process that runs ONNX Runtime: the call ends as cancelled, not
+// with ONNX Runtime's result (node takes far longer to start than the first check).
+TEST(OnnxRuntimeReference, CancelKillsTheProcess) {
+  if (!reference::hasOnnxRuntimeNode(LATHE_NODE_MODULES))
+    GTEST_SKIP() << "onnxruntime-node is not installed";
+  const std::atomic<bool> cancel{true};
+  runtime::Tensor x = runtime::Tensor::allocate(runtime::ElementType::F32, {1, 3, 8, 8});
+  const runtime::NamedTensor inputs[] = {{"x", x.view()}};
+  try {
+    reference::runOnnxRuntime(std::string(LATHE_MODEL_DIR) + "/conv_bn_relu.onnx", {}, inputs,
+                              {LATHE_NODE_MODULES, 1, &cancel});
+    ADD_FAILURE() << "not cancelled";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::Cancelled) << e.what();
+  }
 }
 
 TEST(ReferenceInterpreter, AMissingInputIsAnError) {

@@ -96,6 +96,15 @@ void TestNumerics::compareMatchesThenFindsScaledConv() {
   const auto& first = report->values[static_cast<std::size_t>(report->firstDivergent)];
   QCOMPARE(first.node, kScaledConv);
   QCOMPARE(first.status, std::string("diverges"));
+  // Both sides' histograms cover one range (the doubled weights widen Lathe's values), so
+  // that the two plots line up bin for bin.
+  QCOMPARE(first.latheStats.histogramMin, first.referenceStats.histogramMin);
+  QCOMPARE(first.latheStats.histogramMax, first.referenceStats.histogramMax);
+  QVERIFY(first.latheStats.histogramMin <=
+          std::min(first.latheStats.min, first.referenceStats.min));
+  QVERIFY(first.latheStats.histogramMax >=
+          std::max(first.latheStats.max, first.referenceStats.max));
+  QVERIFY(first.latheStats.max != first.referenceStats.max);
   QCOMPARE(panel->selectedValue(), report->firstDivergent);
   const int selected = window.graphView()->selectedNode();
   QVERIFY(selected >= 0);

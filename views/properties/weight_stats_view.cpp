@@ -88,18 +88,21 @@ void WeightStatsView::setStats(const api::ConstantStats& s) {
 
   auto* bars = static_cast<QCPBars*>(plot_->plottable(0));
   const int bins = static_cast<int>(s.histogram.size());
-  const double width = s.max > s.min ? (s.max - s.min) / bins : 1.0;
+  // The bins' range: the values' own, or one shared with another view (Numerics' two sides).
+  const bool ranged = s.histogramMax > s.histogramMin;
+  const double lo = ranged ? s.histogramMin : s.min, hi = ranged ? s.histogramMax : s.max;
+  const double width = hi > lo ? (hi - lo) / bins : 1.0;
   QVector<double> keys, counts;
   double highest = 0;
   for (int i = 0; i < bins; ++i) {
-    keys << s.min + (i + 0.5) * width;
+    keys << lo + (i + 0.5) * width;
     counts << static_cast<double>(s.histogram[static_cast<std::size_t>(i)]);
     highest = std::max(highest, counts.back());
   }
   bars->setWidth(width);
   bars->setData(keys, counts, true);
   bars->setVisible(true);
-  plot_->xAxis->setRange(s.min - (s.max > s.min ? 0 : 0.5), s.max + (s.max > s.min ? 0 : 0.5));
+  plot_->xAxis->setRange(lo - (hi > lo ? 0 : 0.5), hi + (hi > lo ? 0 : 0.5));
   plot_->yAxis->setRange(0, std::max(1.0, highest * 1.08));
   plot_->show();
   plot_->replot();
