@@ -1,7 +1,9 @@
 #pragma once
 // Runs a whole graph on Lathe's reference kernels (reference_ops.h), node by node in graph
 // order, keeping every value: the slow, simple path that `lathe compare` checks compiled
-// models against. Meant for the graph as imported: no fusion, no layout changes.
+// models against. Meant for the graph as imported: no fusion, no layout changes. If runs
+// the branch its condition picks and Loop runs its body per iteration, both on the values
+// of the enclosing graphs; only the top graph's values are kept.
 
 #include "engine/graph/graph.h"
 

