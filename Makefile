@@ -4,7 +4,7 @@ BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 SAMPLE := $(BUILD_DIR)/models/sample_cnn.onnx
 
-.PHONY: all deps configure build run test format clean fuzz test-asan
+.PHONY: all deps configure build run test format format-check clean fuzz test-asan
 
 all: build
 
@@ -29,6 +29,10 @@ test: build
 format:
 	find engine app views tests -name '*.cpp' -o -name '*.h' | xargs clang-format-19 -i
 
+# Fails (and names the files) when a source file is not clang-formatted; CI runs it.
+format-check: deps
+	find engine app views tests -name '*.cpp' -o -name '*.h' | xargs clang-format-19 --dry-run -Werror
+
 clean:
 	rm -rf $(BUILD_DIR)
 
@@ -37,6 +41,7 @@ clean:
 # Warnings are not errors there: clang-19 flags libstdc++ 12 headers as deprecated in C++20.
 FUZZ_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 60
+FUZZ_JOBS ?= 1
 FUZZ_TARGETS := onnx_import ir_parser schedule_text schedule_json npy bundle input_shapes
 fuzz: deps
 	@packaging/install-deps.sh packaging/debian-packages-fuzz.txt
@@ -44,7 +49,7 @@ fuzz: deps
 	  -DLATHE_FUZZ=ON -DLATHE_BUILD_GUI=OFF -DLATHE_WERROR=OFF
 	cmake --build $(FUZZ_DIR) -j $(JOBS) --target lathe lathe_models lathe_old_form_models \
 	  $(addprefix fuzz_,$(FUZZ_TARGETS))
-	tools/run_fuzzers.sh $(FUZZ_DIR) $(FUZZ_SECONDS)
+	FUZZ_JOBS=$(FUZZ_JOBS) tools/run_fuzzers.sh $(FUZZ_DIR) $(FUZZ_SECONDS)
 
 # The unit, CLI and GUI tests with AddressSanitizer and UndefinedBehaviorSanitizer.
 test-asan:

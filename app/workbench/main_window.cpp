@@ -150,7 +150,8 @@ void MainWindow::createActions() {
   connect(openAction_, &QAction::triggered, this, &MainWindow::chooseFile);
 
   reloadAction_ = new QAction(s->standardIcon(QStyle::SP_BrowserReload), tr("&Reload"), this);
-  reloadAction_->setShortcut(QKeySequence::Refresh);
+  // Not QKeySequence::Refresh: on Linux that includes F5, which is Run's.
+  reloadAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
   reloadAction_->setStatusTip(tr("Open the current model again"));
   reloadAction_->setEnabled(false);
   connect(reloadAction_, &QAction::triggered, this, &MainWindow::reload);
@@ -538,6 +539,11 @@ void MainWindow::showModel(const QString& path, std::shared_ptr<const api::Model
   session_ = std::move(session);
   runPanel_->setRunning(false);
   runPanel_->showReport(nullptr);
+  if (path != currentFile_) { // another model (not a reload): nothing typed for the last applies
+    runPanel_->resetInputs();
+    browser_->clearSearch();
+    graph_->clearSearch();
+  }
   runPanel_->setModelInputs(report_ ? report_->imported.inputs : std::vector<api::TensorSummary>());
   profileView_->setReport(nullptr, nullptr);
   numericsPanel_->cancel();

@@ -190,10 +190,12 @@ void MainWindow::showRunReport(const std::shared_ptr<const api::ModelReport>& mo
     return;
   runPanel_->setRunning(false);
   const api::RunReport& r = *report;
-  log(tr("Ran %1: %2 timed runs on %3 threads, median %4 (min %5, max %6)")
+  log(tr("Ran %1: %2 timed %3 on %4 %5, median %6 (min %7, max %8)")
           .arg(QFileInfo(currentFile_).fileName())
           .arg(r.latenciesMs.size())
+          .arg(r.latenciesMs.size() == 1 ? tr("run") : tr("runs"))
           .arg(r.threads)
+          .arg(r.threads == 1 ? tr("thread") : tr("threads"))
           .arg(ms(r.medianMs), ms(r.minMs), ms(r.maxMs)));
   if (r.profile) {
     profileView_->setReport(report,

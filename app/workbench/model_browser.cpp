@@ -71,6 +71,10 @@ void ModelBrowser::setSnapshot(std::shared_ptr<const api::GraphSnapshot> snapsho
   fitColumns();
 }
 
+void ModelBrowser::clearSearch() {
+  search_->clear();
+}
+
 void ModelBrowser::fitColumns() {
   // Fit names, ops and shapes, within limits: ONNX node names can be paths of any length,
   // and Details (the last column) should keep some room.

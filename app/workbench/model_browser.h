@@ -26,6 +26,8 @@ public:
   // Makes `node` the current row, clearing the search if it hides the node.
   bool selectNode(int node);
   void focusSearch();
+  // Empties the search box (a different model: its names are not the last one's).
+  void clearSearch();
 
 signals:
   // The current row changed; -1 when it is not a node (section, kernel, value).

@@ -32,6 +32,11 @@ namespace {
 
 enum InputSource { Random, Zeros, Ones, Npz };
 
+// "1 thread", "4 threads".
+QString countOf(int n, const QString& one, const QString& many) {
+  return QStringLiteral("%1 %2").arg(n).arg(n == 1 ? one : many);
+}
+
 QString ms(double value) {
   return QString::number(value, 'f', value < 10 ? 3 : 2) + QStringLiteral(" ms");
 }
@@ -271,6 +276,11 @@ void RunPanel::setFill(const QString& fill) {
                                                            : Random);
 }
 
+void RunPanel::resetInputs() {
+  npzPath_->clear();
+  inputs_->setCurrentIndex(Random);
+}
+
 void RunPanel::setInputsNpz(const QString& path) {
   inputs_->setCurrentIndex(Npz);
   npzPath_->setText(path);
@@ -322,11 +332,11 @@ void RunPanel::showReport(std::shared_ptr<const api::RunReport> report) {
     const double p10 = views::percentile(r.latenciesMs, 10);
     const double p90 = views::percentile(r.latenciesMs, 90);
     stats_->setText(tr("<b>median %1</b> (p10 %2, p90 %3); mean %4 \u00b1 %5, min %6, "
-                       "max %7 \u00b7 %8 runs on %9 threads%10")
+                       "max %7 \u00b7 %8 on %9%10")
                         .arg(ms(r.medianMs), ms(p10), ms(p90), ms(r.meanMs), ms(r.stdMs),
                              ms(r.minMs), ms(r.maxMs))
-                        .arg(r.latenciesMs.size())
-                        .arg(r.threads)
+                        .arg(countOf(static_cast<int>(r.latenciesMs.size()), tr("run"), tr("runs")))
+                        .arg(countOf(r.threads, tr("thread"), tr("threads")))
                         .arg(r.profile ? tr(", profiled") : QString()));
   }
   // The top-5 of classifier-like outputs (those with a top list) in full below the table.
@@ -396,10 +406,12 @@ void RunPanel::updateComparison() {
                                  .arg(pinned_->latenciesMs.size()));
   } else {
     const double speedup = report_->medianMs > 0 ? pinned_->medianMs / report_->medianMs : 0;
+    // Always a factor of at least 1: "1.28x slower", never "0.78x slower".
+    const bool faster = speedup >= 1;
     QString text = tr("Median <b>%1</b> now vs %2 pinned: <b>%3\u00d7</b> %4")
                        .arg(ms(report_->medianMs), ms(pinned_->medianMs))
-                       .arg(speedup, 0, 'f', 2)
-                       .arg(speedup >= 1 ? tr("faster") : tr("slower"));
+                       .arg(faster || speedup <= 0 ? speedup : 1 / speedup, 0, 'f', 2)
+                       .arg(faster ? tr("faster") : tr("slower"));
     if (comparison_->rowCount() == 0)
       text += tr("<br>Profile both runs to compare their kernels.");
     compareSummary_->setText(text);

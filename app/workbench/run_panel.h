@@ -46,6 +46,8 @@ public:
   // "random", "zeros" or "ones"; or an .npz file with setInputsNpz.
   void setFill(const QString& fill);
   void setInputsNpz(const QString& path);
+  // Random inputs and no input file: what a different model starts with.
+  void resetInputs();
 
   // The open model's inputs for the shape table (none: no model).
   void setModelInputs(const std::vector<api::TensorSummary>& inputs);

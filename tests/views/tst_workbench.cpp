@@ -2,6 +2,7 @@
 // load, select, search, fail, cancel, supersede, drop. No test waits on a modal dialog.
 
 #include "app/workbench/main_window.h"
+#include "app/workbench/run_panel.h"
 #include "views/graph/graph_canvas.h"
 #include "views/graph/graph_view.h"
 #include "views/models/kernel_list_model.h"
@@ -32,6 +33,7 @@
 #include <QTreeView>
 #include <QUrl>
 #include <functional>
+#include <map>
 #include <memory>
 
 using lathe::views::GraphView;
@@ -104,6 +106,8 @@ private slots:
   void cancelledCompileIsDropped();
   void acceptsDroppedOnnxFiles();
   void unknownOpIsShownNotCompiled();
+  void shortcutsAreUnique();
+  void perModelStateStaysWithItsModel();
   void cleanupTestCase();
 
 private:
@@ -521,6 +525,55 @@ void TestWorkbench::cancelKeepsOldModel() {
   QCOMPARE(loaded.count(), 0);
   QCOMPARE(window_->report(), before);
   QVERIFY(widget<QPlainTextEdit>("logView")->toPlainText().contains(QStringLiteral("Cancelled")));
+}
+
+// What was typed for one model (searches, the input file) is kept by Reload but not carried
+// into the next model opened.
+void TestWorkbench::perModelStateStaysWithItsModel() {
+  QSignalSpy loaded(window_.get(), &MainWindow::modelLoaded);
+  window_->openFile(kSample);
+  QVERIFY(loaded.wait(kLoadTimeoutMs));
+  auto* treeSearch = window_->findChild<QLineEdit*>(QStringLiteral("modelFilter"));
+  auto* graphSearch = widget<QLineEdit>("graphSearch");
+  auto* npz = widget<QLineEdit>("runNpzPath");
+  QVERIFY(treeSearch);
+  treeSearch->setText(QStringLiteral("relu"));
+  graphSearch->setText(QStringLiteral("conv"));
+  window_->runPanel()->setInputsNpz(QStringLiteral("/tmp/inputs_for_sample.npz"));
+  window_->openFile(kSample); // what Reload does: the same file again
+  QVERIFY(loaded.wait(kLoadTimeoutMs));
+  QCOMPARE(treeSearch->text(), QStringLiteral("relu"));
+  QCOMPARE(graphSearch->text(), QStringLiteral("conv"));
+  QCOMPARE(npz->text(), QStringLiteral("/tmp/inputs_for_sample.npz"));
+  window_->openFile(kSymbolic);
+  QVERIFY(loaded.wait(kLoadTimeoutMs));
+  QVERIFY(treeSearch->text().isEmpty());
+  QVERIFY(graphSearch->text().isEmpty());
+  QVERIFY(npz->text().isEmpty());
+  QCOMPARE(window_->runPanel()->settings().fill, std::string("random"));
+}
+
+// Every key sequence of the window's actions (and each of an action's alternatives) does one
+// thing: two actions on one key make Qt ignore the key for both.
+void TestWorkbench::shortcutsAreUnique() {
+  std::map<QString, QString> owner;
+  int shortcuts = 0;
+  for (QAction* action : window_->findChildren<QAction*>()) {
+    for (const QKeySequence& key : action->shortcuts()) {
+      if (key.isEmpty())
+        continue;
+      ++shortcuts;
+      const QString text = key.toString(QKeySequence::PortableText);
+      const QString name = action->text().isEmpty() ? action->objectName() : action->text();
+      const auto [it, fresh] = owner.emplace(text, name);
+      QVERIFY2(
+          fresh,
+          qPrintable(
+              QStringLiteral("%1 is bound to both '%2' and '%3'").arg(text, it->second, name)));
+    }
+  }
+  QVERIFY(shortcuts >= 6);
+  QVERIFY(owner.count(QStringLiteral("F5")));
 }
 
 void TestWorkbench::targetPickerOffersHostAndCrossTargets() {

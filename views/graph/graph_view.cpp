@@ -164,6 +164,10 @@ GraphView::GraphView(QWidget* parent)
 
 GraphView::~GraphView() = default;
 
+void GraphView::clearSearch() {
+  search_->clear();
+}
+
 void GraphView::setSnapshot(std::shared_ptr<const api::GraphSnapshot> snapshot) {
   snapshot_ = std::move(snapshot);
   collapsed_.clear();

@@ -38,6 +38,8 @@ public:
   // call supersedes an older one. nullptr clears the view. Groups start expanded, except on
   // graphs of thousands of nodes.
   void setSnapshot(std::shared_ptr<const api::GraphSnapshot> snapshot);
+  // Empties the find box (a different model: its names are not the last one's).
+  void clearSearch();
   const std::shared_ptr<const api::GraphSnapshot>& snapshot() const { return snapshot_; }
   bool isLayingOut() const;
 
