@@ -175,6 +175,18 @@ struct Accumulator {
   }
 };
 
+// Sums of many f32 (or narrower) elements accumulate in f64: in f32 a running sum stops
+// growing once the elements fall below its rounding step (2^30 halves of 2.0 sum to 2^25),
+// and 10^6 additions of 0.1 are 1% off. Below this many elements f32 is accurate enough and
+// keeps the wider vectors.
+constexpr std::int64_t kWideSumElements = 4096;
+
+bool accumulatesWide(Reduce kind, loop::Type t, std::int64_t count) {
+  const bool additive = kind == Reduce::Sum || kind == Reduce::Mean || kind == Reduce::L1 ||
+                        kind == Reduce::L2 || kind == Reduce::LogSum || kind == Reduce::SumSquare;
+  return additive && t.isFloat() && t.bits() < 64 && count >= kWideSumElements;
+}
+
 Accumulator accumulator(ReduceTask& t, const TensorRef& out, const std::string& hint) {
   if (t.maxWidth() > 1)
     return {out, true};
@@ -257,10 +269,14 @@ Stmt reduceNest(const Node& node, KernelBuilder& kb, const Epilogue& epilogue, c
     auto write = [&](const Expr& column, const Expr& v) {
       return out.storeFlat(task.keptFlat(column), epilogue(v, task.keptIndex(column, keepDims)));
     };
-    const Accumulator acc = accumulator(task, out, "acc");
+    const bool wide = accumulatesWide(kind, t, count);
+    const loop::Type accType = wide ? loopType(DType::F64) : t;
+    const Accumulator acc =
+        wide ? Accumulator{task.row("acc", DType::F64), false} : accumulator(task, out, "acc");
     std::vector<Stmt> passes;
     passes.push_back(task.overColumns([&](const Expr& l, const Expr& c) {
-      return acc.store(task, l, c, identityOf(kind == Reduce::LogSumExp ? Reduce::Max : kind, t));
+      return acc.store(task, l, c,
+                       identityOf(kind == Reduce::LogSumExp ? Reduce::Max : kind, accType));
     }));
     if constexpr (kind == Reduce::LogSumExp) {
       // log(sum(exp(x - m))) + m with m the maximum, so that exp cannot overflow. An
@@ -288,13 +304,16 @@ Stmt reduceNest(const Node& node, KernelBuilder& kb, const Epilogue& epilogue, c
     } else {
       passes.push_back(
           task.overReduced([&](const std::vector<Expr>& r, const Expr& l, const Expr& c) {
+            const Expr element = wide ? loop::cast(accType, read(r, c)) : read(r, c);
             return acc.store(task, l, c,
-                             combine(kind, acc.load(task, l, c), mapElement(kind, read(r, c))));
+                             combine(kind, acc.load(task, l, c), mapElement(kind, element)));
           }));
       passes.push_back(task.overColumns([&](const Expr& l, const Expr& c) -> Stmt {
         // Sum, Max... accumulated in the output with an identity epilogue are done.
         const Expr total = acc.load(task, l, c);
-        const Expr v = epilogue(finish(kind, total, count), task.keptIndex(c, keepDims));
+        const Expr result =
+            wide ? loop::cast(t, finish(kind, total, count)) : finish(kind, total, count);
+        const Expr v = epilogue(result, task.keptIndex(c, keepDims));
         if (acc.inOutput && v.sameAs(total))
           return loop::noOp();
         return out.storeFlat(task.keptFlat(c), v);
