@@ -110,6 +110,8 @@ const KernelTable& kernels() {
     addNormalizationKernels(t);
     addPointwiseKernels(t);
     addSequenceKernels(t);
+    addResizeKernels(t);
+    addSelectKernels(t);
     return t;
   }();
   return table;

@@ -35,6 +35,8 @@ void addNetworkKernels(KernelTable& table);       // reference_ops_network.cpp
 void addNormalizationKernels(KernelTable& table); // reference_ops_normalization.cpp
 void addPointwiseKernels(KernelTable& table);     // reference_ops_pointwise.cpp
 void addSequenceKernels(KernelTable& table);      // reference_ops_sequence.cpp: Pad, LSTM
+void addResizeKernels(KernelTable& table);        // reference_ops_resize.cpp: Resize, Upsample
+void addSelectKernels(KernelTable& table);        // reference_ops_select.cpp: TopK, Hardmax
 
 // Input i, which must be present (a refusal otherwise).
 const TensorData& input(const Node& node, std::size_t i);

@@ -254,6 +254,45 @@ TEST(ReferenceInterpreter, LstmStepFromBiases) {
   EXPECT_NEAR(valuesOf(run, "y")[0], h, 1e-6);
 }
 
+TEST(ReferenceInterpreter, ResizeLinearAndNearest) {
+  const auto resized = [](const std::string& attributes) {
+    return interpret(R"(graph @g opset 17 {
+  input %x: f32[1,1,1,2]
+  const %sizes: i64[4] = [1, 1, 1, 4]
+  %y: f32[1,1,1,4] = Resize(%x, _, _, %sizes) {)" +
+                         attributes + R"(} @resize
+  output %y
+})",
+                     "x", f32({1, 1, 1, 2}, {0, 3}));
+  };
+  // align_corners: x = o * (2 - 1) / (4 - 1).
+  EXPECT_EQ(
+      valuesOf(resized(R"(mode = "linear", coordinate_transformation_mode = "align_corners")"),
+               "y"),
+      (std::vector<double>{0, 1, 2, 3}));
+  // half_pixel: x = (o + 0.5) / 2 - 0.5 = -0.25, 0.25, 0.75, 1.25, clamped at the edges.
+  EXPECT_EQ(valuesOf(resized(R"(mode = "linear")"), "y"), (std::vector<double>{0, 0.75, 2.25, 3}));
+  // nearest, asymmetric, floor: x = o / 2.
+  EXPECT_EQ(
+      valuesOf(resized(R"(coordinate_transformation_mode = "asymmetric", nearest_mode = "floor")"),
+               "y"),
+      (std::vector<double>{0, 0, 3, 3}));
+}
+
+TEST(ReferenceInterpreter, TopKPrefersTheLowerIndexOnTies) {
+  const auto run = interpret(R"(graph @g opset 17 {
+  input %x: f32[5]
+  const %k: i64[1] = [3]
+  %v: f32[3], %i: i64[3] = TopK(%x, %k) @topk
+  output %v
+  output %i
+})",
+                             "x", f32({5}, {1, 4, 2, 4, 3}));
+  ASSERT_TRUE(run.complete) << run.stopReason;
+  EXPECT_EQ(valuesOf(run, "v"), (std::vector<double>{4, 4, 3}));
+  EXPECT_EQ(valuesOf(run, "i"), (std::vector<double>{1, 3, 4}));
+}
+
 TEST(ReferenceInterpreter, StopsWhenCancelled) {
   const auto g = graph::parseGraph(R"(graph @g opset 17 {
   input %x: f32[4]

@@ -125,20 +125,20 @@ void TestNumerics::compareMatchesThenFindsScaledConv() {
   QVERIFY(panel->summaryText().contains(QStringLiteral("failed")));
 }
 
-// The interpreter has no Resize: the dock names the node it stopped at, the rest "not
-// evaluated".
+// The interpreter has no ScatterElements: the dock names the node it stopped at, the rest
+// "not evaluated".
 void TestNumerics::partialComparisonSaysWhereTheReferenceStopped() {
   MainWindow window;
   window.show();
   QSignalSpy loaded(&window, &MainWindow::modelLoaded);
-  window.openFile(QStringLiteral(LATHE_MODEL_DIR "/old_forms/resize10.onnx"));
+  window.openFile(QStringLiteral(LATHE_MODEL_DIR "/old_forms/upsample9.onnx"));
   QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, kTimeoutMs);
   NumericsPanel* panel = window.numericsPanel();
   QSignalSpy finished(panel, &NumericsPanel::finished);
   QVERIFY(window.compareNumerics());
   QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
   const auto report = panel->report();
-  QCOMPARE(report->referenceStoppedOp, std::string("Resize"));
+  QCOMPARE(report->referenceStoppedOp, std::string("ScatterElements"));
   QVERIFY(report->notEvaluated > 0);
   QVERIFY(panel->summaryText().contains(QStringLiteral("The reference stopped at")));
   QCOMPARE(panel->model()->rowCount(), static_cast<int>(report->values.size()));
