@@ -2,6 +2,7 @@
 // folders (each in a child process with a time limit, so a crash or hang is a FAIL line,
 // not the end of the run) and prints one line per model and a summary line.
 #include "app/cli/commands.h"
+#include "engine/api/backend_test.h"
 #include "engine/api/session.h"
 
 #include <algorithm>

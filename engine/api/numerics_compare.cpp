@@ -3,6 +3,7 @@
 
 #include "engine/api/run_inputs.h"
 #include "engine/api/session_state.h"
+#include "engine/api/tensor_convert.h"
 #include "engine/pipeline/pass_manager.h"
 #include "engine/reference/onnxruntime_reference.h"
 #include "engine/reference/reference_interpreter.h"
@@ -81,20 +82,6 @@ void openImported(Session& session, const std::string& path, const CompareOption
   const OpenResult opened = session.openModel(path, open);
   if (!opened.ok())
     throw FailedStep{*opened.failure};
-}
-
-runtime::Tensor toTensor(const graph::TensorData& data) {
-  runtime::Tensor t = runtime::Tensor::allocate(elementTypeOf(data.dtype()), data.dims());
-  if (data.byteSize() > 0)
-    std::memcpy(t.rawData(), data.data(), data.byteSize());
-  return t;
-}
-
-graph::TensorData toTensorData(const runtime::Tensor& t) {
-  const auto dtype = graph::parseDType(runtime::elementTypeName(t.elementType()));
-  LATHE_CHECK(dtype.has_value(), "a runtime type without a graph type");
-  auto bytes = std::make_shared<std::string>(static_cast<const char*>(t.rawData()), t.byteSize());
-  return graph::TensorData(*dtype, t.shape(), std::move(bytes));
 }
 
 std::vector<std::int64_t> coordinatesOf(std::int64_t flat, const std::vector<std::int64_t>& shape) {

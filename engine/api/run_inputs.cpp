@@ -11,46 +11,17 @@
 namespace lathe::api {
 namespace {
 
-// Random inputs: floats uniform in [-1, 1), integers in [0, 2), booleans 0/1.
+// Random inputs: floats uniform in [-1, 1), integers 0 or 1 (safe as indices and counts),
+// booleans 0/1; every element type the runtime has.
 void fillTensor(runtime::Tensor& t, const std::string& mode, std::uint64_t seed) {
-  using runtime::ElementType;
+  if (mode == "zeros")
+    return t.fillZeros();
+  if (mode == "ones")
+    return t.fillOnes();
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> uniform(-1.0, 1.0);
-  auto value = [&]() -> double {
-    if (mode == "zeros")
-      return 0;
-    if (mode == "ones")
-      return 1;
-    return runtime::isFloatingPoint(t.elementType()) ? uniform(rng)
-                                                     : static_cast<double>(rng() % 2);
-  };
-  const std::int64_t n = t.numElements();
-  switch (t.elementType()) {
-  case ElementType::F32:
-    for (std::int64_t i = 0; i < n; ++i)
-      t.data<float>()[i] = static_cast<float>(value());
-    return;
-  case ElementType::F64:
-    for (std::int64_t i = 0; i < n; ++i)
-      t.data<double>()[i] = value();
-    return;
-  case ElementType::I64:
-    for (std::int64_t i = 0; i < n; ++i)
-      t.data<std::int64_t>()[i] = static_cast<std::int64_t>(value());
-    return;
-  case ElementType::I32:
-    for (std::int64_t i = 0; i < n; ++i)
-      t.data<std::int32_t>()[i] = static_cast<std::int32_t>(value());
-    return;
-  case ElementType::Bool:
-  case ElementType::U8:
-    for (std::int64_t i = 0; i < n; ++i)
-      static_cast<std::uint8_t*>(t.rawData())[i] = static_cast<std::uint8_t>(value() != 0);
-    return;
-  default:
-    throw Error(ErrorKind::Unsupported,
-                "filling inputs of type " + std::string(runtime::elementTypeName(t.elementType())));
-  }
+  const bool floating = runtime::isFloatingPoint(t.elementType());
+  t.fillFrom([&]() -> double { return floating ? uniform(rng) : static_cast<double>(rng() % 2); });
 }
 
 } // namespace

@@ -356,14 +356,7 @@ ScheduleSetFile readScheduleSet(const std::string& path);
 // The text form of a schedule set: `kernel NAME:` and the steps indented below it.
 std::string formatScheduleSet(const std::vector<std::pair<std::string, std::string>>& kernels);
 
-// One ONNX backend test folder (model.onnx + test_data_set_*/input_N.pb, output_N.pb).
-struct BackendTestResult {
-  std::string status; // "pass", "fail", "skip" (unsupported)
-  std::string message;
-  double maxAbsDiff = 0;
-};
-BackendTestResult runBackendTest(const std::string& testDir, double rtol = 1e-3,
-                                 double atol = 1e-5);
+struct BackendTestResult; // backend_test.h
 
 struct CompareOptions; // numerics_compare.h
 struct CompareResult;

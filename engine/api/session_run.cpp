@@ -1,14 +1,13 @@
-// Session::compile, Session::run and the ONNX backend-test runner.
+// Session::compile and Session::run.
 #include "engine/api/bundle_io.h"
 #include "engine/api/fold_constant_subgraphs.h"
-#include "engine/api/kernel_flops.h"
 #include "engine/api/profile_report.h"
 #include "engine/api/run_inputs.h"
 #include "engine/api/session_state.h"
-#include "engine/frontend/onnx/tensor_file.h"
 #include "engine/graph/op_table.h"
 #include "engine/loop_ir/ir_printer.h"
 #include "engine/lowering/lower_graph.h"
+#include "engine/profiler/kernel_flops.h"
 #include "engine/profiler/peak_flops.h"
 #include "engine/profiler/profiler.h"
 #include "engine/runtime/memory_plan.h"
@@ -18,48 +17,12 @@
 #include "engine/support/timer.h"
 
 #include <algorithm>
-#include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
 
 namespace lathe::api {
 namespace {
-
-namespace fs = std::filesystem;
-
-double elementAsDouble(const runtime::Tensor& t, std::int64_t i) {
-  // Every element type is listed: the switch ends in a return.
-  using runtime::ElementType;
-  switch (t.elementType()) {
-  case ElementType::F32:
-    return t.data<float>()[i];
-  case ElementType::F64:
-    return t.data<double>()[i];
-  case ElementType::I64:
-    return static_cast<double>(t.data<std::int64_t>()[i]);
-  case ElementType::I32:
-    return t.data<std::int32_t>()[i];
-  case ElementType::I16:
-    return t.data<std::int16_t>()[i];
-  case ElementType::I8:
-    return t.data<std::int8_t>()[i];
-  case ElementType::U8:
-  case ElementType::Bool:
-    return static_cast<const std::uint8_t*>(t.rawData())[i];
-  case ElementType::U16:
-    return t.data<std::uint16_t>()[i];
-  case ElementType::U32:
-    return t.data<std::uint32_t>()[i];
-  case ElementType::U64:
-    return static_cast<double>(t.data<std::uint64_t>()[i]);
-  case ElementType::F16:
-    return t.data<runtime::Float16>()[i].toFloat();
-  case ElementType::BF16:
-    return t.data<runtime::BFloat16>()[i].toFloat();
-  }
-  return NAN;
-}
 
 OutputSummary summarize(const std::string& name, const runtime::Tensor& t, int topK) {
   OutputSummary s;
@@ -69,11 +32,11 @@ OutputSummary summarize(const std::string& name, const runtime::Tensor& t, int t
   const std::int64_t n = t.numElements();
   if (n == 0)
     return s;
-  s.min = s.max = elementAsDouble(t, 0);
+  s.min = s.max = t.elementAsDouble(0);
   double sum = 0;
   std::vector<std::pair<std::int64_t, double>> all;
   for (std::int64_t i = 0; i < n; ++i) {
-    const double v = elementAsDouble(t, i);
+    const double v = t.elementAsDouble(i);
     s.min = std::min(s.min, v);
     s.max = std::max(s.max, v);
     sum += v;
@@ -88,13 +51,6 @@ OutputSummary summarize(const std::string& name, const runtime::Tensor& t, int t
     s.top.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(k));
   }
   return s;
-}
-
-runtime::Tensor toTensor(const graph::TensorData& data) {
-  runtime::Tensor t = runtime::Tensor::allocate(elementTypeOf(data.dtype()), data.dims());
-  if (data.byteSize() > 0)
-    std::memcpy(t.rawData(), data.data(), data.byteSize());
-  return t;
 }
 
 // Memory figures of a lowered model without compiling it for this machine.
@@ -193,7 +149,7 @@ std::vector<profiler::CallInfo> describeCalls(const CompiledModel& compiled,
   // From the graph when there is one; a bundle carries the estimate in its manifest.
   std::vector<double> flops(planCalls.size(), 0.0);
   if (graph && compiled.lowered.calls.size() == planCalls.size())
-    flops = estimateCallFlops(*graph, nodes);
+    flops = profiler::estimateCallFlops(*graph, nodes);
   else if (compiled.bundle && compiled.bundle->manifest.calls.size() == planCalls.size())
     for (std::size_t c = 0; c < planCalls.size(); ++c)
       flops[c] = compiled.bundle->manifest.calls[c].flops;
@@ -303,7 +259,7 @@ CompileResult Session::compile(const CompileOptions& options) {
       for (const lowering::KernelCall& c : lowered.calls)
         callNodes.push_back(c.nodes);
       writeCompiledBundle(lowered, target, state_->path, options.bundlePath, options.dumpDir,
-                          estimateCallFlops(*folded, callNodes), *report);
+                          profiler::estimateCallFlops(*folded, callNodes), *report);
       report->codegenMilliseconds += watch.elapsedMs();
       if (target.isHost())
         state_->compiled = loadCompiledBundle(options.bundlePath, options.threads);
@@ -469,96 +425,6 @@ RunResult Session::run(const RunOptions& options) {
         "internal", state_->path + ": internal error: " + e.what(), state_->path, {}, {}, e.what()};
   }
   return result;
-}
-
-BackendTestResult runBackendTest(const std::string& testDir, double rtol, double atol) {
-  BackendTestResult out;
-  Session session;
-  const std::string model = (fs::path(testDir) / "model.onnx").string();
-  const OpenResult opened = session.openModel(model);
-  auto fail = [&](const Failure& f) {
-    out.status = f.kind == "unsupported" ? "skip" : "fail";
-    out.message = f.message;
-    if (out.message.rfind(model + ": ", 0) == 0)
-      out.message = out.message.substr(model.size() + 2);
-    return out;
-  };
-  if (!opened.ok())
-    return fail(*opened.failure);
-  const CompileResult compiled = session.compile({});
-  if (!compiled.ok())
-    return fail(*compiled.failure);
-  try {
-    runtime::Executor& exec = *session.state_->compiled->executor;
-    std::vector<fs::path> sets;
-    for (const auto& entry : fs::directory_iterator(testDir))
-      if (entry.is_directory() && entry.path().filename().string().rfind("test_data_set_", 0) == 0)
-        sets.push_back(entry.path());
-    std::sort(sets.begin(), sets.end());
-    if (sets.empty())
-      throw Error(ErrorKind::Invalid, "no test_data_set_* folders");
-    for (const fs::path& set : sets) {
-      std::vector<runtime::Tensor> inputs;
-      for (std::size_t i = 0; i < exec.plan().inputs.size(); ++i) {
-        const runtime::PlanSlot& slot = exec.plan().slots[exec.plan().inputs[i]];
-        runtime::Tensor t = toTensor(
-            frontend::readTensorProtoFile((set / ("input_" + std::to_string(i) + ".pb")).string())
-                .data);
-        // ONNX 1.12's generator stores bfloat16 test data as its uint16 bits.
-        if (t.elementType() == runtime::ElementType::U16 && slot.type == runtime::ElementType::BF16)
-          t = runtime::Tensor::view(slot.type, t.shape(), t.rawData()).clone();
-        if (t.elementType() != slot.type || t.shape() != slot.shape) {
-          out.status = "skip";
-          out.message =
-              "the test data does not fit the model: " + set.filename().string() + " input '" +
-              slot.name + "' is " + std::string(runtime::elementTypeName(t.elementType())) +
-              runtime::formatShape(t.shape()) + " but the model declares " +
-              std::string(runtime::elementTypeName(slot.type)) + runtime::formatShape(slot.shape);
-          return out;
-        }
-        inputs.push_back(std::move(t));
-      }
-      std::vector<runtime::Tensor> outputs = exec.run(inputs);
-      for (std::size_t o = 0; o < outputs.size(); ++o) {
-        const fs::path expectedPath = set / ("output_" + std::to_string(o) + ".pb");
-        if (!fs::exists(expectedPath))
-          continue;
-        const graph::TensorData expected =
-            frontend::readTensorProtoFile(expectedPath.string()).data;
-        const runtime::Tensor& actual = outputs[o];
-        const std::string where = set.filename().string() + " output " + std::to_string(o);
-        const bool bf16Bits = expected.dtype() == graph::DType::U16 &&
-                              actual.elementType() == runtime::ElementType::BF16;
-        if ((elementTypeOf(expected.dtype()) != actual.elementType() && !bf16Bits) ||
-            expected.dims() != actual.shape())
-          throw Error(
-              ErrorKind::Invalid,
-              where + ": expected " +
-                  graph::toString(graph::TensorType::of(expected.dtype(), expected.dims())) +
-                  ", got " + std::string(runtime::elementTypeName(actual.elementType())) +
-                  " of another shape");
-        for (std::int64_t i = 0; i < expected.numElements(); ++i) {
-          const double e =
-              bf16Bits ? runtime::BFloat16{static_cast<std::uint16_t>(expected.elementAsInt(i))}
-                             .toFloat()
-                       : expected.elementAsDouble(i);
-          const double a = elementAsDouble(actual, i);
-          if (std::isnan(e) && std::isnan(a))
-            continue;
-          const double diff = std::isinf(e) && e == a ? 0.0 : std::abs(a - e);
-          out.maxAbsDiff = std::max(out.maxAbsDiff, diff);
-          if (!(diff <= atol + rtol * std::abs(e)))
-            throw Error(ErrorKind::Invalid, where + " element " + std::to_string(i) +
-                                                ": expected " + std::to_string(e) + ", got " +
-                                                std::to_string(a));
-        }
-      }
-    }
-    out.status = "pass";
-  } catch (const Error& e) {
-    return fail(toFailure(e));
-  }
-  return out;
 }
 
 } // namespace lathe::api

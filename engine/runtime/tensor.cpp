@@ -238,6 +238,18 @@ void Tensor::fillRandom(std::uint64_t seed) {
   });
 }
 
+void Tensor::fillFrom(const std::function<double()>& next) {
+  dispatch(type_, [&](auto tag) {
+    using T = decltype(tag);
+    if constexpr (std::is_same_v<T, Float16> || std::is_same_v<T, BFloat16>)
+      fillWith<T>(*this, [&] { return T::fromFloat(static_cast<float>(next())); });
+    else if constexpr (std::is_same_v<T, bool>)
+      fillWith<T>(*this, [&] { return next() != 0; });
+    else
+      fillWith<T>(*this, [&] { return static_cast<T>(next()); });
+  });
+}
+
 double Tensor::elementAsDouble(std::int64_t i) const {
   LATHE_CHECK(i >= 0 && i < numElements_, "element index out of range");
   return dispatch(type_, [&](auto tag) -> double {

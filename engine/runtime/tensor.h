@@ -15,6 +15,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -126,6 +127,8 @@ public:
   // distributions): floats uniform in [-1, 1), signed ints in [-8, 8), unsigned ints
   // in [0, 16), bools 0 or 1. Small integers keep index-like inputs and sums in range.
   void fillRandom(std::uint64_t seed);
+  // Each element, in order, from next() converted to the element type (bool: nonzero).
+  void fillFrom(const std::function<double()>& next);
 
   // The element at flat index `i` widened to double (any element type).
   double elementAsDouble(std::int64_t i) const;

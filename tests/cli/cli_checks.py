@@ -906,6 +906,41 @@ def check_long_sums(lathe, models):
         expect(rel < 1e-6, f"{name} is within 1e-6 of the exact sum (relative error {rel:.2e})",
                f"{got[name]} vs {want}")
 
+def check_fill_every_type(lathe, models):
+    """Random, zero and one inputs are made for every element type the runtime has (f16,
+    i8, u16, u64... were refused before), and the same seed gives the same inputs."""
+    import tempfile
+    import numpy as np
+    import onnx
+    from onnx import TensorProto, helper
+    work = tempfile.mkdtemp(prefix="lathe_cli_")
+    types = {"f16": TensorProto.FLOAT16, "i8": TensorProto.INT8, "i16": TensorProto.INT16,
+             "u16": TensorProto.UINT16, "u32": TensorProto.UINT32, "u64": TensorProto.UINT64,
+             "f64": TensorProto.DOUBLE, "b": TensorProto.BOOL}
+    nodes = [helper.make_node("Cast", [n], [n + "_f"], to=TensorProto.FLOAT) for n in types]
+    g = helper.make_graph(nodes, "types",
+                          [helper.make_tensor_value_info(n, t, [64]) for n, t in types.items()],
+                          [helper.make_tensor_value_info(n + "_f", TensorProto.FLOAT, [64])
+                           for n in types])
+    onnx.save(helper.make_model(g, opset_imports=[helper.make_opsetid("", 17)]),
+              f"{work}/types.onnx")
+    for fill, want in (("zeros", 0.0), ("ones", 1.0)):
+        rc, out, err = run(lathe, "run", f"{work}/types.onnx", "--fill", fill,
+                           "--outputs", f"{work}/{fill}.npz")
+        expect(rc == 0, f"--fill {fill} fills every element type", out + err)
+        got = np.load(f"{work}/{fill}.npz")
+        expect(all(np.all(got[n + "_f"] == want) for n in types), f"{fill} are {want}",
+               str({n: got[n + "_f"][:4] for n in types}))
+    outs = []
+    for i in range(2):
+        rc, out, err = run(lathe, "run", f"{work}/types.onnx", "--outputs", f"{work}/r{i}.npz")
+        expect(rc == 0, "random inputs of every element type", out + err)
+        outs.append(np.load(f"{work}/r{i}.npz"))
+    expect(all(np.array_equal(outs[0][n + "_f"], outs[1][n + "_f"]) for n in types),
+           "the same seed gives the same inputs", "")
+    expect(np.any(outs[0]["f16_f"] != 0) and np.all(np.abs(outs[0]["f16_f"]) <= 1),
+           "f16 inputs are uniform in [-1, 1]", str(outs[0]["f16_f"][:8]))
+
 CHECKS = {name[len("check_"):]: fn for name, fn in globals().items() if name.startswith("check_")}
 
 if __name__ == "__main__":

@@ -223,5 +223,16 @@ TEST(Tensor, SummaryIgnoresNanAndInf) {
   EXPECT_DOUBLE_EQ(summarize(ints).mean, 86.0);
 }
 
+TEST(Tensor, FillFromConvertsToEveryElementType) {
+  for (ElementType type : kAllElementTypes) {
+    Tensor t = Tensor::allocate(type, {4});
+    double v = 0;
+    t.fillFrom([&] { return v++; }); // 0, 1, 2, 3
+    EXPECT_EQ(t.elementAsDouble(0), 0.0) << elementTypeName(type);
+    EXPECT_EQ(t.elementAsDouble(1), 1.0) << elementTypeName(type);
+    EXPECT_EQ(t.elementAsDouble(3), type == ElementType::Bool ? 1.0 : 3.0) << elementTypeName(type);
+  }
+}
+
 } // namespace
 } // namespace lathe::runtime

@@ -1,10 +1,10 @@
-#include "engine/api/kernel_flops.h"
+#include "engine/profiler/kernel_flops.h"
 
 #include "engine/graph/op_table.h"
 
 #include <unordered_map>
 
-namespace lathe::api {
+namespace lathe::profiler {
 
 namespace {
 
@@ -62,4 +62,4 @@ std::vector<double> estimateCallFlops(const graph::Graph& graph,
   return flops;
 }
 
-} // namespace lathe::api
+} // namespace lathe::profiler

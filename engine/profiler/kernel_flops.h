@@ -1,12 +1,12 @@
 #pragma once
-// Internal to engine/api: floating-point operations per kernel call, for the profiler's
-// GFLOP/s column. Kept out of lowering: it only reads node types and shapes.
+// Floating-point operations per kernel call, for the profile's GFLOP/s and % of peak
+// columns. Kept out of lowering: it only reads node types and shapes.
 #include "engine/graph/graph.h"
 
 #include <string>
 #include <vector>
 
-namespace lathe::api {
+namespace lathe::profiler {
 
 // 2 x multiply-accumulates of a Conv, ConvTranspose, MatMul or Gemm node with static shapes;
 // 0 for every other node (their arithmetic is small next to memory traffic).
@@ -17,4 +17,4 @@ double estimateNodeFlops(const graph::Node& node);
 std::vector<double> estimateCallFlops(const graph::Graph& graph,
                                       const std::vector<std::vector<std::string>>& callNodes);
 
-} // namespace lathe::api
+} // namespace lathe::profiler
