@@ -55,23 +55,19 @@ OutputSummary summarize(const std::string& name, const runtime::Tensor& t, int t
 
 // Memory figures of a lowered model without compiling it for this machine.
 void planOnly(const lowering::LoweredModel& lowered, CompileReport& report) {
-  std::vector<runtime::BufferRequest> requests;
-  std::vector<std::int64_t> first(lowered.slots.size(), -1), last(lowered.slots.size(), -1);
-  for (std::size_t c = 0; c < lowered.calls.size(); ++c)
-    for (int a : lowered.calls[c].args) {
-      if (first[a] < 0)
-        first[a] = static_cast<std::int64_t>(c);
-      last[a] = static_cast<std::int64_t>(c);
-    }
-  for (std::size_t s = 0; s < lowered.slots.size(); ++s) {
-    const lowering::TensorSlot& slot = lowered.slots[s];
+  std::vector<std::optional<std::uint64_t>> bytes;
+  for (const lowering::TensorSlot& slot : lowered.slots) {
     if (slot.kind == lowering::SlotKind::Constant)
       report.constantBytes += static_cast<std::uint64_t>(slot.byteSize());
-    else if (slot.kind == lowering::SlotKind::Intermediate && first[s] >= 0)
-      requests.push_back({static_cast<std::int64_t>(s), static_cast<std::uint64_t>(slot.byteSize()),
-                          first[s], last[s], 64});
+    bytes.push_back(slot.kind == lowering::SlotKind::Intermediate
+                        ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(slot.byteSize()))
+                        : std::nullopt);
   }
-  const runtime::MemoryPlan plan = runtime::planMemory(requests);
+  std::vector<const std::vector<int>*> args;
+  for (const lowering::KernelCall& call : lowered.calls)
+    args.push_back(&call.args);
+  // The same lifetimes and placement as the executor's arena.
+  const runtime::MemoryPlan plan = runtime::planMemory(runtime::lifetimeRequests(bytes, args));
   report.arenaBytes = plan.peakBytes;
   report.naiveArenaBytes = plan.naiveBytes;
 }

@@ -56,19 +56,15 @@ Executor::Executor(ExecutionPlan plan, std::shared_ptr<ThreadPool> pool)
                   plan_.slots[s].byteSize());
     }
   // Intermediates: live from the call that writes them to the last call that reads them.
-  std::vector<BufferRequest> requests;
-  std::vector<std::int64_t> first(plan_.slots.size(), -1), last(plan_.slots.size(), -1);
-  for (std::size_t c = 0; c < plan_.calls.size(); ++c)
-    for (int a : plan_.calls[c].args) {
-      if (first[a] < 0)
-        first[a] = static_cast<std::int64_t>(c);
-      last[a] = static_cast<std::int64_t>(c);
-    }
-  for (std::size_t s = 0; s < plan_.slots.size(); ++s)
-    if (plan_.slots[s].role == SlotRole::Intermediate && first[s] >= 0)
-      requests.push_back(
-          {static_cast<std::int64_t>(s), plan_.slots[s].byteSize(), first[s], last[s], 64});
-  const MemoryPlan memory = planMemory(requests);
+  std::vector<std::optional<std::uint64_t>> bytes;
+  for (const PlanSlot& slot : plan_.slots)
+    bytes.push_back(slot.role == SlotRole::Intermediate
+                        ? std::optional<std::uint64_t>(slot.byteSize())
+                        : std::nullopt);
+  std::vector<const std::vector<int>*> args;
+  for (const PlanCall& call : plan_.calls)
+    args.push_back(&call.args);
+  const MemoryPlan memory = planMemory(lifetimeRequests(bytes, args));
   arenaBytes_ = memory.peakBytes;
   naiveBytes_ = memory.naiveBytes;
   for (const BufferPlacement& p : memory.placements)

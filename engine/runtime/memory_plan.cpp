@@ -97,6 +97,23 @@ std::uint64_t MemoryPlan::offsetOf(std::int64_t id) const {
   return 0;
 }
 
+std::vector<BufferRequest> lifetimeRequests(const std::vector<std::optional<std::uint64_t>>& bytes,
+                                            const std::vector<const std::vector<int>*>& callArgs) {
+  std::vector<std::int64_t> first(bytes.size(), -1), last(bytes.size(), -1);
+  for (std::size_t c = 0; c < callArgs.size(); ++c)
+    for (int a : *callArgs[c]) {
+      const auto s = static_cast<std::size_t>(a);
+      if (first[s] < 0)
+        first[s] = static_cast<std::int64_t>(c);
+      last[s] = static_cast<std::int64_t>(c);
+    }
+  std::vector<BufferRequest> requests;
+  for (std::size_t s = 0; s < bytes.size(); ++s)
+    if (bytes[s] && first[s] >= 0)
+      requests.push_back({static_cast<std::int64_t>(s), *bytes[s], first[s], last[s], 64});
+  return requests;
+}
+
 MemoryPlan planMemory(std::span<const BufferRequest> buffers) {
   checkRequests(buffers);
   MemoryPlan plan;

@@ -23,6 +23,7 @@
 // (the largest buffer alignment, at least 64); buffer i lives at base + placements[i].offset.
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -58,6 +59,12 @@ struct MemoryPlan {
 // Bad requests (duplicate ids, lastUse < firstUse, alignment not a power of two) are
 // internal errors: the executor builds them.
 MemoryPlan planMemory(std::span<const BufferRequest> buffers);
+
+// The requests of a sequence of calls: slot s is an intermediate of `bytes[s]` bytes (nullopt:
+// not an intermediate, so not in the arena), alive from the first call whose arguments name
+// it to the last. A slot no call uses gets no request. 64-byte aligned.
+std::vector<BufferRequest> lifetimeRequests(const std::vector<std::optional<std::uint64_t>>& bytes,
+                                            const std::vector<const std::vector<int>*>& callArgs);
 
 // Checks a plan against its requests: every buffer placed once, aligned and inside the
 // arena, and no two buffers with overlapping lifetimes sharing a byte. Returns a description

@@ -139,5 +139,21 @@ TEST(MemoryPlan, RandomLifetimesNeverConflict) {
   EXPECT_LT(meanRatio, 1.1);
 }
 
+TEST(MemoryPlan, LifetimesRunFromTheFirstCallToTheLast) {
+  // Slots: 0 input, 1 and 2 intermediates, 3 an intermediate no call uses, 4 output.
+  const std::vector<std::optional<std::uint64_t>> bytes = {std::nullopt, 100, 200, 300,
+                                                           std::nullopt};
+  const std::vector<int> c0 = {0, 1}, c1 = {1, 2}, c2 = {2, 4};
+  const auto requests = lifetimeRequests(bytes, {&c0, &c1, &c2});
+  ASSERT_EQ(requests.size(), 2u);
+  EXPECT_EQ(requests[0].id, 1);
+  EXPECT_EQ(requests[0].bytes, 100u);
+  EXPECT_EQ(requests[0].firstUse, 0);
+  EXPECT_EQ(requests[0].lastUse, 1);
+  EXPECT_EQ(requests[1].id, 2);
+  EXPECT_EQ(requests[1].firstUse, 1);
+  EXPECT_EQ(requests[1].lastUse, 2);
+}
+
 } // namespace
 } // namespace lathe::runtime
