@@ -11,7 +11,7 @@ namespace lathe::cli {
 namespace {
 
 struct CompileCommandOptions {
-  std::string model, target = "llvm", output, dump, schedule, inputShapes;
+  std::string model, target = "llvm", output, dump, schedule, inputShapes, inputs;
 };
 
 // "scheduled 2 kernels: k1 (3 steps), k2 (1 step)\n", or nothing.
@@ -44,7 +44,7 @@ int compileModel(const CompileCommandOptions& o) {
   options.bundlePath = o.output;
   options.dumpDir = o.dump;
   options.schedulePath = o.schedule;
-  const auto report = openAndCompile(session, o.model, o.inputShapes, options);
+  const auto report = openAndCompile(session, o.model, o.inputShapes, options, o.inputs);
   if (!report)
     return 1;
   const api::CompileReport& c = *report;
@@ -105,6 +105,11 @@ void addCompileCommand(CLI::App& app, int& exitCode) {
       ->check(CLI::ExistingFile);
   cmd->add_option("--input-shapes", o->inputShapes,
                   "Fix symbolic input dims: \"name:[d0,d1,...] other:[...]\"");
+  cmd->add_option("--inputs", o->inputs,
+                  "An .npz of inputs like the ones the bundle will run on: symbolic dims take "
+                  "its arrays' shapes, and integer scalars (a sample rate) are compiled in by "
+                  "value")
+      ->check(CLI::ExistingFile);
   cmd->callback([o, &exitCode] {
     try {
       exitCode = compileModel(*o);

@@ -123,11 +123,13 @@ void requireStaticInputs(const graph::Graph& g) {
     example += (example.empty() ? "" : " ") + in->name() + ":[" + dims + "]";
   }
   if (!listed.empty())
-    throw Error(ErrorKind::Invalid,
-                "inputs with symbolic or unknown dims: " + listed + "; fix them with " +
-                    "--input-shapes \"" + example + "\" with numbers in place of " +
-                    (symbols.empty() ? std::string("the unknown ranks") : symbols) +
-                    " (lathe run also takes the shapes of the arrays given with --inputs)");
+    throw Error(
+        ErrorKind::Invalid,
+        "inputs with symbolic or unknown dims: " + listed + "; fix them with " +
+            "--input-shapes \"" + example + "\" with numbers in place of " +
+            (symbols.empty() ? std::string("the unknown ranks") : symbols) +
+            " (or give the inputs: lathe run and lathe compile take the shapes, and integer "
+            "scalars, of the arrays in --inputs FILE.npz)");
 }
 
 // Kernel, ONNX nodes and FLOP estimate of each call of the compiled model's plan.

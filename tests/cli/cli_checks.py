@@ -265,6 +265,15 @@ def check_symbolic_shapes(lathe, models):
            out + err)
     rc, out, err = run(lathe, "run", model, "--input-shapes", "nope:[1]")
     expect(rc == 1 and "'nope', which is not an input" in err, "unknown input in --input-shapes", err)
+    # A bundle is compiled for the shapes of the inputs it is given, and then runs on them.
+    rc, out, err = run(lathe, "compile", model, "-o", f"{work}/b.tar")
+    expect(rc == 1 and "lathe compile take the shapes" in err and "--inputs" in err,
+           "compile says how to fix the dims", err)
+    rc, out, err = run(lathe, "compile", model, "--inputs", f"{work}/in.npz", "-o", f"{work}/b.tar")
+    expect(rc == 0, "compile --inputs specialises the model", out + err)
+    rc, out, err = run(lathe, "run", f"{work}/b.tar", "--inputs", f"{work}/in.npz", "--json")
+    expect(rc == 0 and json.loads(out)["outputs"][0]["shape"] == [3, 4, 8, 8],
+           "the bundle runs on inputs of those shapes", out + err)
 
 
 def check_fold_constant_subgraph(lathe, models):

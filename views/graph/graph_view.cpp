@@ -162,7 +162,13 @@ GraphView::GraphView(QWidget* parent)
   updateMatchLabel();
 }
 
-GraphView::~GraphView() = default;
+GraphView::~GraphView() {
+  // QObject deletes the children after this destructor: a signal they send on the way out
+  // (the scene's selectionChanged as its items go) must not reach a GraphView slot, whose
+  // object is by then only a QWidget (UBSan's vptr check caught one).
+  for (QObject* child : findChildren<QObject*>())
+    disconnect(child, nullptr, this, nullptr);
+}
 
 void GraphView::clearSearch() {
   search_->clear();
