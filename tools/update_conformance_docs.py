@@ -72,6 +72,9 @@ def write_corpus_section(f):
         status = ("refused: " + corpus.KNOWN_REFUSALS[name].replace("\\", "")
                   if name in corpus.KNOWN_REFUSALS else "matches ONNX Runtime")
         f.write(f"| {name} | `{path}` | {status} |\n")
+    f.write("\n`lathe compare` also checks every intermediate value of the f32 Silero VAD exports "
+            "(If on the sample rate, LSTM, Pad) against Lathe's reference interpreter "
+            "(`cli/compare_corpus`); all values are compared and all match.\n")
 
 
 if __name__ == "__main__":
