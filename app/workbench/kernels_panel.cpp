@@ -2,6 +2,7 @@
 
 #include "app/workbench/placeholder_label.h"
 #include "views/common/code_view.h"
+#include "views/common/table_style.h"
 #include "views/models/kernel_list_model.h"
 
 #include <QHeaderView>
@@ -54,17 +55,9 @@ KernelsPanel::KernelsPanel(QWidget* parent)
 
   table_->setObjectName(QStringLiteral("kernelList"));
   table_->setModel(proxy_);
-  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  table_->setSelectionMode(QAbstractItemView::SingleSelection);
-  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  table_->setAlternatingRowColors(true);
-  table_->setShowGrid(false);
-  table_->setWordWrap(false);
+  views::styleListTable(table_, 8);
   table_->setTextElideMode(Qt::ElideRight);
-  table_->verticalHeader()->hide();
-  table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 8);
   QHeaderView* header = table_->horizontalHeader();
-  header->setHighlightSections(false);
   header->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
   header->setSectionResizeMode(KernelListModel::KernelColumn, QHeaderView::ResizeToContents);
   header->setSectionResizeMode(KernelListModel::NodesColumn, QHeaderView::Stretch);

@@ -1,5 +1,6 @@
 #include "app/workbench/numerics_panel.h"
 
+#include "views/common/table_style.h"
 #include "views/models/numerics_model.h"
 #include "views/properties/weight_stats_view.h"
 
@@ -70,13 +71,10 @@ NumericsPanel::NumericsPanel(QWidget* parent)
   controls->addWidget(heatMap_);
 
   table_->setModel(model_);
-  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  table_->setSelectionMode(QAbstractItemView::SingleSelection);
-  table_->setAlternatingRowColors(false);
-  table_->verticalHeader()->hide();
-  table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
+  views::styleListTable(table_);
+  table_->setAlternatingRowColors(false); // rows are coloured by status
+  table_->setShowGrid(true);
   table_->horizontalHeader()->setStretchLastSection(true);
-  table_->setWordWrap(false);
   table_->setTextElideMode(Qt::ElideMiddle);
 
   auto* stats = new QWidget(this);

@@ -1,6 +1,7 @@
 #include "app/workbench/passes_panel.h"
 
 #include "views/common/code_view.h"
+#include "views/common/table_style.h"
 #include "views/diff/ir_diff_view.h"
 #include "views/models/pass_list_model.h"
 
@@ -45,15 +46,7 @@ PassesPanel::PassesPanel(QWidget* parent)
 
   table_->setObjectName(QStringLiteral("passList"));
   table_->setModel(proxy_);
-  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  table_->setSelectionMode(QAbstractItemView::SingleSelection);
-  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  table_->setAlternatingRowColors(true);
-  table_->setShowGrid(false);
-  table_->setWordWrap(false);
-  table_->verticalHeader()->hide();
-  table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 8);
-  table_->horizontalHeader()->setHighlightSections(false);
+  views::styleListTable(table_, 8);
   table_->horizontalHeader()->setDefaultAlignment(Qt::AlignLeft | Qt::AlignVCenter);
   table_->horizontalHeader()->setSectionResizeMode(PassListModel::PassColumn, QHeaderView::Stretch);
   table_->horizontalHeader()->setSectionResizeMode(PassListModel::TimeColumn,

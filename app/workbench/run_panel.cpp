@@ -1,6 +1,7 @@
 #include "app/workbench/run_panel.h"
 
 #include "app/workbench/input_shapes_table.h"
+#include "views/common/table_style.h"
 #include "views/models/run_models.h"
 #include "views/profile/latency_plot.h"
 
@@ -44,15 +45,7 @@ QString ms(double value) {
 QTableView* createTable(QWidget* parent, const QString& name) {
   auto* table = new QTableView(parent);
   table->setObjectName(name);
-  table->setSelectionBehavior(QAbstractItemView::SelectRows);
-  table->setSelectionMode(QAbstractItemView::SingleSelection);
-  table->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  table->setAlternatingRowColors(true);
-  table->setShowGrid(false);
-  table->setWordWrap(false);
-  table->verticalHeader()->hide();
-  table->verticalHeader()->setDefaultSectionSize(table->fontMetrics().height() + 6);
-  table->horizontalHeader()->setHighlightSections(false);
+  views::styleListTable(table);
   table->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
   table->horizontalHeader()->setStretchLastSection(true);
   return table;

@@ -2,6 +2,7 @@
 
 #include "views/common/category_palette.h"
 #include "views/common/plot_style.h"
+#include "views/common/table_style.h"
 #include "views/models/run_models.h"
 #include "views/profile/timeline_view.h"
 
@@ -116,16 +117,8 @@ ProfileView::ProfileView(QWidget* parent)
   proxy_->setSortRole(KernelProfileModel::SortRole);
   table_->setObjectName(QStringLiteral("profileTable"));
   table_->setModel(proxy_);
-  table_->setSelectionBehavior(QAbstractItemView::SelectRows);
-  table_->setSelectionMode(QAbstractItemView::SingleSelection);
-  table_->setEditTriggers(QAbstractItemView::NoEditTriggers);
-  table_->setAlternatingRowColors(true);
-  table_->setShowGrid(false);
-  table_->setWordWrap(false);
-  table_->verticalHeader()->hide();
-  table_->verticalHeader()->setDefaultSectionSize(table_->fontMetrics().height() + 6);
+  styleListTable(table_);
   QHeaderView* header = table_->horizontalHeader();
-  header->setHighlightSections(false);
   header->setSectionResizeMode(QHeaderView::ResizeToContents);
   header->setSectionResizeMode(KernelProfileModel::NodesColumn, QHeaderView::Stretch);
   table_->setSortingEnabled(true);
