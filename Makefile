@@ -51,11 +51,9 @@ fuzz: deps
 	  $(addprefix fuzz_,$(FUZZ_TARGETS))
 	FUZZ_JOBS=$(FUZZ_JOBS) tools/run_fuzzers.sh $(FUZZ_DIR) $(FUZZ_SECONDS)
 
-# The unit, CLI and GUI tests with AddressSanitizer and UndefinedBehaviorSanitizer, built
-# with clang-19: its sanitizer runtime locks its allocator around fork(), which the ONNX
-# library sandbox does while other threads allocate (GCC 12's libasan deadlocks there).
-# Warnings are not errors there, as in the fuzz build.
-test-asan: deps
-	@packaging/install-deps.sh packaging/debian-packages-fuzz.txt
-	CC=clang-19 CXX=clang++-19 $(MAKE) test BUILD_DIR=build-asan BUILD_TYPE=RelWithDebInfo \
-	  CMAKE_EXTRA="-DLATHE_SANITIZE=ON -DLATHE_WERROR=OFF"
+# The unit, CLI and GUI tests with AddressSanitizer and UndefinedBehaviorSanitizer (GCC).
+# GCC 12's ASan allocator is not fork-safe, so the ONNX library steps run in-process there
+# (engine/frontend/onnx/CMakeLists.txt); clang-19's runtime crashes inside JIT-compiled
+# kernels, so it is not used for this.
+test-asan:
+	$(MAKE) test BUILD_DIR=build-asan BUILD_TYPE=RelWithDebInfo CMAKE_EXTRA=-DLATHE_SANITIZE=ON

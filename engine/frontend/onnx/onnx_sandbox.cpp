@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
+#include <functional>
 #include <onnx/checker.h>
 #include <onnx/shape_inference/implementation.h>
 #include <onnx/version_converter/convert.h>
@@ -18,6 +19,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <vector>
 
 namespace lathe::frontend {
 namespace {
@@ -34,7 +36,10 @@ enum Tag : char {
 
 constexpr double kTimeLimitSeconds = 300;
 
-void send(int fd, Tag tag, const std::string& payload) {
+// Where the steps report: a pipe to the parent, or (in-process) a list.
+using Sink = std::function<void(Tag, const std::string&)>;
+
+void writeMessage(int fd, Tag tag, const std::string& payload) {
   const std::uint32_t n = static_cast<std::uint32_t>(payload.size());
   std::string msg(1, tag);
   msg.append(reinterpret_cast<const char*>(&n), sizeof n);
@@ -77,29 +82,28 @@ void markAsymmetric(onnx::NodeProto& resize) {
 // The child's work. `m` is the child's own copy-on-write image of the parent's model.
 void childSteps(onnx::ModelProto& m, std::int64_t sourceOpset, std::int64_t targetOpset,
                 std::int64_t minNativeOpset, std::int64_t keepElements, bool tolerateUnknownOps,
-                int fd) {
+                const Sink& send) {
   if (sourceOpset > targetOpset) {
     // Newer than the library: bring every node down to its opset-17 form first, so the
     // checker and shape inference below see a model they know.
-    send(fd, kStage, "converting opset " + std::to_string(sourceOpset) + " to 17");
+    send(kStage, "converting opset " + std::to_string(sourceOpset) + " to 17");
     try {
       downgradeNodesToOpset17(m, sourceOpset);
     } catch (const NodeRefusal& r) {
-      send(fd, kRefusedNode, r.node + '\0' + r.op + '\0' + r.what());
+      send(kRefusedNode, r.node + '\0' + r.op + '\0' + r.what());
       return;
     }
     sourceOpset = 17;
   }
-  send(fd, kStage, "checking");
+  send(kStage, "checking");
   if (tolerateUnknownOps) { // the checker refuses ops it has no schema for
-    send(fd, kWarning,
-         "the ONNX checker did not check the model: it uses ops the checker "
-         "does not know");
+    send(kWarning, "the ONNX checker did not check the model: it uses ops the checker "
+                   "does not know");
   } else {
     try {
       onnx::checker::check_model(m);
     } catch (const std::exception& e) {
-      send(fd, kInvalid, std::string("the ONNX checker rejects the model: ") + e.what());
+      send(kInvalid, std::string("the ONNX checker rejects the model: ") + e.what());
       return;
     }
   }
@@ -116,13 +120,13 @@ void childSteps(onnx::ModelProto& m, std::int64_t sourceOpset, std::int64_t targ
   const onnx::ShapeInferenceOptions inference(/*check_type=*/false, /*error_mode=*/0,
                                               /*data_prop=*/true);
   if (sourceOpset < targetOpset) {
-    send(fd, kStage, "inferring shapes");
+    send(kStage, "inferring shapes");
     try { // some adapters (Softmax 12->13, ...) need the input shapes
       onnx::shape_inference::InferShapes(m, onnx::OpSchemaRegistry::Instance(), inference);
     } catch (const std::exception&) {
       // reported by the inference after conversion
     }
-    send(fd, kStage,
+    send(kStage,
          "converting opset " + std::to_string(sourceOpset) + " to " + std::to_string(targetOpset));
     if (sourceOpset >= minNativeOpset) {
       // Lathe's own converter, node by node: the library's adapters need shapes that
@@ -131,7 +135,7 @@ void childSteps(onnx::ModelProto& m, std::int64_t sourceOpset, std::int64_t targ
       try {
         upgradeNodesToOpset(m, sourceOpset, targetOpset, tolerateUnknownOps);
       } catch (const NodeRefusal& r) {
-        send(fd, kRefusedNode, r.node + '\0' + r.op + '\0' + r.what());
+        send(kRefusedNode, r.node + '\0' + r.op + '\0' + r.what());
         return;
       }
     } else {
@@ -148,9 +152,8 @@ void childSteps(onnx::ModelProto& m, std::int64_t sourceOpset, std::int64_t targ
               asymmetricResizes.count(node.output(0)))
             markAsymmetric(node);
       } catch (const std::exception& e) {
-        send(fd, kUnsupported,
-             "opset " + std::to_string(sourceOpset) + " could not be converted to " +
-                 std::to_string(targetOpset) + ": " + e.what());
+        send(kUnsupported, "opset " + std::to_string(sourceOpset) + " could not be converted to " +
+                               std::to_string(targetOpset) + ": " + e.what());
         return;
       }
     }
@@ -158,18 +161,18 @@ void childSteps(onnx::ModelProto& m, std::int64_t sourceOpset, std::int64_t targ
   try {
     checkAttributesHonoured(m, std::max(sourceOpset, targetOpset));
   } catch (const NodeRefusal& r) {
-    send(fd, kRefusedNode, r.node + '\0' + r.op + '\0' + r.what());
+    send(kRefusedNode, r.node + '\0' + r.op + '\0' + r.what());
     return;
   }
-  send(fd, kStage, "inferring shapes");
+  send(kStage, "inferring shapes");
   try {
     onnx::shape_inference::InferShapes(m, onnx::OpSchemaRegistry::Instance(), inference);
   } catch (const std::exception& e) {
-    send(fd, kWarning, std::string("shape inference stopped early: ") + e.what());
+    send(kWarning, std::string("shape inference stopped early: ") + e.what());
   }
   std::string bytes;
   m.SerializeToString(&bytes);
-  send(fd, kModel, bytes);
+  send(kModel, bytes);
 }
 
 int stagePercent(const std::string& stage) {
@@ -188,6 +191,64 @@ runOnnxLibrarySteps(const onnx::ModelProto& model, std::int64_t sourceOpset,
                     std::int64_t keepElements, bool tolerateUnknownOps, const std::string& path,
                     const std::function<void(int, const std::string&)>& progress) {
   const ErrorLocation where{path, {}, {}};
+  std::string lastStage = "starting";
+  int lastPercent = 0;
+  LibraryStepsResult result;
+  bool gotModel = false;
+  // One message from the steps: progress, a warning, the model, or why it stops.
+  const auto handle = [&](char tag, std::string payload) {
+    switch (tag) {
+    case kStage:
+      lastStage = payload;
+      lastPercent = std::max(lastPercent, stagePercent(payload)); // never goes backwards
+      progress(lastPercent, payload);
+      break;
+    case kWarning:
+      result.warnings.push_back(std::move(payload));
+      break;
+    case kInvalid:
+      throw Error(ErrorKind::Invalid, payload, where);
+    case kUnsupported:
+      throw Error(ErrorKind::Unsupported, payload, where);
+    case kRefusedNode: {
+      const std::size_t a = payload.find('\0'), b = payload.find('\0', a + 1);
+      if (b == std::string::npos)
+        throw Error(ErrorKind::Internal, "bad message from the ONNX library steps", where);
+      std::string reason = payload.substr(b + 1);
+      if (sourceOpset != targetOpset)
+        reason += " (the model's opset is " + std::to_string(sourceOpset) + "; Lathe runs it as " +
+                  std::to_string(targetOpset) + ")";
+      throw Error(ErrorKind::Unsupported, reason,
+                  {path, payload.substr(0, a), payload.substr(a + 1, b - a - 1)});
+    }
+    case kModel:
+      if (!result.model.ParseFromString(payload))
+        throw Error(ErrorKind::Internal, "the ONNX library steps returned an unreadable model",
+                    where);
+      gotModel = true;
+      break;
+    default:
+      throw Error(ErrorKind::Internal, "bad message from the ONNX library steps", where);
+    }
+  };
+
+#ifdef LATHE_ONNX_STEPS_IN_PROCESS
+  // Sanitizer builds: GCC's ASan allocator is not fork-safe, and a child forked while another
+  // thread allocates hangs in it. The steps run here instead, without the crash isolation.
+  onnx::ModelProto copy = model;
+  std::vector<std::pair<char, std::string>> messages;
+  try {
+    childSteps(copy, sourceOpset, targetOpset, minNativeOpset, keepElements, tolerateUnknownOps,
+               [&](Tag tag, const std::string& payload) { messages.emplace_back(tag, payload); });
+  } catch (...) {
+    messages.emplace_back(kInvalid, "the ONNX library failed on this model");
+  }
+  for (auto& [tag, payload] : messages)
+    handle(tag, std::move(payload));
+  if (!gotModel)
+    throw Error(ErrorKind::Invalid, "the ONNX library stopped without a result", where);
+  return result;
+#else
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0)
     throw Error(ErrorKind::Io, "cannot create a pipe for the ONNX library steps", where);
@@ -199,11 +260,14 @@ runOnnxLibrarySteps(const onnx::ModelProto& model, std::int64_t sourceOpset,
   }
   if (pid == 0) {
     ::close(fds[0]);
+    const Sink toParent = [fd = fds[1]](Tag tag, const std::string& payload) {
+      writeMessage(fd, tag, payload);
+    };
     try {
       childSteps(const_cast<onnx::ModelProto&>(model), sourceOpset, targetOpset, minNativeOpset,
-                 keepElements, tolerateUnknownOps, fds[1]);
+                 keepElements, tolerateUnknownOps, toParent);
     } catch (...) {
-      send(fds[1], kInvalid, "the ONNX library failed on this model");
+      toParent(kInvalid, "the ONNX library failed on this model");
     }
     ::_exit(0); // no destructors or atexit handlers of the parent's objects
   }
@@ -223,10 +287,7 @@ runOnnxLibrarySteps(const onnx::ModelProto& model, std::int64_t sourceOpset,
     }
   } reaper{pid, fds[0]};
 
-  std::string buffer, lastStage = "starting";
-  int lastPercent = 0;
-  LibraryStepsResult result;
-  bool gotModel = false;
+  std::string buffer;
   const auto start = std::chrono::steady_clock::now();
   while (true) {
     pollfd pfd{fds[0], POLLIN, 0};
@@ -244,39 +305,7 @@ runOnnxLibrarySteps(const onnx::ModelProto& model, std::int64_t sourceOpset,
       const char tag = buffer[0];
       std::string payload = buffer.substr(5, len);
       buffer.erase(0, 5 + len);
-      switch (tag) {
-      case kStage:
-        lastStage = payload;
-        lastPercent = std::max(lastPercent, stagePercent(payload)); // never goes backwards
-        progress(lastPercent, payload);
-        break;
-      case kWarning:
-        result.warnings.push_back(payload);
-        break;
-      case kInvalid:
-        throw Error(ErrorKind::Invalid, payload, where);
-      case kUnsupported:
-        throw Error(ErrorKind::Unsupported, payload, where);
-      case kRefusedNode: {
-        const std::size_t a = payload.find('\0'), b = payload.find('\0', a + 1);
-        if (b == std::string::npos)
-          throw Error(ErrorKind::Internal, "bad message from the ONNX library steps", where);
-        std::string reason = payload.substr(b + 1);
-        if (sourceOpset != targetOpset)
-          reason += " (the model's opset is " + std::to_string(sourceOpset) +
-                    "; Lathe runs it as " + std::to_string(targetOpset) + ")";
-        throw Error(ErrorKind::Unsupported, reason,
-                    {path, payload.substr(0, a), payload.substr(a + 1, b - a - 1)});
-      }
-      case kModel:
-        if (!result.model.ParseFromString(payload))
-          throw Error(ErrorKind::Internal, "the ONNX library steps returned an unreadable model",
-                      where);
-        gotModel = true;
-        break;
-      default:
-        throw Error(ErrorKind::Internal, "bad message from the ONNX library steps", where);
-      }
+      handle(tag, std::move(payload));
     }
     if (n == 0) // end of file: the child has exited
       break;
@@ -302,6 +331,7 @@ runOnnxLibrarySteps(const onnx::ModelProto& model, std::int64_t sourceOpset,
                 where);
   }
   return result;
+#endif
 }
 
 } // namespace lathe::frontend
