@@ -39,6 +39,7 @@ constexpr double kTimeLimitSeconds = 300;
 // Where the steps report: a pipe to the parent, or (in-process) a list.
 using Sink = std::function<void(Tag, const std::string&)>;
 
+#ifndef LATHE_ONNX_STEPS_IN_PROCESS
 void writeMessage(int fd, Tag tag, const std::string& payload) {
   const std::uint32_t n = static_cast<std::uint32_t>(payload.size());
   std::string msg(1, tag);
@@ -54,6 +55,7 @@ void writeMessage(int fd, Tag tag, const std::string& payload) {
     left -= static_cast<std::size_t>(w);
   }
 }
+#endif
 
 std::int64_t elementCount(const onnx::TensorProto& t) {
   std::int64_t n = 1;
