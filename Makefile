@@ -55,5 +55,7 @@ fuzz: deps
 # GCC 12's ASan allocator is not fork-safe, so the ONNX library steps run in-process there
 # (engine/frontend/onnx/CMakeLists.txt); clang-19's runtime crashes inside JIT-compiled
 # kernels, so it is not used for this.
+# Leaks inside Graphviz and fontconfig are suppressed (tools/lsan_suppressions.txt).
 test-asan:
-	$(MAKE) test BUILD_DIR=build-asan BUILD_TYPE=RelWithDebInfo CMAKE_EXTRA=-DLATHE_SANITIZE=ON
+	LSAN_OPTIONS=suppressions=$(CURDIR)/tools/lsan_suppressions.txt \
+	  $(MAKE) test BUILD_DIR=build-asan BUILD_TYPE=RelWithDebInfo CMAKE_EXTRA=-DLATHE_SANITIZE=ON

@@ -34,7 +34,8 @@ struct ConstantScope {
       if (t.int64_data_size() > 0)
         return std::vector<std::int64_t>(t.int64_data().begin(), t.int64_data().end());
       std::vector<std::int64_t> v(t.raw_data().size() / sizeof(std::int64_t));
-      std::memcpy(v.data(), t.raw_data().data(), v.size() * sizeof(std::int64_t));
+      if (!v.empty()) // memcpy from or to a null pointer is undefined even for 0 bytes
+        std::memcpy(v.data(), t.raw_data().data(), v.size() * sizeof(std::int64_t));
       return v;
     }
     return std::nullopt;
