@@ -58,8 +58,10 @@ private:
   explicit LayoutThread(QObject* parent) : QObject(parent), worker_(new LayoutWorker) {
     thread_.setObjectName(QStringLiteral("graph layout"));
     worker_->moveToThread(&thread_);
-    // The worker (and Graphviz's context) is destroyed on the thread that used it.
-    connect(&thread_, &QThread::finished, worker_, &QObject::deleteLater);
+    // The worker (and Graphviz's context) is destroyed on the thread that used it, as the
+    // thread finishes: a deleteLater posted then would never run (its event loop has
+    // stopped), and LeakSanitizer reported the worker at exit.
+    connect(&thread_, &QThread::finished, [worker = worker_] { delete worker; });
     thread_.start();
   }
 
