@@ -4,6 +4,7 @@
 #include "engine/api/run_inputs.h"
 #include "engine/api/session_state.h"
 #include "engine/api/tensor_convert.h"
+#include "engine/api/value_stats.h"
 #include "engine/pipeline/pass_manager.h"
 #include "engine/reference/onnxruntime_reference.h"
 #include "engine/reference/reference_interpreter.h"
@@ -97,77 +98,35 @@ std::string typeText(const runtime::Tensor& t) {
   return std::string(runtime::elementTypeName(t.elementType())) + runtime::formatShape(t.shape());
 }
 
-// The smallest and largest finite elements of `t` (nullopt if there are none).
-std::optional<std::pair<double, double>> finiteRange(const runtime::Tensor& t) {
-  double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-  for (std::int64_t i = 0; i < t.numElements(); ++i) {
-    const double v = t.elementAsDouble(i);
-    if (std::isfinite(v)) {
-      lo = std::min(lo, v);
-      hi = std::max(hi, v);
-    }
-  }
-  if (lo > hi)
-    return std::nullopt;
-  return std::pair(lo, hi);
-}
-
-// Min/max/mean/std and a histogram of a tensor's finite elements, the histogram over
-// `range` (which holds every finite element; the tensor's own range when nullopt).
+// Min/max/mean/std and a histogram of a tensor's finite elements, the bins over `range`
+// widened as accumulateStats does.
 ConstantStats valueStats(const std::string& name, const runtime::Tensor& t,
                          std::optional<std::pair<double, double>> range = std::nullopt) {
-  constexpr int kBins = 32;
   ConstantStats s;
   s.name = name;
   s.dtype = std::string(runtime::elementTypeName(t.elementType()));
   s.shape = t.shape();
-  s.count = t.numElements();
-  s.histogram.assign(kBins, 0);
-  double lo = std::numeric_limits<double>::infinity(), hi = -lo, sum = 0;
-  std::int64_t finite = 0;
-  for (std::int64_t i = 0; i < s.count; ++i) {
-    const double v = t.elementAsDouble(i);
-    if (!std::isfinite(v))
-      continue;
-    lo = std::min(lo, v);
-    hi = std::max(hi, v);
-    sum += v;
-    ++finite;
-  }
-  s.nonFinite = s.count - finite;
-  if (finite == 0)
-    return s;
-  s.min = lo;
-  s.max = hi;
-  s.mean = sum / static_cast<double>(finite);
-  s.histogramMin = range ? std::min(range->first, lo) : lo;
-  s.histogramMax = range ? std::max(range->second, hi) : hi;
-  double squares = 0;
-  const double base = s.histogramMin;
-  const double scale = s.histogramMax > base ? kBins / (s.histogramMax - base) : 0.0;
-  for (std::int64_t i = 0; i < s.count; ++i) {
-    const double v = t.elementAsDouble(i);
-    if (!std::isfinite(v))
-      continue;
-    squares += (v - s.mean) * (v - s.mean);
-    ++s.histogram[static_cast<std::size_t>(
-        std::clamp(static_cast<int>((v - base) * scale), 0, kBins - 1))];
-  }
-  s.std = std::sqrt(squares / static_cast<double>(finite));
+  accumulateStats(
+      t.numElements(), [&](std::int64_t i) { return t.elementAsDouble(i); }, 32, s, range);
   return s;
 }
 
 // Fills `vc` from Lathe's and the reference's tensors of one value.
 void compareValue(ValueComparison& vc, const runtime::Tensor& lathe,
                   const runtime::Tensor& reference, const CompareOptions& o) {
-  // Both histograms over one range, so that the two sides line up bin for bin.
-  auto range = finiteRange(lathe);
-  if (const auto other = finiteRange(reference))
-    range = range ? std::pair(std::min(range->first, other->first),
-                              std::max(range->second, other->second))
-                  : other;
-  vc.latheStats = valueStats(vc.value, lathe, range);
-  vc.referenceStats = valueStats(vc.value, reference, range);
+  // Both histograms over one range, so that the two sides line up bin for bin: the side
+  // whose own range is narrower is binned again over the other's.
+  vc.latheStats = valueStats(vc.value, lathe);
+  vc.referenceStats = valueStats(vc.value, reference);
+  ConstantStats& l = vc.latheStats;
+  ConstantStats& r = vc.referenceStats;
+  if (l.count > l.nonFinite && r.count > r.nonFinite) {
+    const std::pair range(std::min(l.min, r.min), std::max(l.max, r.max));
+    if (l.min != range.first || l.max != range.second)
+      l = valueStats(vc.value, lathe, range);
+    if (r.min != range.first || r.max != range.second)
+      r = valueStats(vc.value, reference, range);
+  }
   if (lathe.shape() != reference.shape() || lathe.elementType() != reference.elementType()) {
     vc.status = "diverges";
     vc.note = "Lathe's value is " + typeText(lathe) + ", the reference's " + typeText(reference);
