@@ -2,9 +2,9 @@
 // compiled, run on each of its data sets and compared with the expected outputs.
 #include "engine/api/backend_test.h"
 
-#include "engine/api/compiled_model.h"
 #include "engine/api/session_state.h"
-#include "engine/api/tensor_convert.h"
+#include "engine/driver/compile_model.h"
+#include "engine/driver/tensor_convert.h"
 #include "engine/frontend/onnx/tensor_file.h"
 #include "engine/runtime/element_type.h"
 
@@ -46,7 +46,7 @@ BackendTestResult runBackendTest(const std::string& testDir, double rtol, double
       std::vector<runtime::Tensor> inputs;
       for (std::size_t i = 0; i < exec.plan().inputs.size(); ++i) {
         const runtime::PlanSlot& slot = exec.plan().slots[exec.plan().inputs[i]];
-        runtime::Tensor t = toTensor(
+        runtime::Tensor t = driver::toTensor(
             frontend::readTensorProtoFile((set / ("input_" + std::to_string(i) + ".pb")).string())
                 .data);
         // ONNX 1.12's generator stores bfloat16 test data as its uint16 bits.
@@ -74,7 +74,7 @@ BackendTestResult runBackendTest(const std::string& testDir, double rtol, double
         const std::string where = set.filename().string() + " output " + std::to_string(o);
         const bool bf16Bits = expected.dtype() == graph::DType::U16 &&
                               actual.elementType() == runtime::ElementType::BF16;
-        if ((elementTypeOf(expected.dtype()) != actual.elementType() && !bf16Bits) ||
+        if ((driver::elementTypeOf(expected.dtype()) != actual.elementType() && !bf16Bits) ||
             expected.dims() != actual.shape())
           throw Error(
               ErrorKind::Invalid,

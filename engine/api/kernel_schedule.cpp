@@ -2,6 +2,7 @@
 // default, on the model's own weights and random activations.
 #include "engine/api/session_state.h"
 #include "engine/codegen/llvm/codegen.h"
+#include "engine/driver/kernel_trial.h"
 #include "engine/loop_ir/ir_printer.h"
 #include "engine/runtime/thread_pool.h"
 #include "engine/runtime/timing_stats.h"
@@ -15,60 +16,6 @@
 
 namespace lathe::api {
 
-namespace {
-
-// Buffers for every parameter of the first call of `kernel`: constants hold their values,
-// floats are uniform in [-1, 1), everything else is zero (valid as an index anywhere).
-class KernelArguments {
-public:
-  KernelArguments(const lowering::LoweredModel& lowered, const std::string& kernel) {
-    const auto call = std::find_if(lowered.calls.begin(), lowered.calls.end(),
-                                   [&](const auto& c) { return c.kernel == kernel; });
-    if (call == lowered.calls.end())
-      throw Error(ErrorKind::Invalid, "kernel " + kernel + " is never called");
-    std::mt19937 rng(1);
-    std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-    for (int slotIndex : call->args) {
-      const lowering::TensorSlot& slot = lowered.slots[slotIndex];
-      if (slot.dynamicShape)
-        throw Error(ErrorKind::Unsupported,
-                    "kernel " + kernel + " writes a tensor of run-time shape");
-      auto& bytes = storage_.emplace_back(static_cast<std::size_t>(slot.byteSize()) + 64, 0);
-      auto* base = reinterpret_cast<unsigned char*>(
-          (reinterpret_cast<std::uintptr_t>(bytes.data()) + 63) / 64 * 64);
-      if (slot.constant)
-        std::memcpy(base, slot.constant->data(), slot.constant->byteSize());
-      else if (slot.dtype == graph::DType::F32)
-        for (std::int64_t i = 0; i < slot.byteSize() / 4; ++i) {
-          const float v = uniform(rng);
-          std::memcpy(base + i * 4, &v, 4);
-        }
-      args_.push_back(base);
-    }
-  }
-  void** args() { return args_.data(); }
-
-private:
-  std::vector<std::vector<unsigned char>> storage_;
-  std::vector<void*> args_;
-};
-
-// Median of `repeat` calls after one warm-up; stops early (returning what it has) when
-// cancelled.
-double medianMs(codegen::KernelFunction f, KernelArguments& arguments, int repeat,
-                const std::atomic<bool>* cancel) {
-  f(arguments.args());
-  std::vector<double> times;
-  for (int r = 0; r < repeat && !(cancel && cancel->load()); ++r) {
-    Stopwatch watch;
-    f(arguments.args());
-    times.push_back(watch.elapsedMs());
-  }
-  return runtime::computeTimingStats(times).median;
-}
-
-} // namespace
-
 KernelScheduleResult Session::tryKernelSchedule(const KernelScheduleOptions& options) {
   KernelScheduleResult result;
   try {
@@ -79,7 +26,7 @@ KernelScheduleResult Session::tryKernelSchedule(const KernelScheduleOptions& opt
                   "schedules are tried on this machine; compile for the host target (\"llvm\")");
     if (!state_->defaultLowered)
       state_->defaultLowered = std::make_shared<const lowering::LoweredModel>(
-          lowerModel(*state_->folded, *state_->target, nullptr));
+          driver::lowerModel(*state_->folded, *state_->target, nullptr));
     const lowering::LoweredModel& lowered = *state_->defaultLowered;
     const auto kernel =
         std::find_if(lowered.kernels.begin(), lowered.kernels.end(),
@@ -135,18 +82,18 @@ KernelScheduleResult Session::tryKernelSchedule(const KernelScheduleOptions& opt
       if (!state_->trialPool || state_->trialPool->threadCount() != threads)
         state_->trialPool = std::make_unique<runtime::ThreadPool>(threads);
       runtime::ScopedCurrentThreadPool current(state_->trialPool.get());
-      KernelArguments arguments(lowered, options.kernel);
+      driver::KernelArguments arguments(lowered, options.kernel);
       auto known = state_->defaultMedianMs.find(options.kernel);
       if (known == state_->defaultMedianMs.end()) {
         codegenOptions.keepText = false;
         const auto defaultJit = codegen::jitKernels({*kernel}, codegenOptions);
-        const double ms = medianMs(defaultJit->function(options.kernel), arguments, options.repeat,
-                                   options.cancel);
+        const double ms = driver::medianKernelMs(defaultJit->function(options.kernel), arguments,
+                                                 options.repeat, options.cancel);
         known = state_->defaultMedianMs.emplace(options.kernel, ms).first;
       }
       report->defaultMedianMs = known->second;
-      report->medianMs =
-          medianMs(jit->function(options.kernel), arguments, options.repeat, options.cancel);
+      report->medianMs = driver::medianKernelMs(jit->function(options.kernel), arguments,
+                                                options.repeat, options.cancel);
     }
     if (options.cancel && options.cancel->load())
       throw Error(ErrorKind::Cancelled, "cancelled");

@@ -3,8 +3,8 @@
 
 #include "engine/api/run_inputs.h"
 #include "engine/api/session_state.h"
-#include "engine/api/tensor_convert.h"
 #include "engine/api/value_stats.h"
+#include "engine/driver/tensor_convert.h"
 #include "engine/pipeline/pass_manager.h"
 #include "engine/reference/onnxruntime_reference.h"
 #include "engine/reference/reference_interpreter.h"
@@ -160,12 +160,12 @@ ReferenceValues runInterpreter(const graph::Graph& graph,
                                CompareReport& report, const std::atomic<bool>* cancel) {
   std::unordered_map<std::string, graph::TensorData> given;
   for (const runtime::NamedTensor& in : inputs)
-    given.emplace(in.name, toTensorData(in.tensor));
+    given.emplace(in.name, driver::toTensorData(in.tensor));
   reference::Interpretation run = reference::interpretGraph(graph, given, cancel);
   ReferenceValues ref;
   // Converted one by one, so that no value is held twice for long.
   for (auto it = run.values.begin(); it != run.values.end(); it = run.values.erase(it))
-    ref.values.emplace(it->first, toTensor(it->second));
+    ref.values.emplace(it->first, driver::toTensor(it->second));
   ref.missingNote = "no node of the reference model produces it";
   if (!run.complete) {
     report.referenceStoppedNode = run.stoppedNode;

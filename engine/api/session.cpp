@@ -1,8 +1,8 @@
 #include "engine/api/session.h"
 
-#include "engine/api/compiled_model.h"
 #include "engine/api/session_state.h"
 #include "engine/api/snapshot.h"
+#include "engine/driver/input_shapes.h"
 #include "engine/frontend/onnx/onnx_importer.h"
 #include "engine/graph/op_table.h"
 #include "engine/pipeline/instruments.h"
@@ -47,95 +47,6 @@ std::vector<OpInfoSummary> knownOps() {
 
 Session::Session() : state_(std::make_unique<State>()) {}
 Session::~Session() = default;
-
-namespace {
-
-// Replaces the dims of named inputs (symbolic ones, typically) before shape inference.
-// `source` says where the shapes come from in messages ("--input-shapes", "file 'x.npz'").
-void applyInputShapes(graph::Graph& g,
-                      const std::map<std::string, std::vector<std::int64_t>>& shapes,
-                      const std::string& path, const std::string& source) {
-  for (const auto& [name, dims] : shapes) {
-    graph::Value* input = nullptr;
-    for (graph::Value* v : g.inputs)
-      if (v->name() == name)
-        input = v;
-    if (!input)
-      throw Error(ErrorKind::Invalid, source + " names '" + name + "', which is not an input",
-                  {path, {}, {}});
-    if (input->type.hasRank() && input->type.rank() != dims.size())
-      throw Error(ErrorKind::Invalid,
-                  source + " gives '" + name + "' rank " + std::to_string(dims.size()) +
-                      " but the model says " + graph::toString(input->type),
-                  {path, {}, {}});
-    for (std::size_t i = 0; i < dims.size(); ++i) {
-      const graph::Dim old =
-          input->type.hasRank() ? (*input->type.shape)[i] : graph::Dim::unknown();
-      if (old.isKnown() && old.value != dims[i])
-        throw Error(ErrorKind::Invalid,
-                    source + " gives '" + name + "' dim " + std::to_string(i) + " = " +
-                        std::to_string(dims[i]) + " but the model fixes it to " +
-                        std::to_string(old.value),
-                    {path, {}, {}});
-    }
-    input->type = graph::TensorType::of(input->type.dtype, dims);
-  }
-}
-
-// The shapes of the arrays in `npz` that feed inputs whose shapes are not static (and
-// that `given` does not fix): the inputs a run is given specialise the model.
-std::map<std::string, std::vector<std::int64_t>>
-shapesFromInputFile(const graph::Graph& g, const std::string& npz,
-                    const std::map<std::string, std::vector<std::int64_t>>& given) {
-  std::map<std::string, std::vector<std::int64_t>> shapes;
-  const std::vector<std::string> names = runtime::listNpz(npz);
-  for (const graph::Value* in : g.inputs) {
-    if (in->type.isStatic() || given.count(in->name()) ||
-        std::find(names.begin(), names.end(), in->name()) == names.end())
-      continue;
-    shapes[in->name()] = runtime::readNpzArray(npz, in->name()).shape();
-  }
-  return shapes;
-}
-
-// Integer scalars among a run's given inputs (a sample rate, a step count) often decide
-// control flow and shapes, so a run on an input file compiles them in by value, as it
-// fixes symbolic dims to the arrays' shapes. Returns a note per input compiled in.
-std::vector<std::string> specialiseIntegerScalars(graph::Graph& g, const std::string& npz,
-                                                  const std::string& path) {
-  std::vector<std::string> notes;
-  const std::vector<std::string> names = runtime::listNpz(npz);
-  std::vector<graph::Value*> kept;
-  for (graph::Value* in : g.inputs) {
-    const auto n = in->type.numElements();
-    if (!in->type.isStatic() || !graph::isInteger(in->type.dtype) || !n || *n != 1 ||
-        std::find(names.begin(), names.end(), in->name()) == names.end()) {
-      kept.push_back(in);
-      continue;
-    }
-    const runtime::Tensor t = runtime::readNpzArray(npz, in->name());
-    if (t.elementType() != elementTypeOf(in->type.dtype) || t.shape() != in->type.staticDims())
-      throw Error(ErrorKind::Invalid,
-                  "the input file '" + npz + "' gives '" + in->name() + "' as " +
-                      std::string(runtime::elementTypeName(t.elementType())) + " of " +
-                      std::to_string(t.shape().size()) + " dims; the model takes " +
-                      graph::toString(in->type),
-                  {path, {}, {}});
-    auto bytes = std::make_shared<const std::string>(
-        reinterpret_cast<const char*>(t.bytes().data()), t.byteSize());
-    graph::TensorData data(in->type.dtype, in->type.staticDims(), bytes);
-    graph::Value* c = g.addConstant(g.uniqueName(in->name()), data);
-    g.replaceAllUsesWith(in, c);
-    notes.push_back("input '" + in->name() + "' = " + std::to_string(data.elementAsInt(0)) +
-                    " is compiled in: integer scalars given in the input file are specialised "
-                    "by value");
-  }
-  g.inputs = kept;
-  g.pruneUnusedValues();
-  return notes;
-}
-
-} // namespace
 
 Failure toFailure(const Error& e) {
   Failure f;
@@ -187,15 +98,15 @@ OpenResult Session::openModel(const std::string& path, const OpenOptions& option
     report->importMilliseconds = watch.elapsedMs();
     report->peakResidentBytes = peakResidentBytes();
     report->sourceOpset = imported.sourceOpset;
-    applyInputShapes(*imported.graph, options.inputShapes, path, "--input-shapes");
+    driver::applyInputShapes(*imported.graph, options.inputShapes, path, "--input-shapes");
     if (!options.inputShapesFile.empty())
-      applyInputShapes(
-          *imported.graph,
-          shapesFromInputFile(*imported.graph, options.inputShapesFile, options.inputShapes), path,
-          "the input file '" + options.inputShapesFile + "'");
+      driver::applyInputShapes(*imported.graph,
+                               driver::shapesFromInputFile(*imported.graph, options.inputShapesFile,
+                                                           options.inputShapes),
+                               path, "the input file '" + options.inputShapesFile + "'");
     if (!options.inputShapesFile.empty())
       for (std::string& note :
-           specialiseIntegerScalars(*imported.graph, options.inputShapesFile, path))
+           driver::specialiseIntegerScalars(*imported.graph, options.inputShapesFile, path))
         report->warnings.push_back(std::move(note));
     for (const std::string& w : imported.warnings)
       report->warnings.push_back(w);

@@ -1,16 +1,12 @@
 // Session::compile and Session::run.
-#include "engine/api/bundle_io.h"
-#include "engine/api/fold_constant_subgraphs.h"
 #include "engine/api/profile_report.h"
 #include "engine/api/run_inputs.h"
 #include "engine/api/session_state.h"
-#include "engine/graph/op_table.h"
+#include "engine/driver/bundle_io.h"
+#include "engine/driver/compile_model.h"
 #include "engine/loop_ir/ir_printer.h"
-#include "engine/lowering/lower_graph.h"
-#include "engine/profiler/kernel_flops.h"
 #include "engine/profiler/peak_flops.h"
 #include "engine/profiler/profiler.h"
-#include "engine/runtime/memory_plan.h"
 #include "engine/runtime/npy.h"
 #include "engine/runtime/timing_stats.h"
 #include "engine/schedule/schedule_io.h"
@@ -53,107 +49,11 @@ OutputSummary summarize(const std::string& name, const runtime::Tensor& t, int t
   return s;
 }
 
-// Memory figures of a lowered model without compiling it for this machine.
-void planOnly(const lowering::LoweredModel& lowered, CompileReport& report) {
-  std::vector<std::optional<std::uint64_t>> bytes;
-  for (const lowering::TensorSlot& slot : lowered.slots) {
-    if (slot.kind == lowering::SlotKind::Constant)
-      report.constantBytes += static_cast<std::uint64_t>(slot.byteSize());
-    bytes.push_back(slot.kind == lowering::SlotKind::Intermediate
-                        ? std::optional<std::uint64_t>(static_cast<std::uint64_t>(slot.byteSize()))
-                        : std::nullopt);
-  }
-  std::vector<const std::vector<int>*> args;
-  for (const lowering::KernelCall& call : lowered.calls)
-    args.push_back(&call.args);
-  // The same lifetimes and placement as the executor's arena.
-  const runtime::MemoryPlan plan = runtime::planMemory(runtime::lifetimeRequests(bytes, args));
-  report.arenaBytes = plan.peakBytes;
-  report.naiveArenaBytes = plan.naiveBytes;
-}
-
-// A model opened to be looked at may use ops Lathe does not know: name them all.
-void collectUnknownOps(const graph::Graph& g, std::vector<std::string>& found) {
-  for (const auto& n : g.nodes()) {
-    if (!graph::findOp(n->domain(), n->opType()))
-      found.push_back("'" + n->name + "' (" +
-                      (n->domain().empty() ? std::string() : n->domain() + "::") + n->opType() +
-                      ")");
-    for (const auto& [key, attr] : n->attributes)
-      for (const graph::Graph* sub : attr.graphs())
-        collectUnknownOps(*sub, found);
-  }
-}
-
-void requireUnknownOpsAbsent(const graph::Graph& g, const std::string& path) {
-  if (!g.hasUnknownOps)
-    return;
-  std::vector<std::string> found;
-  collectUnknownOps(g, found);
-  if (found.empty())
-    return;
-  std::string list;
-  for (std::size_t i = 0; i < found.size() && i < 8; ++i)
-    list += (i ? ", " : "") + found[i];
-  if (found.size() > 8)
-    list += " and " + std::to_string(found.size() - 8) + " more";
-  throw Error(
-      ErrorKind::Unsupported,
-      std::to_string(found.size()) + (found.size() == 1 ? " node uses" : " nodes use") +
-          " an op Lathe does not know, so the model can be looked at but not compiled: " + list,
-      {path, {}, {}});
-}
-
-// Code generation needs static shapes: name every input that is not, and how to fix it.
-// The symbols stay symbols: a made-up number would only move the failure elsewhere.
-void requireStaticInputs(const graph::Graph& g) {
-  std::string listed, example, symbols;
-  for (const graph::Value* in : g.inputs) {
-    if (in->type.isStatic())
-      continue;
-    listed += (listed.empty() ? "" : ", ") + in->name() + " " + graph::toString(in->type);
-    std::string dims;
-    if (in->type.hasRank())
-      for (const graph::Dim& d : *in->type.shape) {
-        const std::string text = graph::toString(d);
-        dims += (dims.empty() ? "" : ",") + text;
-        if (!d.isKnown() && (", " + symbols + ",").find(", " + text + ",") == std::string::npos)
-          symbols += (symbols.empty() ? "" : ", ") + text;
-      }
-    example += (example.empty() ? "" : " ") + in->name() + ":[" + dims + "]";
-  }
-  if (!listed.empty())
-    throw Error(
-        ErrorKind::Invalid,
-        "inputs with symbolic or unknown dims: " + listed + "; fix them with " +
-            "--input-shapes \"" + example + "\" with numbers in place of " +
-            (symbols.empty() ? std::string("the unknown ranks") : symbols) +
-            " (or give the inputs: lathe run and lathe compile take the shapes, and integer "
-            "scalars, of the arrays in --inputs FILE.npz)");
-}
-
 // Kernel, ONNX nodes and FLOP estimate of each call of the compiled model's plan.
-std::vector<profiler::CallInfo> describeCalls(const CompiledModel& compiled,
-                                              const graph::Graph* graph) {
-  const auto& planCalls = compiled.executor->plan().calls;
-  std::vector<std::vector<std::string>> nodes(planCalls.size());
-  if (compiled.lowered.calls.size() == planCalls.size()) {
-    for (std::size_t c = 0; c < planCalls.size(); ++c)
-      nodes[c] = compiled.lowered.calls[c].nodes;
-  } else if (compiled.bundle && compiled.bundle->manifest.calls.size() == planCalls.size()) {
-    for (std::size_t c = 0; c < planCalls.size(); ++c)
-      nodes[c] = compiled.bundle->manifest.calls[c].nodes;
-  }
-  // From the graph when there is one; a bundle carries the estimate in its manifest.
-  std::vector<double> flops(planCalls.size(), 0.0);
-  if (graph && compiled.lowered.calls.size() == planCalls.size())
-    flops = profiler::estimateCallFlops(*graph, nodes);
-  else if (compiled.bundle && compiled.bundle->manifest.calls.size() == planCalls.size())
-    for (std::size_t c = 0; c < planCalls.size(); ++c)
-      flops[c] = compiled.bundle->manifest.calls[c].flops;
+std::vector<profiler::CallInfo> describeCalls(const driver::CompiledModel& compiled) {
   std::vector<profiler::CallInfo> calls;
-  for (std::size_t c = 0; c < planCalls.size(); ++c)
-    calls.push_back({planCalls[c].kernel, std::move(nodes[c]), flops[c]});
+  for (const exporter::BundleCall& c : compiled.layout.calls)
+    calls.push_back({c.kernel, c.nodes, c.flops});
   return calls;
 }
 
@@ -205,63 +105,40 @@ CompileResult Session::compile(const CompileOptions& options) {
     state_->stashCompile();
     if (state_->symbolicInputs)
       specialiseForInputs(options.inputsFile, options.inputShapes, shapes, options.cancel);
-    requireUnknownOpsAbsent(*state_->graph, state_->path);
-    requireStaticInputs(*state_->graph);
-    if (state_->graph->outputs.empty())
-      throw Error(ErrorKind::Invalid, "the model has no outputs: there is nothing to compute",
-                  {state_->path, {}, {}});
-    auto stage = [&](int percent, const std::string& name) {
-      if (options.cancel && options.cancel->load())
-        throw Error(ErrorKind::Cancelled, "compile cancelled");
-      if (options.onProgress)
-        options.onProgress({percent, name});
-    };
-    auto report = std::make_shared<CompileReport>();
-    report->target = target.text();
-    // Constant subgraphs the pipeline could not fold are computed once, here.
-    stage(0, "folding constants");
-    const std::shared_ptr<graph::Graph> folded = state_->graph->clone();
-    Stopwatch foldWatch;
-    report->foldedNodes = foldConstantSubgraphs(*folded);
-    report->foldMilliseconds = foldWatch.elapsedMs();
-    stage(10, "lowering and generating code");
-    // In memory (JIT) when running here without a bundle; otherwise the code is generated
-    // once, into the bundle, and a host bundle is loaded back for run().
-    const bool inMemory = target.isHost() && options.bundlePath.empty();
+    driver::requireCompilable(*state_->graph, state_->path);
     std::optional<schedule::ScheduleSet> schedules;
     if (!options.schedulePath.empty())
       schedules = schedule::readFile(options.schedulePath);
     else if (!options.scheduleText.empty())
       schedules = schedule::parseText(options.scheduleText, "schedule");
-    const schedule::ScheduleSet* scheduleSet = schedules ? &*schedules : nullptr;
-    lowering::LoweredModel bundleLowered;
-    if (inMemory) {
-      state_->compiled =
-          compileForHost(*folded, target, options.threads, options.keepCode, scheduleSet);
-      report->lowerMilliseconds = state_->compiled->lowerMilliseconds;
-      report->codegenMilliseconds = state_->compiled->codegenMilliseconds;
-      report->arenaBytes = state_->compiled->executor->arenaBytes();
-      report->naiveArenaBytes = state_->compiled->executor->naiveArenaBytes();
-      report->constantBytes = state_->compiled->executor->constantBytes();
-    } else {
-      Stopwatch watch;
-      bundleLowered = lowerModel(*folded, target, scheduleSet);
-      report->lowerMilliseconds = watch.elapsedMs();
-      planOnly(bundleLowered, *report);
-      stage(20, "generating code");
-    }
-    const lowering::LoweredModel& lowered = inMemory ? state_->compiled->lowered : bundleLowered;
-    if (!options.bundlePath.empty()) {
-      Stopwatch watch;
-      std::vector<std::vector<std::string>> callNodes;
-      for (const lowering::KernelCall& c : lowered.calls)
-        callNodes.push_back(c.nodes);
-      writeCompiledBundle(lowered, target, state_->path, options.bundlePath, options.dumpDir,
-                          profiler::estimateCallFlops(*folded, callNodes), *report);
-      report->codegenMilliseconds += watch.elapsedMs();
-      if (target.isHost())
-        state_->compiled = loadCompiledBundle(options.bundlePath, options.threads);
-    }
+    driver::CompileSettings settings;
+    settings.target = target;
+    settings.threads = options.threads;
+    settings.keepText = options.keepCode;
+    settings.schedules = schedules ? &*schedules : nullptr;
+    settings.bundlePath = options.bundlePath;
+    settings.dumpDir = options.dumpDir;
+    settings.modelPath = state_->path;
+    settings.cancel = options.cancel;
+    if (options.onProgress)
+      settings.onStage = [&](int percent, const std::string& name) {
+        options.onProgress({percent, name});
+      };
+    driver::CompileOutcome outcome = driver::compileModel(*state_->graph, settings);
+    state_->compiled = std::move(outcome.compiled);
+
+    auto report = std::make_shared<CompileReport>();
+    report->target = target.text();
+    report->foldedNodes = outcome.foldedNodes;
+    report->foldMilliseconds = outcome.foldMilliseconds;
+    report->lowerMilliseconds = outcome.lowerMilliseconds;
+    report->codegenMilliseconds = outcome.codegenMilliseconds;
+    report->arenaBytes = outcome.arenaBytes;
+    report->naiveArenaBytes = outcome.naiveArenaBytes;
+    report->constantBytes = outcome.constantBytes;
+    report->bundleBytes = outcome.bundleBytes;
+    const lowering::LoweredModel& lowered = *outcome.lowered;
+    const codegen::JitKernels* jit = state_->compiled ? state_->compiled->jit.get() : nullptr;
     for (std::size_t k = 0; k < lowered.kernels.size(); ++k) {
       KernelReport kr;
       kr.name = lowered.kernels[k].name;
@@ -270,17 +147,18 @@ CompileResult Session::compile(const CompileOptions& options) {
       if (k < lowered.scheduleTraces.size())
         kr.schedule = lowered.scheduleTraces[k];
       kr.strategy = lowered.kernels[k].strategy;
-      if (options.keepCode && state_->compiled && k < state_->compiled->jit->code().size()) {
-        const auto& code = state_->compiled->jit->code()[k];
+      if (options.keepCode && jit && k < jit->code().size()) {
+        const auto& code = jit->code()[k];
         kr.llvmIr = code.llvmIr;
         kr.llvmIrOptimized = code.llvmIrOptimized;
         kr.assembly = code.assembly;
       }
       report->kernels.push_back(std::move(kr));
     }
-    state_->folded = folded;
+    state_->folded = outcome.folded;
     state_->target = target;
-    state_->defaultLowered.reset();
+    // Kernels are tried against the default lowering: without schedules, this one.
+    state_->defaultLowered = settings.schedules ? nullptr : outcome.lowered;
     state_->defaultMedianMs.clear();
     report->specialisedFor = shapes;
     if (reusable && state_->compiled) {
@@ -306,7 +184,7 @@ OpenResult Session::openBundle(const std::string& path, int threads) {
   OpenResult result;
   try {
     Stopwatch watch;
-    std::unique_ptr<CompiledModel> loaded = loadCompiledBundle(path, threads);
+    std::unique_ptr<driver::CompiledModel> loaded = driver::loadCompiledBundle(path, threads);
     state_->forgetCompile();
     state_->variants.clear();
     state_->declaredInputs.clear();
@@ -398,7 +276,7 @@ RunResult Session::run(const RunOptions& options) {
     }
     if (recorder)
       report->profile =
-          toRunProfile(recorder->finish(describeCalls(*state_->compiled, state_->graph.get())),
+          toRunProfile(recorder->finish(describeCalls(*state_->compiled)),
                        profiler::measurePeakGflops(exec.threads()), profiler::peakFlopsIsa());
     const runtime::TimingStats stats = runtime::computeTimingStats(report->latenciesMs);
     report->meanMs = stats.mean;

@@ -1,7 +1,7 @@
 #pragma once
 // Internal to engine/api: what a Session holds between calls.
-#include "engine/api/compiled_model.h"
 #include "engine/api/session.h"
+#include "engine/driver/compile_model.h"
 #include "engine/graph/graph.h"
 #include "engine/support/diagnostics.h"
 
@@ -19,7 +19,7 @@ struct CompiledVariant {
   std::string shapes;  // Session::State::specialisedFor when it was compiled
   std::string options; // what else decides the code: target, threads, schedule, keepCode
   std::shared_ptr<graph::Graph> graph;
-  std::unique_ptr<CompiledModel> compiled;
+  std::unique_ptr<driver::CompiledModel> compiled;
   std::shared_ptr<const graph::Graph> folded;
   std::optional<target::Target> target;
   std::shared_ptr<const CompileReport> report;
@@ -49,8 +49,8 @@ struct Session::State {
   // (or threads, or schedule) compiled before reuses its code.
   static constexpr std::size_t kMaxVariants = 4;
   std::list<CompiledVariant> variants;
-  std::shared_ptr<graph::Graph> graph;     // after the pipeline
-  std::unique_ptr<CompiledModel> compiled; // what run() executes
+  std::shared_ptr<graph::Graph> graph;             // after the pipeline
+  std::unique_ptr<driver::CompiledModel> compiled; // what run() executes
   // From the last compile(): its graph after constant folding and its target, which
   // tryKernelSchedule lowers again; the default lowering and kernel times it keeps.
   std::shared_ptr<const graph::Graph> folded;

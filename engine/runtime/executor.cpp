@@ -37,17 +37,41 @@ std::int64_t nowNs() {
 Executor::Executor(ExecutionPlan plan, int threads)
     : Executor(std::move(plan), std::make_shared<ThreadPool>(threads)) {}
 
+PlanLayout layOut(const ExecutionPlan& plan) {
+  PlanLayout layout;
+  layout.offsets.assign(plan.slots.size(), 0);
+  for (std::size_t s = 0; s < plan.slots.size(); ++s)
+    if (plan.slots[s].role == SlotRole::Constant) {
+      layout.offsets[s] = layout.constantBytes;
+      layout.constantBytes += alignUp(plan.slots[s].byteSize());
+    }
+  // Intermediates: live from the call that writes them to the last call that reads them.
+  std::vector<std::optional<std::uint64_t>> bytes;
+  for (const PlanSlot& slot : plan.slots)
+    bytes.push_back(slot.role == SlotRole::Intermediate
+                        ? std::optional<std::uint64_t>(slot.byteSize())
+                        : std::nullopt);
+  std::vector<const std::vector<int>*> args;
+  for (const PlanCall& call : plan.calls)
+    args.push_back(&call.args);
+  const MemoryPlan memory = planMemory(lifetimeRequests(bytes, args));
+  layout.arenaBytes = memory.peakBytes;
+  layout.naiveArenaBytes = memory.naiveBytes;
+  for (const BufferPlacement& p : memory.placements)
+    layout.offsets[static_cast<std::size_t>(p.id)] = p.offset;
+  return layout;
+}
+
 Executor::Executor(ExecutionPlan plan, std::shared_ptr<ThreadPool> pool)
     : plan_(std::move(plan)), pool_(std::move(pool)) {
-  offsets_.assign(plan_.slots.size(), 0);
+  PlanLayout layout = layOut(plan_);
+  offsets_ = std::move(layout.offsets);
+  arenaBytes_ = layout.arenaBytes;
+  naiveBytes_ = layout.naiveArenaBytes;
+  constantBytes_ = layout.constantBytes;
   // Constants: one aligned block, copied once.
-  std::uint64_t constantTotal = 0;
-  for (std::size_t s = 0; s < plan_.slots.size(); ++s)
-    if (plan_.slots[s].role == SlotRole::Constant) {
-      offsets_[s] = constantTotal;
-      constantTotal += alignUp(plan_.slots[s].byteSize());
-    }
-  constants_ = AlignedBuffer(static_cast<std::size_t>(std::max<std::uint64_t>(constantTotal, 64)));
+  constants_ =
+      AlignedBuffer(static_cast<std::size_t>(std::max<std::uint64_t>(layout.constantBytes, 64)));
   for (std::size_t s = 0; s < plan_.slots.size(); ++s)
     if (plan_.slots[s].role == SlotRole::Constant && plan_.slots[s].byteSize() > 0) {
       LATHE_CHECK(plan_.slots[s].constantData,
@@ -55,20 +79,6 @@ Executor::Executor(ExecutionPlan plan, std::shared_ptr<ThreadPool> pool)
       std::memcpy(constants_.data() + offsets_[s], plan_.slots[s].constantData,
                   plan_.slots[s].byteSize());
     }
-  // Intermediates: live from the call that writes them to the last call that reads them.
-  std::vector<std::optional<std::uint64_t>> bytes;
-  for (const PlanSlot& slot : plan_.slots)
-    bytes.push_back(slot.role == SlotRole::Intermediate
-                        ? std::optional<std::uint64_t>(slot.byteSize())
-                        : std::nullopt);
-  std::vector<const std::vector<int>*> args;
-  for (const PlanCall& call : plan_.calls)
-    args.push_back(&call.args);
-  const MemoryPlan memory = planMemory(lifetimeRequests(bytes, args));
-  arenaBytes_ = memory.peakBytes;
-  naiveBytes_ = memory.naiveBytes;
-  for (const BufferPlacement& p : memory.placements)
-    offsets_[static_cast<std::size_t>(p.id)] = p.offset;
   arena_ = AlignedBuffer(static_cast<std::size_t>(std::max<std::uint64_t>(arenaBytes_, 64)));
 }
 

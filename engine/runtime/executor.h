@@ -47,6 +47,17 @@ struct ExecutionPlan {
 };
 
 // Called after each kernel with its index and start/end times (steady clock, ns).
+// Where an executor puts each slot: constants in one aligned block (offsets into it),
+// intermediates in an arena where slots whose lifetimes do not overlap share bytes (offsets
+// into that); inputs and outputs live in the caller's tensors (offset 0).
+struct PlanLayout {
+  std::vector<std::uint64_t> offsets; // per slot
+  std::uint64_t constantBytes = 0;    // the constants' block, each aligned to 64 bytes
+  std::uint64_t arenaBytes = 0;       // the arena
+  std::uint64_t naiveArenaBytes = 0;  // the arena without reuse
+};
+PlanLayout layOut(const ExecutionPlan& plan);
+
 struct CallObserver {
   virtual ~CallObserver() = default;
   virtual void onCall(std::size_t call, std::int64_t startNs, std::int64_t endNs) = 0;
@@ -67,7 +78,7 @@ public:
   const ExecutionPlan& plan() const { return plan_; }
   std::uint64_t arenaBytes() const { return arenaBytes_; }      // planned intermediates
   std::uint64_t naiveArenaBytes() const { return naiveBytes_; } // without reuse
-  std::uint64_t constantBytes() const { return constants_.size(); }
+  std::uint64_t constantBytes() const { return constantBytes_; }
   int threads() const { return pool_->threadCount(); }
   const std::shared_ptr<ThreadPool>& pool() const { return pool_; }
 
@@ -77,7 +88,7 @@ private:
   AlignedBuffer arena_;
   AlignedBuffer constants_;
   std::vector<std::uint64_t> offsets_; // per slot: offset in arena_ or constants_
-  std::uint64_t arenaBytes_ = 0, naiveBytes_ = 0;
+  std::uint64_t arenaBytes_ = 0, naiveBytes_ = 0, constantBytes_ = 0;
 };
 
 } // namespace lathe::runtime

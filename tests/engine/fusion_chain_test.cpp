@@ -3,7 +3,7 @@
 // into every use, or the expression doubles with every node (22 Relus took 23 s and 3.7 GB to
 // compile). The size of the kernel must grow linearly with the chain, and a 1,000-node chain must
 // compile and compute what the ops compute.
-#include "engine/api/compiled_model.h"
+#include "engine/driver/compile_model.h"
 #include "engine/graph/parser.h"
 #include "engine/graph_passes/fuse_elementwise.h"
 #include "engine/loop_ir/ir_visitor.h"
@@ -136,10 +136,13 @@ TEST(FusionChain, ThousandNodesCompileAndCompute) {
   const int length = 999; // and the Sigmoid: 1,000 nodes
   const auto g = fusedChain(length);
   ASSERT_EQ(g->groups().size(), 1u);
-  const auto compiled = api::compileForHost(*g, target::parseTarget("llvm"), 1, false);
-  ASSERT_EQ(compiled->lowered.kernels.size(), 1u);
+  driver::CompileSettings settings;
+  settings.threads = 1;
+  settings.foldConstants = false;
+  const auto compiled = driver::compileModel(*g, settings).compiled;
+  ASSERT_EQ(compiled->lowered->kernels.size(), 1u);
   TreeSize size;
-  size.visit(compiled->lowered.kernels.front().body);
+  size.visit(compiled->lowered->kernels.front().body);
   EXPECT_LT(size.nodes, 30L * (length + 1));
 
   runtime::Tensor x = runtime::Tensor::allocate(runtime::ElementType::F32, {kRows, kCols});

@@ -1,12 +1,12 @@
-#include "engine/api/tensor_convert.h"
+#include "engine/driver/tensor_convert.h"
 
-#include "engine/api/compiled_model.h"
+#include "engine/driver/compile_model.h"
 #include "engine/support/diagnostics.h"
 
 #include <cstring>
 #include <memory>
 
-namespace lathe::api {
+namespace lathe::driver {
 
 runtime::Tensor toTensor(const graph::TensorData& data) {
   runtime::Tensor t = runtime::Tensor::allocate(elementTypeOf(data.dtype()), data.dims());
@@ -22,4 +22,4 @@ graph::TensorData toTensorData(const runtime::Tensor& t) {
   return graph::TensorData(*dtype, t.shape(), std::move(bytes));
 }
 
-} // namespace lathe::api
+} // namespace lathe::driver

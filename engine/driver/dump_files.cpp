@@ -1,4 +1,4 @@
-#include "engine/api/dump_files.h"
+#include "engine/driver/dump_files.h"
 
 #include "engine/loop_ir/ir_printer.h"
 #include "engine/loop_ir/ir_visitor.h"
@@ -9,7 +9,7 @@
 #include <fstream>
 #include <sstream>
 
-namespace lathe::api {
+namespace lathe::driver {
 
 namespace fs = std::filesystem;
 
@@ -81,4 +81,4 @@ void writeDumpFiles(const std::string& dir, const std::string& modelName,
   writeText(fs::path(dir) / "schedule_template.txt", templ);
 }
 
-} // namespace lathe::api
+} // namespace lathe::driver

@@ -1,5 +1,5 @@
 #pragma once
-// Internal to engine/api: If, Loop and Scan as host calls. Each subgraph is prepared as a
+// If, Loop and Scan as host calls. Each subgraph is prepared as a
 // model of its own (its captured values become inputs), run through the default pipeline,
 // compiled for the host and executed by an executor that shares the parent's thread pool.
 #include "engine/graph/graph.h"
@@ -9,7 +9,7 @@
 
 #include <memory>
 
-namespace lathe::api {
+namespace lathe::driver {
 
 // `node` is an If, Loop or Scan of a graph whose values have static shapes (outputs that are
 // model outputs may be dynamic); the result no longer refers to `node` or its graph.
@@ -17,4 +17,4 @@ std::shared_ptr<runtime::HostCall>
 makeControlFlowCall(const graph::Node& node, const target::Target& target,
                     const std::shared_ptr<runtime::ThreadPool>& pool);
 
-} // namespace lathe::api
+} // namespace lathe::driver

@@ -1,7 +1,7 @@
-#include "engine/api/control_flow.h"
+#include "engine/driver/control_flow.h"
 
-#include "engine/api/compiled_model.h"
-#include "engine/api/fold_constant_subgraphs.h"
+#include "engine/driver/compile_model.h"
+#include "engine/driver/fold_constant_subgraphs.h"
 #include "engine/graph_passes/shape_rules.h"
 #include "engine/pipeline/pass_manager.h"
 #include "engine/support/diagnostics.h"
@@ -10,7 +10,7 @@
 #include <limits>
 #include <map>
 
-namespace lathe::api {
+namespace lathe::driver {
 namespace {
 
 using graph::Node;
@@ -158,8 +158,12 @@ CompiledBody compilePrepared(std::unique_ptr<graph::Graph> g, const target::Targ
       throw Error(ErrorKind::Unsupported, "output '" + out->name() + "' has shape " +
                                               graph::toString(out->type) +
                                               "; code generation needs static shapes");
+  CompileSettings settings;
+  settings.target = target;
+  settings.pool = pool;
+  settings.foldConstants = false; // done above, before the shapes are checked
   CompiledBody body;
-  body.model = compileWithPool(*g, target, pool, false);
+  body.model = compileModel(*g, settings).compiled;
   body.graph = std::move(g);
   return body;
 }
@@ -584,4 +588,4 @@ makeControlFlowCall(const graph::Node& node, const target::Target& target,
   throw Error(ErrorKind::Internal, "not a control-flow op: " + node.describe());
 }
 
-} // namespace lathe::api
+} // namespace lathe::driver

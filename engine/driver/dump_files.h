@@ -1,12 +1,12 @@
 #pragma once
-// Internal to engine/api: what `lathe compile --dump DIR` writes.
+// What `lathe compile --dump DIR` writes.
 #include "engine/codegen/llvm/compiler.h"
 #include "engine/lowering/lowered_model.h"
 
 #include <string>
 #include <vector>
 
-namespace lathe::api {
+namespace lathe::driver {
 
 // Per kernel: KERNEL.loop (the default lowering's choices and the replayed schedule as
 // comments, then the loop IR), and when `code` has it, .ll, .opt.ll and .s. Also
@@ -16,4 +16,4 @@ void writeDumpFiles(const std::string& dir, const std::string& modelName,
                     const lowering::LoweredModel& lowered,
                     const std::vector<codegen::KernelCode>& code);
 
-} // namespace lathe::api
+} // namespace lathe::driver

@@ -1,13 +1,13 @@
-#include "engine/api/fold_constant_subgraphs.h"
+#include "engine/driver/fold_constant_subgraphs.h"
 
-#include "engine/api/compiled_model.h"
+#include "engine/driver/compile_model.h"
 #include "engine/support/diagnostics.h"
 
 #include <cstring>
 #include <unordered_map>
 #include <unordered_set>
 
-namespace lathe::api {
+namespace lathe::driver {
 namespace {
 
 using graph::Node;
@@ -101,7 +101,9 @@ std::size_t foldConstantSubgraphs(graph::Graph& g) {
   for (Value* r : results)
     sub.outputs.push_back(map.at(r));
 
-  const auto compiled = compileForHost(sub, target::parseTarget("llvm"), 0, false);
+  CompileSettings settings;
+  settings.foldConstants = false; // `sub` is what is folded
+  const auto compiled = compileModel(sub, settings).compiled;
   const std::vector<runtime::Tensor> values = compiled->executor->run({});
   LATHE_CHECK(values.size() == results.size(), "constant subgraph output count");
 
@@ -119,4 +121,4 @@ std::size_t foldConstantSubgraphs(graph::Graph& g) {
   return foldable.size();
 }
 
-} // namespace lathe::api
+} // namespace lathe::driver

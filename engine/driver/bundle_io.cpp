@@ -1,0 +1,121 @@
+#include "engine/driver/bundle_io.h"
+
+#include "engine/codegen/llvm/codegen.h"
+#include "engine/driver/dump_files.h"
+#include "engine/driver/execution_plan.h"
+#include "engine/export/bundle.h"
+#include "engine/export/manifest_check.h"
+#include "engine/loop_ir/ir_printer.h"
+#include "engine/support/diagnostics.h"
+
+#include <dlfcn.h>
+#include <filesystem>
+#include <fstream>
+
+namespace lathe::driver {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// dlopen'ed kernels; closing the library when the model goes away.
+class BundleKernels : public codegen::JitKernels {
+public:
+  explicit BundleKernels(const std::string& library) {
+    handle_ = ::dlopen(library.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle_)
+      throw Error(ErrorKind::Invalid,
+                  std::string("cannot load the bundle's kernels: ") + ::dlerror());
+  }
+  ~BundleKernels() override {
+    if (handle_)
+      ::dlclose(handle_);
+  }
+  codegen::KernelFunction function(const std::string& name) const override {
+    void* f = ::dlsym(handle_, name.c_str());
+    if (!f)
+      throw Error(ErrorKind::Invalid, "the bundle's library has no kernel '" + name + "'");
+    return reinterpret_cast<codegen::KernelFunction>(f);
+  }
+
+private:
+  void* handle_ = nullptr;
+};
+
+} // namespace
+
+std::uint64_t writeCompiledBundle(const lowering::LoweredModel& lowered,
+                                  const exporter::BundleManifest& layout,
+                                  const target::Target& target, const std::string& modelPath,
+                                  const std::string& path, const std::string& dumpDir) {
+  for (const lowering::KernelCall& c : lowered.calls)
+    if (c.hostNode)
+      throw Error(ErrorKind::Unsupported,
+                  "bundles cannot hold control flow yet; run the model directly (lathe run "
+                  "model.onnx) instead",
+                  {{}, c.hostNode->name, c.hostNode->opType()});
+  codegen::CodegenOptions options;
+  options.target = target;
+  options.keepText = !dumpDir.empty();
+  const codegen::ObjectCode object = codegen::compileToObject(lowered.kernels, options);
+  const target::Target resolved = codegen::resolveTarget(target);
+
+  exporter::BundleManifest manifest = layout;
+  manifest.model = fs::path(modelPath).filename().string();
+  manifest.target = target.text();
+  manifest.triple = resolved.triple;
+  std::string library;
+  if (exporter::canLinkSharedObject(resolved.triple)) {
+    library = exporter::linkSharedObject(object.object, resolved.triple);
+    manifest.library = "kernels.so";
+  } else {
+    library = object.object;
+    manifest.library = "kernels.o";
+  }
+  std::string weights;
+  for (std::size_t i = 0; i < lowered.slots.size(); ++i) {
+    const lowering::TensorSlot& s = lowered.slots[i];
+    if (s.kind != lowering::SlotKind::Constant)
+      continue;
+    weights.resize((weights.size() + 63) / 64 * 64, '\0');
+    manifest.slots[i].weightsOffset = weights.size();
+    weights.append(reinterpret_cast<const char*>(s.constant->data()), s.constant->byteSize());
+  }
+  manifest.librarySeal = exporter::sealOf(library);
+  manifest.weightsSeal = exporter::sealOf(weights);
+  try { // what is written must load: a failure here is a bug in Lathe, not in the model
+    exporter::validateManifest(manifest, path);
+  } catch (const Error& e) {
+    throw Error(ErrorKind::Internal, std::string("the bundle's manifest is invalid: ") + e.what());
+  }
+  exporter::writeBundle(path, manifest, library, weights);
+
+  if (!dumpDir.empty())
+    writeDumpFiles(dumpDir, manifest.model, lowered, object.code);
+  return fs::file_size(path);
+}
+
+std::unique_ptr<CompiledModel> loadCompiledBundle(const std::string& path, int threads) {
+  auto loaded = exporter::readBundle(path);
+  const exporter::BundleManifest& m = loaded->manifest;
+  const std::string hostTriple = codegen::resolveTarget(target::parseTarget("llvm")).triple;
+  if (m.library != "kernels.so" ||
+      m.triple.substr(0, m.triple.find('-')) != hostTriple.substr(0, hostTriple.find('-')))
+    throw Error(ErrorKind::Invalid,
+                "the bundle was compiled for " + m.triple + " (\"" + m.target +
+                    "\"); this machine is " + hostTriple,
+                {path, {}, {}});
+  auto compiled = std::make_unique<CompiledModel>();
+  compiled->jit = std::make_unique<BundleKernels>(loaded->libraryPath);
+  const std::string& weights = loaded->weights;
+  const auto constant = [&](std::size_t, const exporter::BundleSlot& s) -> const void* {
+    return weights.data() + s.weightsOffset;
+  };
+  compiled->executor = std::make_unique<runtime::Executor>(
+      buildExecutionPlan(m, constant, compiled->jit.get(), {}, path), threads);
+  compiled->layout = m;
+  compiled->bundle = std::move(loaded); // keeps the extracted library until the model goes
+  return compiled;
+}
+
+} // namespace lathe::driver

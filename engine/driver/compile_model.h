@@ -1,0 +1,87 @@
+#pragma once
+// The compile flow as one straight line: constant-subgraph folding -> lowering with the
+// default schedules -> replay of the given schedules -> code generation (in memory, or into
+// a bundle) -> execution plan. The Session (engine/api) and control flow's subgraphs call
+// compileModel(); a bundle written by it, or by an earlier run, is loaded by
+// loadCompiledBundle (bundle_io.h).
+#include "engine/codegen/llvm/compiler.h"
+#include "engine/export/bundle.h"
+#include "engine/export/bundle_manifest.h"
+#include "engine/graph/graph.h"
+#include "engine/lowering/lower_graph.h"
+#include "engine/lowering/lowered_model.h"
+#include "engine/runtime/executor.h"
+#include "engine/schedule/schedule.h"
+#include "engine/target/target.h"
+
+#include <atomic>
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace lathe::driver {
+
+// What runs: the kernels, the plan that calls them, and what they came from.
+struct CompiledModel {
+  // The lowering the code was generated from; null for a bundle opened from its file.
+  std::shared_ptr<const lowering::LoweredModel> lowered;
+  // The tensors and calls (each call's ONNX nodes and FLOP estimate) the plan was built from.
+  exporter::BundleManifest layout;
+  std::unique_ptr<codegen::JitKernels> jit;
+  std::unique_ptr<runtime::Executor> executor;
+  std::unique_ptr<exporter::LoadedBundle> bundle; // when loaded from a bundle
+};
+
+runtime::ElementType elementTypeOf(graph::DType dtype);
+
+// What the default schedules may assume of `target` (its vector width).
+lowering::LoweringOptions loweringOptions(const target::Target& target);
+
+// Lowers the graph with the default schedules, then replays `schedules` (may be null) on
+// the kernels they name; their traces go into LoweredModel::scheduleTraces.
+lowering::LoweredModel lowerModel(const graph::Graph& graph, const target::Target& target,
+                                  const schedule::ScheduleSet* schedules);
+
+struct CompileSettings {
+  target::Target target = target::parseTarget("llvm");
+  // The executor runs on `pool` when given (control flow's subgraphs share their parent's),
+  // else on a pool of `threads` threads (0: one per core).
+  int threads = 0;
+  std::shared_ptr<runtime::ThreadPool> pool;
+  bool keepText = false; // each kernel's LLVM IR, optimised IR and assembly
+  const schedule::ScheduleSet* schedules = nullptr;
+  // Computes the constant subgraphs the pipeline could not fold once, here, on a copy of
+  // the graph (CompileOutcome::folded). Off for graphs that have been folded already.
+  bool foldConstants = true;
+  // Writes a bundle there (for any target) instead of compiling in memory; a bundle for
+  // this machine is loaded back to run. `dumpDir`: per-kernel files (dump_files.h).
+  std::string bundlePath, dumpDir;
+  std::string modelPath; // the model file, for the manifest and for messages
+  // Called at each stage (percent, name); a cancelled compile throws ErrorKind::Cancelled
+  // at the next stage.
+  std::function<void(int, const std::string&)> onStage;
+  const std::atomic<bool>* cancel = nullptr;
+};
+
+struct CompileOutcome {
+  // The graph after folding (null without CompileSettings::foldConstants: the lowering is
+  // of the caller's graph, which its host calls point into).
+  std::shared_ptr<const graph::Graph> folded;
+  std::shared_ptr<const lowering::LoweredModel> lowered;
+  // What runs here: null when the target is not this machine's.
+  std::unique_ptr<CompiledModel> compiled;
+  std::size_t foldedNodes = 0;
+  double foldMilliseconds = 0, lowerMilliseconds = 0, codegenMilliseconds = 0;
+  // The static memory plan: intermediates with and without reuse, and the weights.
+  std::uint64_t arenaBytes = 0, naiveArenaBytes = 0, constantBytes = 0;
+  std::uint64_t bundleBytes = 0;
+};
+
+// The checks a graph must pass to be compiled: every op known, every input static (the
+// message says how to give shapes), at least one output. Throws lathe::Error naming `path`.
+void requireCompilable(const graph::Graph& graph, const std::string& path);
+
+// Compiles `graph` (which must pass requireCompilable) as `settings` say.
+CompileOutcome compileModel(const graph::Graph& graph, const CompileSettings& settings);
+
+} // namespace lathe::driver
