@@ -536,11 +536,4 @@ bool refineOutputTypes(graph::Node& node) {
   return changed;
 }
 
-std::int64_t normalizeAxis(const graph::Node& node, std::int64_t axis, std::int64_t rank) {
-  if (axis < -rank || axis >= rank)
-    fail(node,
-         "axis " + std::to_string(axis) + " is out of range for rank " + std::to_string(rank));
-  return axis < 0 ? axis + rank : axis;
-}
-
 } // namespace lathe::passes

@@ -3,6 +3,7 @@
 // to every node; the constant evaluator uses them to size its results, so an op's output
 // shape is computed in exactly one place.
 
+#include "engine/graph/axis.h"
 #include "engine/graph/graph.h"
 #include "engine/graph/slice_bounds.h"
 
@@ -23,8 +24,7 @@ std::optional<std::vector<graph::TensorType>> inferOutputTypes(const graph::Node
 // Returns whether any output type changed.
 bool refineOutputTypes(graph::Node& node);
 
-// `axis` in [-rank, rank) mapped to [0, rank); throws Invalid naming the node otherwise.
-std::int64_t normalizeAxis(const graph::Node& node, std::int64_t axis, std::int64_t rank);
+using graph::normalizeAxis; // engine/graph/axis.h
 
 // Transpose's permutation (the attribute, or reversed axes by default), checked.
 std::vector<std::int64_t> transposePermutation(const graph::Node& node, std::int64_t rank);

@@ -57,7 +57,8 @@ Expr lowerTranspose(const Node& n, const std::vector<Expr>& idx, OperandReader& 
   // Output dim i is input dim perm[i].
   std::vector<Expr> src(idx.size());
   for (std::size_t i = 0; i < idx.size(); ++i)
-    src[static_cast<std::size_t>(normalizeAxis(perm[i], idx.size(), n))] = idx[i];
+    src[static_cast<std::size_t>(
+        normalizeAxis(n, perm[i], static_cast<std::int64_t>(idx.size())))] = idx[i];
   for (const Expr& e : src)
     if (!e.defined())
       invalidNode(n, "perm is not a permutation");
@@ -88,7 +89,8 @@ Expr lowerTile(const Node& n, const std::vector<Expr>& idx, OperandReader& in) {
 // A Select chain over the axis ranges; each input's load clamps its axis index into range
 // so the loads of the inputs that are not chosen stay in bounds.
 Expr lowerConcat(const Node& n, const std::vector<Expr>& idx, OperandReader& in) {
-  const auto axis = static_cast<std::size_t>(normalizeAxis(n.attrInt("axis", 0), idx.size(), n));
+  const auto axis = static_cast<std::size_t>(
+      normalizeAxis(n, n.attrInt("axis", 0), static_cast<std::int64_t>(idx.size())));
   struct Part {
     std::size_t input;
     std::int64_t offset, extent;
@@ -199,7 +201,8 @@ Shape splitSizes(const Node& n, std::int64_t extent, std::size_t axis) {
 
 Stmt lowerSplit(const Node& n, KernelBuilder& kb, const Epilogue& epilogue) {
   const TensorRef x = kb.input(*n.input(0), n);
-  const auto axis = static_cast<std::size_t>(normalizeAxis(n.attrInt("axis", 0), x.rank(), n));
+  const auto axis = static_cast<std::size_t>(
+      normalizeAxis(n, n.attrInt("axis", 0), static_cast<std::int64_t>(x.rank())));
   const Shape sizes = splitSizes(n, x.shape[axis], axis);
   std::vector<Stmt> nests;
   std::int64_t offset = 0;

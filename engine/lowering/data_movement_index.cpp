@@ -125,7 +125,7 @@ Expr lowerRuntimeSlice(const Node& n, const std::vector<Expr>& idx, OperandReade
         n.input(3) ? toIndex(operandElement(n, 3, i, in, graph::DType::I64)) : loop::makeIndex(i);
     std::optional<std::int64_t> constAxis = loop::asConstInt(axis);
     if (constAxis)
-      constAxis = normalizeAxis(*constAxis, idx.size(), n);
+      constAxis = normalizeAxis(n, *constAxis, static_cast<std::int64_t>(idx.size()));
     else
       axis = loop::select(axis < std::int64_t{0}, axis + rank, axis);
     for (std::int64_t a = 0; a < rank; ++a) {
@@ -170,7 +170,8 @@ Expr lowerSlice(const Node& n, const std::vector<Expr>& idx, OperandReader& in) 
     invalidNode(n, "starts, ends, axes and steps must have the same length");
   std::vector<Expr> src = idx;
   for (std::size_t i = 0; i < axes.size(); ++i) {
-    const auto a = static_cast<std::size_t>(normalizeAxis(axes[i], idx.size(), n));
+    const auto a =
+        static_cast<std::size_t>(normalizeAxis(n, axes[i], static_cast<std::int64_t>(idx.size())));
     if (steps[i] == 0)
       invalidNode(n, "slice step is zero");
     const SliceAxis s = clampSlice(inShape[a], (*starts)[i], (*ends)[i], steps[i]);
@@ -190,7 +191,7 @@ std::vector<Expr> leadingPads(const Node& n, std::size_t rank, OperandReader& in
   Shape axes;
   if (n.input(3)) // opset 18
     for (std::int64_t a : constantInts(n, 3, "axes"))
-      axes.push_back(normalizeAxis(a, rank, n));
+      axes.push_back(normalizeAxis(n, a, static_cast<std::int64_t>(rank)));
   else
     for (std::size_t a = 0; a < rank; ++a)
       axes.push_back(static_cast<std::int64_t>(a));
@@ -276,8 +277,8 @@ Expr lowerPad(const Node& n, const std::vector<Expr>& idx, OperandReader& in) {
 // out[a..., j..., b...] = data[a..., indices[j...], b...]
 Expr lowerGather(const Node& n, const std::vector<Expr>& idx, OperandReader& in) {
   const Shape dataShape = inputShape(n, 0), indShape = inputShape(n, 1);
-  const auto axis =
-      static_cast<std::size_t>(normalizeAxis(n.attrInt("axis", 0), dataShape.size(), n));
+  const auto axis = static_cast<std::size_t>(
+      normalizeAxis(n, n.attrInt("axis", 0), static_cast<std::int64_t>(dataShape.size())));
   if (dataShape.empty() || idx.size() != dataShape.size() - 1 + indShape.size())
     invalidNode(n, "output rank does not match data and indices");
   const auto first = idx.begin() + static_cast<std::ptrdiff_t>(axis);
@@ -292,7 +293,8 @@ Expr lowerGather(const Node& n, const std::vector<Expr>& idx, OperandReader& in)
 // out[i] = data[i with i[axis] = indices[i]]
 Expr lowerGatherElements(const Node& n, const std::vector<Expr>& idx, OperandReader& in) {
   const Shape dataShape = inputShape(n, 0);
-  const auto axis = static_cast<std::size_t>(normalizeAxis(n.attrInt("axis", 0), idx.size(), n));
+  const auto axis = static_cast<std::size_t>(
+      normalizeAxis(n, n.attrInt("axis", 0), static_cast<std::int64_t>(idx.size())));
   if (dataShape.size() != idx.size())
     invalidNode(n, "data and indices have different ranks");
   std::vector<Expr> src = idx;
@@ -327,10 +329,10 @@ Expr lowerGatherND(const Node& n, const std::vector<Expr>& idx, OperandReader& i
 Expr lowerReverseSequence(const Node& n, const std::vector<Expr>& idx, OperandReader& in) {
   if (idx.size() < 2)
     invalidNode(n, "needs an input of rank 2 or more");
-  const auto batchAxis =
-      static_cast<std::size_t>(normalizeAxis(n.attrInt("batch_axis", 1), idx.size(), n));
-  const auto timeAxis =
-      static_cast<std::size_t>(normalizeAxis(n.attrInt("time_axis", 0), idx.size(), n));
+  const auto batchAxis = static_cast<std::size_t>(
+      normalizeAxis(n, n.attrInt("batch_axis", 1), static_cast<std::int64_t>(idx.size())));
+  const auto timeAxis = static_cast<std::size_t>(
+      normalizeAxis(n, n.attrInt("time_axis", 0), static_cast<std::int64_t>(idx.size())));
   const std::int64_t steps = inputShape(n, 0)[timeAxis];
   Expr len = toIndex(in.read(1, {idx[batchAxis]}));
   len = loop::max(loop::min(len, steps), std::int64_t{0});
@@ -342,7 +344,8 @@ Expr lowerReverseSequence(const Node& n, const std::vector<Expr>& idx, OperandRe
 
 // out[..., d, ...] = indices[...] (negative counts from depth) == d ? on : off.
 Expr lowerOneHot(const Node& n, const std::vector<Expr>& idx, OperandReader& in) {
-  const auto axis = static_cast<std::size_t>(normalizeAxis(n.attrInt("axis", -1), idx.size(), n));
+  const auto axis = static_cast<std::size_t>(
+      normalizeAxis(n, n.attrInt("axis", -1), static_cast<std::int64_t>(idx.size())));
   const std::int64_t depth = outputShape(n)[axis]; // shape inference read the depth input
   std::vector<Expr> indIdx = idx;
   indIdx.erase(indIdx.begin() + static_cast<std::ptrdiff_t>(axis));
@@ -396,7 +399,8 @@ Stmt lowerScatterElements(const Node& n, KernelBuilder& kb, const Epilogue& epil
   const TensorRef out = kb.output(*n.output(0), n);
   if (indices.rank() != data.rank() || updates.shape != indices.shape)
     invalidNode(n, "data, indices and updates must have one rank, indices and updates one shape");
-  const auto axis = static_cast<std::size_t>(normalizeAxis(n.attrInt("axis", 0), data.rank(), n));
+  const auto axis = static_cast<std::size_t>(
+      normalizeAxis(n, n.attrInt("axis", 0), static_cast<std::int64_t>(data.rank())));
   const std::string reduction = n.attrString("reduction", "none");
   Stmt scatter = kb.loopNest(
       indices.shape,
@@ -446,9 +450,9 @@ Stmt lowerCompress(const Node& n, KernelBuilder& kb, const Epilogue& epilogue) {
   const TensorRef x = kb.input(*n.input(0), n);
   const TensorRef out = kb.output(*n.output(0), n);
   const bool flat = !n.hasAttribute("axis"); // no axis: the input is flattened first
-  const auto axis =
-      flat ? std::size_t{0}
-           : static_cast<std::size_t>(normalizeAxis(n.attrInt("axis", 0), x.rank(), n));
+  const auto axis = flat ? std::size_t{0}
+                         : static_cast<std::size_t>(normalizeAxis(
+                               n, n.attrInt("axis", 0), static_cast<std::int64_t>(x.rank())));
   const std::int64_t extent = flat ? x.numElements() : x.shape[axis];
   struct Run {
     std::int64_t from, to, length;

@@ -91,7 +91,7 @@ ResizeParams resizeParams(const Node& n, const Shape& inShape, const Shape& outS
 
   std::vector<std::size_t> axes;
   for (std::int64_t a : n.attrInts("axes")) // opset 18
-    axes.push_back(static_cast<std::size_t>(normalizeAxis(a, rank, n)));
+    axes.push_back(static_cast<std::size_t>(normalizeAxis(n, a, static_cast<std::int64_t>(rank))));
   if (axes.empty())
     for (std::size_t a = 0; a < rank; ++a)
       axes.push_back(a);

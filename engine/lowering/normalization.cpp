@@ -47,7 +47,8 @@ Stmt lowerSoftmax(const Node& node, KernelBuilder& kb, const Epilogue& epilogue)
   const TensorRef &x = ops.x, &out = ops.out;
   if (x.rank() == 0)
     unsupportedNode(node, "a scalar input");
-  const std::int64_t axis = normalizeAxis(node.attrInt("axis", -1), x.rank(), node);
+  const std::int64_t axis =
+      normalizeAxis(node, node.attrInt("axis", -1), static_cast<std::int64_t>(x.rank()));
   const ReduceLayout layout(x.shape, {axis});
   return forEachTask(kb, layout, 3, [&](ReduceTask& task) {
     const TensorRef max = task.row("max", x.dtype);
@@ -116,7 +117,8 @@ Stmt lowerHardmax(const Node& node, KernelBuilder& kb, const Epilogue& epilogue)
   const TensorRef &x = ops.x, &out = ops.out;
   if (x.rank() == 0)
     unsupportedNode(node, "a scalar input");
-  const std::int64_t axis = normalizeAxis(node.attrInt("axis", -1), x.rank(), node);
+  const std::int64_t axis =
+      normalizeAxis(node, node.attrInt("axis", -1), static_cast<std::int64_t>(x.rank()));
   const ReduceLayout layout(x.shape, {axis});
   return forEachTask(kb, layout, 2, [&](ReduceTask& task) {
     const TensorRef max = task.row("max", x.dtype);
@@ -190,7 +192,8 @@ Expr normalized(const ReduceTask& task, const TensorRef& x, const Moments& m,
 Stmt lowerLayerNorm(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
   const Operands ops = floatOperands(node, kb);
   const TensorRef &x = ops.x, &out = ops.out;
-  const std::int64_t axis = normalizeAxis(node.attrInt("axis", -1), x.rank(), node);
+  const std::int64_t axis =
+      normalizeAxis(node, node.attrInt("axis", -1), static_cast<std::int64_t>(x.rank()));
   const TensorRef scale = kb.input(*node.input(1), node);
   const TensorRef bias = node.input(2) ? kb.input(*node.input(2), node) : TensorRef{};
   TensorRef stats[2];
@@ -271,7 +274,7 @@ Stmt lowerMeanVarianceNorm(const Node& node, KernelBuilder& kb, const Epilogue& 
   const TensorRef &x = ops.x, &out = ops.out;
   std::vector<std::int64_t> axes = node.attrInts("axes", {0, 2, 3});
   for (std::int64_t& a : axes)
-    a = normalizeAxis(a, x.rank(), node);
+    a = normalizeAxis(node, a, static_cast<std::int64_t>(x.rank()));
   std::sort(axes.begin(), axes.end());
   if (std::adjacent_find(axes.begin(), axes.end()) != axes.end())
     unsupportedNode(node, "an axis appears twice");
@@ -305,7 +308,8 @@ Stmt lowerLpNorm(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) 
   const std::int64_t p = node.attrInt("p", 2);
   if (p != 1 && p != 2)
     unsupportedNode(node, "p = " + std::to_string(p) + " (only 1 and 2 are defined)");
-  const std::int64_t axis = normalizeAxis(node.attrInt("axis", -1), x.rank(), node);
+  const std::int64_t axis =
+      normalizeAxis(node, node.attrInt("axis", -1), static_cast<std::int64_t>(x.rank()));
   const ReduceLayout layout(x.shape, {axis});
   const loop::Type t = ops.type;
   return forEachTask(kb, layout, 2, [&](ReduceTask& task) {

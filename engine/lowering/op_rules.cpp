@@ -29,16 +29,6 @@ Expr readBroadcast(OperandReader& in, const graph::Node& node, std::size_t input
   return in.read(input, broadcastIndex(staticShape(*v, node), outIndex));
 }
 
-std::int64_t normalizeAxis(std::int64_t axis, std::size_t rank, const graph::Node& node) {
-  const auto r = static_cast<std::int64_t>(rank);
-  if (axis < -r || axis >= std::max<std::int64_t>(r, 1))
-    throw Error(ErrorKind::Invalid,
-                "axis " + std::to_string(axis) + " is out of range for rank " +
-                    std::to_string(rank),
-                {{}, node.name, node.opType()});
-  return axis < 0 ? axis + r : axis;
-}
-
 void unsupportedNode(const graph::Node& node, const std::string& reason) {
   throw Error(ErrorKind::Unsupported, reason, {{}, node.name, node.opType()});
 }

@@ -7,6 +7,7 @@
 //    that follow it.
 // Rules are registered per op family (one .cpp per family) in rules().
 
+#include "engine/graph/axis.h"
 #include "engine/lowering/kernel_builder.h"
 
 #include <functional>
@@ -55,8 +56,8 @@ void registerLossRules(RuleTable& table);
 void registerMiscRules(RuleTable& table);
 void registerQuantizeRules(RuleTable& table);
 
-// Helpers for rules.
-std::int64_t normalizeAxis(std::int64_t axis, std::size_t rank, const graph::Node& node);
+using graph::normalizeAxis; // engine/graph/axis.h
+
 // The constant data of input `i`; throws Unsupported naming the node when it is not a
 // compile-time constant (dynamic shapes/axes are not supported).
 const graph::TensorData& constantInput(const graph::Node& node, std::size_t i, const char* what);

@@ -62,7 +62,8 @@ Expr readQuantParam(const Node& node, std::size_t input, const std::vector<Expr>
   if (shape.size() != 1)
     unsupportedNode(node, "scale and zero point must be scalars or 1-D");
   // The axis only matters per-axis: the default 1 is out of range for a 1-D x.
-  const std::int64_t axis = normalizeAxis(node.attrInt("axis", 1), idx.size(), node);
+  const std::int64_t axis =
+      normalizeAxis(node, node.attrInt("axis", 1), static_cast<std::int64_t>(idx.size()));
   const std::vector<std::int64_t> xShape = staticShape(*node.input(0), node);
   if (shape[0] != xShape[axis])
     unsupportedNode(node, "per-axis scale or zero point does not match the axis");

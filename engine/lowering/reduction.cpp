@@ -95,7 +95,7 @@ std::vector<std::int64_t> reduceAxes(const Node& node, std::size_t rank) {
     return axes;
   }
   for (std::int64_t& a : axes)
-    a = normalizeAxis(a, rank, node);
+    a = normalizeAxis(node, a, static_cast<std::int64_t>(rank));
   std::sort(axes.begin(), axes.end());
   if (std::adjacent_find(axes.begin(), axes.end()) != axes.end())
     unsupportedNode(node, "an axis is reduced twice");
@@ -332,7 +332,8 @@ Stmt lowerArgReduce(const Node& node, KernelBuilder& kb, const Epilogue& epilogu
   if (t.isBool() || out.dtype != DType::I64)
     unsupportedNode(node, "element types " + t.toString() + " -> " +
                               std::string(graph::dtypeName(out.dtype)));
-  const std::int64_t axis = normalizeAxis(node.attrInt("axis", 0), x.rank(), node);
+  const std::int64_t axis =
+      normalizeAxis(node, node.attrInt("axis", 0), static_cast<std::int64_t>(x.rank()));
   const bool keepDims = node.attrInt("keepdims", 1) != 0;
   const bool last = node.attrInt("select_last_index", 0) != 0;
   if (x.rank() == 0 || out.rank() != (keepDims ? x.rank() : x.rank() - 1))
@@ -405,7 +406,7 @@ Stmt lowerCumSum(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) 
   const std::vector<std::int64_t> axisInput = constantInts(node, 1, "the axis input");
   if (axisInput.size() != 1)
     unsupportedNode(node, "axis must be a single value on a tensor of rank >= 1");
-  const std::int64_t axis = normalizeAxis(axisInput[0], x.rank(), node);
+  const std::int64_t axis = normalizeAxis(node, axisInput[0], static_cast<std::int64_t>(x.rank()));
   return cumSumNest(kb, x, out, axis, exclusive, reverse, epilogue);
 }
 
@@ -529,7 +530,8 @@ Stmt lowerTopK(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
   const TensorRef x = kb.input(*node.input(0), node);
   if (x.rank() == 0)
     unsupportedNode(node, "TopK on a scalar");
-  const std::int64_t axis = normalizeAxis(node.attrInt("axis", -1), x.rank(), node);
+  const std::int64_t axis =
+      normalizeAxis(node, node.attrInt("axis", -1), static_cast<std::int64_t>(x.rank()));
   std::int64_t k = 0;
   const graph::Value* kValue = node.input(1);
   if (kValue && kValue->isConstant() && !kValue->constant().isElided()) {

@@ -1,4 +1,5 @@
 // Graph IR: printer/parser round trip, verifier messages, topological sort with groups.
+#include "engine/graph/axis.h"
 #include "engine/graph/parser.h"
 #include "engine/graph/printer.h"
 #include "engine/graph/verifier.h"
@@ -147,3 +148,25 @@ TEST(GraphIr, RemovingNodesPrunesValues) {
 
 } // namespace
 } // namespace lathe::graph
+
+TEST(GraphIr, AxesCountFromTheEndAndAScalarHasNone) {
+  auto g = std::make_unique<lathe::graph::Graph>();
+  lathe::graph::Value* x =
+      g->addInput("x", lathe::graph::TensorType::of(lathe::graph::DType::F32, {2, 3}));
+  lathe::graph::Node* softmax = g->addNode("Softmax", {x}, {"y"});
+  softmax->name = "sm";
+  EXPECT_EQ(lathe::graph::normalizeAxis(*softmax, -1, 2), 1);
+  EXPECT_EQ(lathe::graph::normalizeAxis(*softmax, 0, 2), 0);
+  EXPECT_EQ(lathe::graph::normalizeAxis(*softmax, -2, 2), 0);
+  for (const auto& [axis, rank] : {std::pair{2, 2}, {-3, 2}, {0, 0}, {-1, 0}}) {
+    try {
+      lathe::graph::normalizeAxis(*softmax, axis, rank);
+      ADD_FAILURE() << "axis " << axis << " accepted for rank " << rank;
+    } catch (const lathe::Error& e) {
+      EXPECT_EQ(e.where().node, "sm");
+      EXPECT_NE(std::string(e.what()).find("out of range for rank " + std::to_string(rank)),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
