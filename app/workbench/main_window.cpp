@@ -1,11 +1,9 @@
 #include "app/workbench/main_window.h"
 
+#include "app/workbench/engine_jobs.h"
 #include "app/workbench/kernels_panel.h"
 #include "app/workbench/main_window_text.h"
 #include "app/workbench/model_browser.h"
-#include "app/workbench/model_compiler.h"
-#include "app/workbench/model_loader.h"
-#include "app/workbench/model_runner.h"
 #include "app/workbench/numerics_panel.h"
 #include "app/workbench/passes_panel.h"
 #include "app/workbench/placeholder_label.h"
@@ -13,7 +11,8 @@
 #include "app/workbench/recent_files.h"
 #include "app/workbench/run_panel.h"
 #include "app/workbench/schedule_panel.h"
-#include "app/workbench/schedule_trier.h"
+#include "app/workbench/session_worker.h"
+#include "app/workbench/workbench_document.h"
 #include "views/common/code_view.h"
 #include "views/diff/changed_nodes.h"
 #include "views/graph/graph_view.h"
@@ -69,8 +68,7 @@ QString droppedModel(const QMimeData* mime) {
 } // namespace
 
 MainWindow::MainWindow(QWidget* parent)
-    : QMainWindow(parent), loader_(new ModelLoader(this)), compiler_(new ModelCompiler(this)),
-      runner_(new ModelRunner(this)), trier_(new ScheduleTrier(this)) {
+    : QMainWindow(parent), worker_(new SessionWorker(this)), doc_(new WorkbenchDocument(this)) {
   setWindowTitle(tr("Lathe"));
   setAcceptDrops(true);
   createCentralArea();
@@ -87,57 +85,27 @@ MainWindow::MainWindow(QWidget* parent)
     resizeDocks({passesDock_}, {230}, Qt::Vertical);
   });
 
-  connect(loader_, &ModelLoader::progressChanged, this, [this](int percent, const QString& stage) {
-    loadProgress_->setValue(percent);
-    if (!stage.isEmpty())
-      loadStage_->setText(tr("%1: %2").arg(QFileInfo(loader_->loadingPath()).fileName(), stage));
-  });
-  connect(loader_, &ModelLoader::loaded, this, &MainWindow::showModel);
-  connect(loader_, &ModelLoader::failed, this, &MainWindow::showFailure);
-  connect(loader_, &ModelLoader::cancelled, this, [this](const QString& path) {
-    clearLoading();
-    log(tr("Cancelled opening %1").arg(QDir::toNativeSeparators(path)));
-  });
-  connect(compiler_, &ModelCompiler::compiled, this, &MainWindow::showKernels);
-  connect(compiler_, &ModelCompiler::stageChanged, this, [this](const QString& stage) {
-    compileStage_->setText(
-        tr("Compiling %1: %2\u2026").arg(QFileInfo(currentFile_).fileName(), stage));
-  });
-  connect(compiler_, &ModelCompiler::failed, this, &MainWindow::showCompileFailure);
-  connect(runner_, &ModelRunner::finished, this, &MainWindow::showRunReport);
-  connect(runner_, &ModelRunner::failed, this, &MainWindow::showRunFailure);
-  connect(runner_, &ModelRunner::progressChanged, runPanel_, &RunPanel::setProgress);
-  // A run waiting for the Session (a cancelled compile or run still on a worker) starts now.
-  const auto resume = [this] {
-    if (pendingRun_ && !compiler_->isCompiling() && compileReport())
-      startRun();
-  };
-  connect(compiler_, &ModelCompiler::idle, this, resume);
-  connect(runner_, &ModelRunner::idle, this, resume);
-  connect(trier_, &ScheduleTrier::idle, this, resume);
-  connect(compiler_, &ModelCompiler::idle, this, &MainWindow::updateScheduleAvailability);
-  connect(runner_, &ModelRunner::idle, this, &MainWindow::updateScheduleAvailability);
-  connect(trier_, &ScheduleTrier::idle, this, &MainWindow::updateScheduleAvailability);
-  connect(trier_, &ScheduleTrier::idle, this, [this] {
-    if (pendingCompile_) {
-      setCompiling(false);
-      compile();
-    }
-  });
-  connect(trier_, &ScheduleTrier::tried, this,
-          [this](const std::shared_ptr<const api::ModelReport>& model, const QString& steps,
-                 const api::KernelScheduleResult& result) {
-            if (model != report_)
-              return;
-            schedulePanel_->showResult(steps, result);
-            if (result.ok())
-              log(tr("Schedule of %1: %2")
-                      .arg(qs(result.report->kernel), schedulePanel_->resultLabel()->text()));
-            else
-              log(tr("Schedule refused: %1").arg(qs(result.failure->message)), LogLevel::Warning);
-            updateScheduleAvailability();
-            emit scheduleTried();
+  connect(worker_, &SessionWorker::progressChanged, this,
+          [this](const QString& tag, int percent, const QString& stage) {
+            if (tag == jobs::kOpen) {
+              loadProgress_->setValue(percent);
+              if (!stage.isEmpty())
+                loadStage_->setText(tr("%1: %2").arg(QFileInfo(loadingPath_).fileName(), stage));
+            } else if (tag == jobs::kCompile) {
+              compileStage_->setText(
+                  tr("Compiling %1: %2\u2026").arg(QFileInfo(doc_->path()).fileName(), stage));
+            } else if (tag == jobs::kRun) {
+              runPanel_->setProgress(percent, stage);
+            }
           });
+  connect(worker_, &SessionWorker::idle, this, &MainWindow::updateScheduleAvailability);
+  // The panels that show the document's compile and run follow it.
+  connect(doc_, &WorkbenchDocument::compileChanged, this, [this] {
+    kernels_->setReport(doc_->compileReport());
+    updateScheduleAvailability();
+  });
+  connect(doc_, &WorkbenchDocument::runChanged, this,
+          [this] { runPanel_->showReport(doc_->runReport()); });
 }
 
 MainWindow::~MainWindow() = default;
@@ -273,6 +241,12 @@ void MainWindow::createToolBar(QMenu* recent) {
   }
   targetPicker_->setModel(targets);
   toolbar->addWidget(targetPicker_);
+  const auto pickedTarget = [this] {
+    const QString text = targetPicker_->currentData(Qt::UserRole).toString();
+    doc_->setTarget(text.isEmpty() ? QStringLiteral("llvm") : text);
+  };
+  connect(targetPicker_, &QComboBox::currentIndexChanged, this, pickedTarget);
+  pickedTarget();
   toolbar->addAction(compileAction_);
   toolbar->addAction(runAction_);
   toolbar->addSeparator();
@@ -381,6 +355,7 @@ void MainWindow::createDocks() {
   connect(schedulePanel_, &SchedulePanel::applyRequested, this,
           [this](const QString&, const QString&, bool timed) { trySchedule(timed); });
   connect(schedulePanel_, &SchedulePanel::keptChanged, this, [this] {
+    doc_->setKeptSchedules(schedulePanel_->keptScheduleText());
     log(tr("Kept schedules for %n kernel(s); Compile applies them", nullptr,
            static_cast<int>(schedulePanel_->kept().size())));
   });
@@ -446,6 +421,14 @@ void MainWindow::restoreSettings() {
       settings.value(QStringLiteral("kernelsSplitter")).toByteArray());
 }
 
+const std::shared_ptr<const api::ModelReport>& MainWindow::report() const {
+  return doc_->model();
+}
+
+QString MainWindow::currentFile() const {
+  return doc_->path();
+}
+
 void MainWindow::saveLayout() const {
   QSettings settings;
   settings.beginGroup(QStringLiteral("mainWindow"));
@@ -458,9 +441,8 @@ void MainWindow::saveLayout() const {
 void MainWindow::closeEvent(QCloseEvent* event) {
   if (persistSettings_)
     saveLayout();
-  loader_->cancel();
-  compiler_->drop();
-  runner_->drop();
+  for (const QString& tag : {jobs::kOpen, jobs::kCompile, jobs::kRun, jobs::kSchedule})
+    worker_->cancel(tag);
   event->accept();
 }
 
@@ -479,9 +461,9 @@ void MainWindow::dropEvent(QDropEvent* event) {
 
 void MainWindow::chooseFile() {
   QSettings settings;
-  const QString startDir = currentFile_.isEmpty()
+  const QString startDir = doc_->path().isEmpty()
                                ? settings.value(QStringLiteral("lastOpenDir")).toString()
-                               : QFileInfo(currentFile_).absolutePath();
+                               : QFileInfo(doc_->path()).absolutePath();
   const QString path = QFileDialog::getOpenFileName(this, tr("Open Model"), startDir, kModelFilter);
   if (path.isEmpty())
     return;
@@ -490,8 +472,8 @@ void MainWindow::chooseFile() {
 }
 
 void MainWindow::reload() {
-  if (!currentFile_.isEmpty())
-    openFile(currentFile_);
+  if (!doc_->path().isEmpty())
+    openFile(doc_->path());
 }
 
 void MainWindow::openFile(const QString& path) {
@@ -499,16 +481,43 @@ void MainWindow::openFile(const QString& path) {
     return;
   const QString absolute = QFileInfo(path).absoluteFilePath();
   log(tr("Opening %1").arg(QDir::toNativeSeparators(absolute)));
-  loader_->load(absolute);
+  loadingPath_ = absolute;
+  const std::string file = QFile::encodeName(absolute).toStdString();
+  worker_->post(
+      jobs::kOpen,
+      [this, absolute, file](const SessionWorker::Context& context) -> SessionWorker::Deliver {
+        Opened opened = openModelJob(file, context);
+        return [this, absolute, opened] { finishOpen(absolute, opened); };
+      },
+      [this, absolute, file](const std::string& error) -> SessionWorker::Deliver {
+        return [this, absolute, opened = Opened{{nullptr, internalFailure(file, error)}, nullptr}] {
+          finishOpen(absolute, opened);
+        };
+      });
   setLoading(absolute);
 }
 
 bool MainWindow::isLoading() const {
-  return loader_->isLoading();
+  return worker_->isBusy(jobs::kOpen);
 }
 
 void MainWindow::cancelLoad() {
-  loader_->cancel();
+  if (!worker_->cancel(jobs::kOpen))
+    return;
+  clearLoading();
+  log(tr("Cancelled opening %1").arg(QDir::toNativeSeparators(loadingPath_)));
+}
+
+void MainWindow::finishOpen(const QString& path, const Opened& opened) {
+  if (opened.result.ok())
+    return showModel(path, opened.result.report, opened.session);
+  const api::Failure& failure = *opened.result.failure;
+  if (failure.kind == "cancelled") { // the engine gave up on its own
+    clearLoading();
+    log(tr("Cancelled opening %1").arg(QDir::toNativeSeparators(path)));
+    return;
+  }
+  showFailure(path, failure);
 }
 
 void MainWindow::setLoading(const QString& path) {
@@ -528,44 +537,38 @@ void MainWindow::clearLoading() {
 void MainWindow::showModel(const QString& path, std::shared_ptr<const api::ModelReport> report,
                            std::shared_ptr<api::Session> session) {
   clearLoading();
-  // A compile of the previous model is of no use any more.
-  compiler_->drop();
-  runner_->drop();
-  pendingRun_ = false;
-  pendingCompile_ = false;
-  sessionThreads_ = -1;
+  // A compile, run or schedule of the previous model is of no use any more.
+  for (const QString& tag : {jobs::kCompile, jobs::kRun, jobs::kSchedule})
+    worker_->cancel(tag);
+  const bool otherModel = path != doc_->path(); // not a reload
+  // Forgets the last model's compile, run and selection: the panels that show them follow.
+  doc_->setModel(path, std::move(report), std::move(session));
   setCompiling(false);
-  report_ = std::move(report);
-  session_ = std::move(session);
   runPanel_->setRunning(false);
-  runPanel_->showReport(nullptr);
-  if (path != currentFile_) { // another model (not a reload): nothing typed for the last applies
+  if (otherModel) { // nothing typed for the last model applies
     runPanel_->resetInputs();
     browser_->clearSearch();
     graph_->clearSearch();
   }
-  runPanel_->setModelInputs(report_ ? report_->imported.inputs : std::vector<api::TensorSummary>());
+  runPanel_->setModelInputs(doc_->model() ? doc_->model()->imported.inputs
+                                          : std::vector<api::TensorSummary>());
   profileView_->setReport(nullptr, nullptr);
   numericsPanel_->cancel();
   numericsPanel_->showReport(nullptr);
-  selectedNode_ = -1;
-  currentFile_ = path;
-  const api::ModelReport& r = *report_;
+  const api::ModelReport& r = *doc_->model();
   const QString fileName = QFileInfo(path).fileName();
 
   // Aliasing pointers: the panels share the report instead of copying graphs and IR.
-  const std::shared_ptr<const api::GraphSnapshot> finalGraph(report_, &r.final);
+  const std::shared_ptr<const api::GraphSnapshot> finalGraph(doc_->model(), &r.final);
   browser_->setSnapshot(finalGraph);
   graph_->setSnapshot(finalGraph);
   graphPass_ = -1;
   graphBanner_->hide();
   properties_->setNode(nullptr, -1);
-  passes_->setPasses(std::shared_ptr<const std::vector<api::PassRecord>>(report_, &r.passes),
-                     std::shared_ptr<const api::GraphSnapshot>(report_, &r.imported));
-  properties_->setSession(session_);
+  passes_->setPasses(std::shared_ptr<const std::vector<api::PassRecord>>(doc_->model(), &r.passes),
+                     std::shared_ptr<const api::GraphSnapshot>(doc_->model(), &r.imported));
+  properties_->setSession(worker_, doc_->session());
   irView_->setPlainText(qs(r.final.irText));
-  kernels_->setReport(nullptr);
-  trier_->drop();
   schedulePanel_->reset();
   updateScheduleAvailability();
   centralStack_->setCurrentIndex(1);
@@ -584,7 +587,7 @@ void MainWindow::showModel(const QString& path, std::shared_ptr<const api::Model
   modelInfo_->setToolTip(QDir::toNativeSeparators(path));
 
   reloadAction_->setEnabled(true);
-  compileAction_->setEnabled(session_ != nullptr);
+  compileAction_->setEnabled(doc_->session() != nullptr);
   updateRunAvailability();
   if (persistSettings_)
     recentFiles_->add(path);
@@ -625,59 +628,68 @@ void MainWindow::showErrorDialog(const QString& objectName, const QString& title
 }
 
 bool MainWindow::compile() {
-  // A Session serves one worker at a time: no compile while a run uses it.
-  if (!report_ || !session_ || compiler_->isCompiling() || runner_->isBusyWith(session_.get()))
+  // One compile at a time; none while a run is current (it would change the code the run
+  // shows as it finishes).
+  if (!doc_->model() || !doc_->session() || worker_->isBusy(jobs::kCompile) ||
+      worker_->isBusy(jobs::kRun))
     return false;
-  if (trier_->isBusyWith(session_.get())) {
-    // A Schedule preview or timing holds the Session: drop its result and compile when it
-    // lets go (ScheduleTrier::idle).
-    trier_->drop();
-    schedulePanel_->stopTrying(tr("Stopped: the model is being compiled."));
-    pendingCompile_ = true;
-    setCompiling(true);
-    return true;
-  }
-  pendingCompile_ = false;
-  const QString targetText = target();
   // A model with symbolic input dims compiles for the shapes of the Run panel: those of its
   // input file, or those typed in its shape table. They must be given first.
   if (runPanel_->hasSymbolicInputs() && !runPanel_->shapeProblem().isEmpty()) {
     showPanel(Panel::Run);
     log(tr("%1 has inputs with symbolic dims; to compile it: %2")
-            .arg(QFileInfo(currentFile_).fileName(), runPanel_->shapeProblem()),
+            .arg(QFileInfo(doc_->path()).fileName(), runPanel_->shapeProblem()),
         LogLevel::Warning);
     return false;
   }
-  const RunSettings inputs = runPanel_->settings();
-  if (!compiler_->compile(session_, report_, targetText.toStdString(),
-                          schedulePanel_->keptScheduleText(), inputs.inputsNpz, inputs.inputShapes))
-    return false;
-  log(tr("Compiling %1 for %2").arg(QFileInfo(currentFile_).fileName(), targetText));
+  // A Schedule preview or timing is of no use once the kernels change.
+  if (worker_->cancel(jobs::kSchedule))
+    schedulePanel_->stopTrying(tr("Stopped: the model is being compiled."));
+  const QString targetText = target();
+  doc_->setRunSettings(runPanel_->settings());
+  const RunSettings& inputs = doc_->runSettings();
+  api::CompileOptions options;
+  options.target = targetText.toStdString();
+  options.scheduleText = doc_->keptSchedules();
+  options.inputsFile = inputs.inputsNpz; // specialises a model with symbolic input dims
+  options.inputShapes = inputs.inputShapes;
+  const auto model = doc_->model();
+  worker_->post(
+      jobs::kCompile,
+      [this, session = doc_->session(), model,
+       options](const SessionWorker::Context& context) -> SessionWorker::Deliver {
+        api::CompileResult result = compileJob(*session, options, context);
+        return [this, model, result] { finishCompile(model, result); };
+      },
+      [this, model](const std::string& error) -> SessionWorker::Deliver {
+        return [this, model, failure = internalFailure(model->path, error)] {
+          finishCompile(model, api::CompileResult{nullptr, failure});
+        };
+      });
+  log(tr("Compiling %1 for %2").arg(QFileInfo(doc_->path()).fileName(), targetText));
   setCompiling(true);
   return true;
 }
 
+void MainWindow::finishCompile(const std::shared_ptr<const api::ModelReport>& model,
+                               const api::CompileResult& result) {
+  if (result.ok())
+    showKernels(model, result.report);
+  else
+    showCompileFailure(model, *result.failure);
+}
+
 void MainWindow::cancelCompile() {
-  if (pendingCompile_) { // still waiting for a Schedule job to let go of the Session
-    pendingCompile_ = false;
-    setCompiling(false);
+  // The engine stops at its next stage (code generation itself runs to its end); the
+  // result is dropped.
+  if (!worker_->cancel(jobs::kCompile))
     return;
-  }
-  if (!compiler_->isCompiling())
-    return;
-  // The engine cannot stop a compile half-way: it runs to its end and its result is dropped.
-  compiler_->drop();
   setCompiling(false);
-  if (pendingRun_) { // the run was waiting for this compile
-    pendingRun_ = false;
-    runPanel_->setRunning(false);
-  }
-  log(tr("Cancelled compiling %1").arg(QFileInfo(currentFile_).fileName()));
+  log(tr("Cancelled compiling %1").arg(QFileInfo(doc_->path()).fileName()));
 }
 
 QString MainWindow::target() const {
-  const QString text = targetPicker_->currentData(Qt::UserRole).toString();
-  return text.isEmpty() ? QStringLiteral("llvm") : text;
+  return doc_->target();
 }
 
 bool MainWindow::setTarget(const QString& target) {
@@ -690,56 +702,48 @@ bool MainWindow::setTarget(const QString& target) {
 }
 
 bool MainWindow::isCompiling() const {
-  return compiler_->isCompiling() || pendingCompile_;
+  return worker_->isBusy(jobs::kCompile);
 }
 
 const std::shared_ptr<const api::CompileReport>& MainWindow::compileReport() const {
-  return kernels_->report();
+  return doc_->compileReport();
 }
 
 void MainWindow::setCompiling(bool compiling) {
   if (compiling)
-    compileStage_->setText(tr("Compiling %1\u2026").arg(QFileInfo(currentFile_).fileName()));
+    compileStage_->setText(tr("Compiling %1\u2026").arg(QFileInfo(doc_->path()).fileName()));
   compileStage_->setVisible(compiling);
   compileProgress_->setVisible(compiling);
   cancelCompileButton_->setVisible(compiling);
-  compileAction_->setEnabled(!compiling && session_ != nullptr);
+  compileAction_->setEnabled(!compiling && doc_->session() != nullptr);
   kernels_->setCompiling(compiling);
   updateRunAvailability();
   updateScheduleAvailability();
 }
 
 void MainWindow::showKernels(const std::shared_ptr<const api::ModelReport>& model,
-                             std::shared_ptr<const api::CompileReport> report) {
-  if (model != report_)
+                             std::shared_ptr<const api::CompileReport> report, int threads) {
+  if (model != doc_->model())
     return; // another model is on display now
   setCompiling(false);
-  sessionThreads_ = 0; // ModelCompiler compiles for one thread per core
   const api::CompileReport& r = *report;
-  kernels_->setReport(std::move(report));
-  updateScheduleAvailability(); // setCompiling(false) above saw the previous report
+  doc_->setCompileReport(std::move(report), threads); // Code and Schedule follow
   log(tr("Compiled %1 for %2: %3 kernels; lowering %4, code generation %5; intermediate "
          "memory %6 KiB")
-          .arg(QFileInfo(currentFile_).fileName(), qs(r.target))
+          .arg(QFileInfo(doc_->path()).fileName(), qs(r.target))
           .arg(r.kernels.size())
           .arg(ms(r.lowerMilliseconds), ms(r.codegenMilliseconds),
                QString::number(r.arenaBytes / 1024.0, 'f', 1)));
   syncKernelToNode();
   emit compiled();
-  if (pendingRun_)
-    startRun();
 }
 
 void MainWindow::showCompileFailure(const std::shared_ptr<const api::ModelReport>& model,
                                     const api::Failure& failure) {
-  if (model != report_)
+  if (model != doc_->model())
     return;
   setCompiling(false);
-  if (pendingRun_) {
-    pendingRun_ = false;
-    runPanel_->setRunning(false);
-  }
-  const QString fileName = QFileInfo(currentFile_).fileName();
+  const QString fileName = QFileInfo(doc_->path()).fileName();
   const QString message = failure.message.empty()
                               ? tr("%1: could not be compiled (%2)").arg(fileName, qs(failure.kind))
                               : qs(failure.message);
@@ -755,16 +759,18 @@ bool MainWindow::selectKernel(int kernel) {
 }
 
 void MainWindow::syncKernelToNode() {
-  if (!report_ || selectedNode_ < 0 ||
-      selectedNode_ >= static_cast<int>(report_->final.nodes.size()))
+  if (!doc_->model() || doc_->selectedNode() < 0 ||
+      doc_->selectedNode() >= static_cast<int>(doc_->model()->final.nodes.size()))
     return;
-  kernels_->selectKernelForNode(report_->final.nodes[selectedNode_].name);
+  kernels_->selectKernelForNode(doc_->model()->final.nodes[doc_->selectedNode()].name);
 }
 
 void MainWindow::onTreeNodeSelected(int node) {
-  selectedNode_ = node;
+  doc_->setSelectedNode(node);
   const std::shared_ptr<const api::GraphSnapshot> finalGraph =
-      report_ ? std::shared_ptr<const api::GraphSnapshot>(report_, &report_->final) : nullptr;
+      doc_->model()
+          ? std::shared_ptr<const api::GraphSnapshot>(doc_->model(), &doc_->model()->final)
+          : nullptr;
   properties_->setNode(finalGraph, node);
   // The tree shows the final graph; the graph view may show a pass's graph, whose indices differ.
   if (graphPass_ < 0)
@@ -773,20 +779,20 @@ void MainWindow::onTreeNodeSelected(int node) {
 }
 
 void MainWindow::onGraphNodeSelected(int node) {
-  if (node < 0 || !report_)
+  if (node < 0 || !doc_->model())
     return; // a click on empty space keeps what the panels show
   if (graphPass_ < 0) {
     browser_->selectNode(node); // the tree's nodeSelected updates everything else
     return;
   }
-  const auto& graph = report_->passes[graphPass_].graphAfter;
+  const auto& graph = doc_->model()->passes[graphPass_].graphAfter;
   properties_->setNode(graph, node);
   showPanel(Panel::Properties);
 }
 
 void MainWindow::highlightKernel(int kernel) {
-  const auto& compiled = kernels_->report();
-  if (!report_ || graphPass_ >= 0 || !compiled || kernel < 0 ||
+  const auto& compiled = doc_->compileReport();
+  if (!doc_->model() || graphPass_ >= 0 || !compiled || kernel < 0 ||
       kernel >= static_cast<int>(compiled->kernels.size())) {
     if (graphPass_ < 0)
       graph_->highlightNodes({});
@@ -795,17 +801,17 @@ void MainWindow::highlightKernel(int kernel) {
   const std::set<std::string> names(compiled->kernels[kernel].nodes.begin(),
                                     compiled->kernels[kernel].nodes.end());
   std::vector<int> nodes;
-  for (int n = 0; n < static_cast<int>(report_->final.nodes.size()); ++n) {
-    if (names.count(report_->final.nodes[n].name))
+  for (int n = 0; n < static_cast<int>(doc_->model()->final.nodes.size()); ++n) {
+    if (names.count(doc_->model()->final.nodes[n].name))
       nodes.push_back(n);
   }
   graph_->highlightNodes(std::move(nodes));
 }
 
 void MainWindow::showGraphAfterPass(int pass) {
-  if (!report_ || pass < 0 || pass >= static_cast<int>(report_->passes.size()))
+  if (!doc_->model() || pass < 0 || pass >= static_cast<int>(doc_->model()->passes.size()))
     return;
-  const api::PassRecord& record = report_->passes[pass];
+  const api::PassRecord& record = doc_->model()->passes[pass];
   if (!record.graphAfter)
     return;
   graphPass_ = pass;
@@ -829,12 +835,13 @@ void MainWindow::showGraphAfterPass(int pass) {
 }
 
 void MainWindow::showFinalGraph() {
-  if (!report_)
+  if (!doc_->model())
     return;
   graphPass_ = -1;
   graphBanner_->hide();
-  graph_->setSnapshot(std::shared_ptr<const api::GraphSnapshot>(report_, &report_->final));
-  graph_->selectNode(selectedNode_);
+  graph_->setSnapshot(
+      std::shared_ptr<const api::GraphSnapshot>(doc_->model(), &doc_->model()->final));
+  graph_->selectNode(doc_->selectedNode());
   highlightKernel(kernels_->selectedKernel());
   applyHeatMap();
 }

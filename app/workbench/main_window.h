@@ -26,16 +26,17 @@ namespace lathe::workbench {
 
 class KernelsPanel;
 class ModelBrowser;
-class ModelCompiler;
-class ModelLoader;
-class ModelRunner;
 class NumericsPanel;
 class PassesPanel;
 class PropertiesPanel;
 class RecentFiles;
 class RunPanel;
 class SchedulePanel;
-class ScheduleTrier;
+class SessionWorker;
+class WorkbenchDocument;
+struct Opened;
+struct RunOutcome;
+struct RunSettings;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
@@ -65,9 +66,11 @@ public:
   // layout and must leave the user's settings alone.
   void restoreSettings();
 
+  // What is open, compiled, run and selected (workbench_document.h).
+  WorkbenchDocument* document() const { return doc_; }
   // The model on display (nullptr before the first successful load) and its file.
-  const std::shared_ptr<const api::ModelReport>& report() const { return report_; }
-  QString currentFile() const { return currentFile_; }
+  const std::shared_ptr<const api::ModelReport>& report() const;
+  QString currentFile() const;
   bool isLoading() const;
 
   // Compiles the model on display for the target picked in the toolbar (the host by default)
@@ -152,11 +155,13 @@ private:
   void chooseFile();
   void reload();
   void cancelLoad();
+  void finishOpen(const QString& path, const Opened& opened);
   void showModel(const QString& path, std::shared_ptr<const api::ModelReport> report,
                  std::shared_ptr<api::Session> session);
   void showFailure(const QString& path, const api::Failure& failure);
+  // `threads`: what the code was compiled for (0: one per core).
   void showKernels(const std::shared_ptr<const api::ModelReport>& model,
-                   std::shared_ptr<const api::CompileReport> report);
+                   std::shared_ptr<const api::CompileReport> report, int threads = 0);
   void showCompileFailure(const std::shared_ptr<const api::ModelReport>& model,
                           const api::Failure& failure);
   void showErrorDialog(const QString& objectName, const QString& title, const QString& text,
@@ -164,7 +169,12 @@ private:
   void setCompiling(bool compiling);
   void syncKernelToNode();
   void createRunDocks();
-  bool startRun();
+  void finishCompile(const std::shared_ptr<const api::ModelReport>& model,
+                     const api::CompileResult& result);
+  void finishRun(const std::shared_ptr<const api::ModelReport>& model, const RunSettings& settings,
+                 const RunOutcome& outcome);
+  void finishTry(const std::shared_ptr<const api::ModelReport>& model, const QString& steps,
+                 const api::KernelScheduleResult& result);
   void updateRunAvailability();
   void updateScheduleAvailability();
   void showScheduleKernel(int kernel);
@@ -181,19 +191,11 @@ private:
   void log(const QString& line, LogLevel level = LogLevel::Info);
   void saveLayout() const;
 
-  ModelLoader* loader_;
-  ModelCompiler* compiler_;
-  ModelRunner* runner_;
-  ScheduleTrier* trier_;
-  bool pendingRun_ = false;     // run() waits for a compile to end
-  bool pendingCompile_ = false; // compile() waits for a Schedule preview to let go
-  int sessionThreads_ = -1;     // threads session_ compiled for (0: one per core); -1: none yet
-  // The Session that opened report_: compile() needs it. Used by one worker at a time.
-  std::shared_ptr<api::Session> session_;
-  int selectedNode_ = -1; // in report_->final.nodes
+  // Runs every engine job, one after another (session_worker.h).
+  SessionWorker* worker_;
+  WorkbenchDocument* doc_;
+  QString loadingPath_; // the file the current open job opens
   RecentFiles* recentFiles_ = nullptr;
-  std::shared_ptr<const api::ModelReport> report_;
-  QString currentFile_;
   bool persistSettings_ = false;
   bool layoutRestored_ = false; // restoreSettings() found a saved layout of this version
 

@@ -1,14 +1,14 @@
 // MainWindow's Run and Profile docks: running the model, showing the run and its profile,
 // the heat map, and jumping from a profiled kernel to its nodes.
+#include "app/workbench/engine_jobs.h"
 #include "app/workbench/kernels_panel.h"
 #include "app/workbench/main_window.h"
 #include "app/workbench/main_window_text.h"
-#include "app/workbench/model_compiler.h"
-#include "app/workbench/model_runner.h"
 #include "app/workbench/numerics_panel.h"
 #include "app/workbench/run_panel.h"
 #include "app/workbench/schedule_panel.h"
-#include "app/workbench/schedule_trier.h"
+#include "app/workbench/session_worker.h"
+#include "app/workbench/workbench_document.h"
 #include "views/graph/graph_view.h"
 #include "views/graph/heat_colors.h"
 #include "views/profile/profile_view.h"
@@ -62,7 +62,7 @@ void MainWindow::createRunDocks() {
   connect(numericsPanel_, &NumericsPanel::finished, this, [this] {
     const auto& r = numericsPanel_->report();
     log(tr("Compared %1 with the %2: %3 match, %4 diverge")
-            .arg(QFileInfo(currentFile_).fileName(), qs(r->reference))
+            .arg(QFileInfo(doc_->path()).fileName(), qs(r->reference))
             .arg(r->matched)
             .arg(r->diverged));
     applyHeatMap();
@@ -73,12 +73,13 @@ void MainWindow::createRunDocks() {
 }
 
 bool MainWindow::compareNumerics(const QString& referenceModel) {
-  if (!report_ || currentFile_.isEmpty() || numericsPanel_->isComparing())
+  if (!doc_->model() || doc_->path().isEmpty() || numericsPanel_->isComparing())
     return false;
   api::CompareOptions options;
-  options.model = currentFile_.toStdString();
+  options.model = doc_->path().toStdString();
   options.referenceModel = referenceModel.toStdString();
-  options.inputsNpz = runPanel_->settings().inputsNpz;
+  doc_->setRunSettings(runPanel_->settings());
+  options.inputsNpz = doc_->runSettings().inputsNpz;
   options.threads = runPanel_->threads();
   showPanel(Panel::Numerics);
   return numericsPanel_->compare(std::move(options));
@@ -86,10 +87,10 @@ bool MainWindow::compareNumerics(const QString& referenceModel) {
 
 // A row of the Numerics table: its node in the final graph (by ONNX name), if a pass kept it.
 void MainWindow::selectNodeByName(const QString& name) {
-  if (!report_)
+  if (!doc_->model())
     return;
   const std::string wanted = name.toStdString();
-  const auto& nodes = report_->final.nodes;
+  const auto& nodes = doc_->model()->final.nodes;
   for (int n = 0; n < static_cast<int>(nodes.size()); ++n) {
     if (nodes[n].name == wanted) {
       if (graphPass_ >= 0)
@@ -101,105 +102,116 @@ void MainWindow::selectNodeByName(const QString& name) {
 }
 
 bool MainWindow::run() {
-  if (!report_ || !session_ || runner_->isRunning() || pendingRun_)
+  if (!doc_->model() || !doc_->session() || worker_->isBusy(jobs::kRun))
     return false;
   if (!runPanel_->shapeProblem().isEmpty())
     return false;
-  runPanel_->setRunning(true);
-  // A model with symbolic input dims goes through compile() each time: its shapes may have
-  // changed, and the Kernels panel shows the code compiled for them (reused when it was
-  // compiled before).
-  if (compileReport() && !compiler_->isCompiling() && !runPanel_->hasSymbolicInputs())
-    return startRun();
-  // Compile first (keeping the code, so that a profiled kernel can show it), then run.
-  pendingRun_ = true;
-  if (!compiler_->isCompiling() && !compile()) {
-    pendingRun_ = false;
-    runPanel_->setRunning(false);
-    updateRunAvailability();
-    return false;
-  }
-  runPanel_->setProgress(-1, tr("Waiting for the compile\u2026"));
-  updateRunAvailability();
-  return true;
-}
-
-bool MainWindow::startRun() {
-  // A cancelled compile or run may still hold the Session on a worker: wait for it.
-  if (compiler_->isBusyWith(session_.get()) || runner_->isBusyWith(session_.get()) ||
-      trier_->isBusyWith(session_.get())) {
-    pendingRun_ = true;
-    runPanel_->setRunning(true);
-    runPanel_->setProgress(-1, tr("Waiting for the engine to finish the cancelled job\u2026"));
-    updateRunAvailability();
-    return true;
-  }
-  pendingRun_ = false;
-  RunSettings settings = runPanel_->settings();
+  doc_->setRunSettings(runPanel_->settings());
+  RunSettings settings = doc_->runSettings();
   settings.target = target().toStdString();
-  settings.scheduleText = schedulePanel_->keptScheduleText();
+  settings.scheduleText = doc_->keptSchedules();
   const int threads = runPanel_->threads();
-  settings.compileThreads = threads != sessionThreads_ ? threads : -1;
-  if (!runner_->run(session_, report_, settings)) {
-    runPanel_->setRunning(false);
-    return false;
-  }
-  sessionThreads_ = threads; // set back to -1 if the run fails
+  // Compiled first (keeping the code, so that a profiled kernel can show it) unless the
+  // Session holds code for these threads. A model with symbolic input dims goes through
+  // compile() each time: its shapes may have changed (code compiled for them before is
+  // reused). A compile in flight is waited for: the worker runs jobs in order.
+  const bool compiled = compileReport() && !worker_->isBusy(jobs::kCompile) &&
+                        !runPanel_->hasSymbolicInputs() && threads == doc_->compiledThreads();
+  settings.compileThreads = compiled ? -1 : threads;
+  const auto model = doc_->model();
+  const std::string path = doc_->path().toStdString();
+  worker_->post(
+      jobs::kRun,
+      [this, session = doc_->session(), model, path,
+       settings](const SessionWorker::Context& context) -> SessionWorker::Deliver {
+        RunOutcome outcome = runJob(*session, path, settings, context);
+        return [this, model, settings, outcome] { finishRun(model, settings, outcome); };
+      },
+      [this, model, path, settings](const std::string& error) -> SessionWorker::Deliver {
+        RunOutcome outcome;
+        outcome.run.failure = internalFailure(path, error);
+        return [this, model, settings, outcome] { finishRun(model, settings, outcome); };
+      });
   runPanel_->setRunning(true);
+  if (worker_->isBusy(jobs::kCompile) || !worker_->isIdle())
+    runPanel_->setProgress(-1, tr("Waiting for the engine\u2026"));
   updateRunAvailability();
+  updateScheduleAvailability();
   log(tr("Running %1: %2 timed runs, %3 inputs%4")
-          .arg(QFileInfo(currentFile_).fileName())
+          .arg(QFileInfo(doc_->path()).fileName())
           .arg(settings.repeat)
           .arg(settings.inputsNpz.empty() ? qs(settings.fill) : qs(settings.inputsNpz))
           .arg(settings.profile ? tr(", profiled") : QString()));
   return true;
 }
 
-void MainWindow::cancelRun() {
-  if (pendingRun_) {
-    pendingRun_ = false;
-  } else if (runner_->isRunning()) {
-    runner_->drop();
-  } else {
+void MainWindow::finishRun(const std::shared_ptr<const api::ModelReport>& model,
+                           const RunSettings& settings, const RunOutcome& outcome) {
+  if (model != doc_->model())
+    return;
+  if (outcome.compileFailed) {
+    runPanel_->setRunning(false);
+    doc_->forgetCompiledThreads();
+    updateRunAvailability();
+    showCompileFailure(model, *outcome.run.failure);
     return;
   }
+  if (const auto& compiled = outcome.compiled) {
+    // New code (or other shapes' code) for the Code panel; the same code compiled before
+    // for these threads leaves the panel as it is.
+    if (!compiled->reused || !compileReport() ||
+        compileReport()->specialisedFor != compiled->specialisedFor)
+      showKernels(model, compiled, settings.compileThreads);
+    else
+      doc_->setCompileReport(compileReport(), settings.compileThreads);
+  }
+  if (outcome.run.ok())
+    showRunReport(model, outcome.run.report);
+  else
+    showRunFailure(model, *outcome.run.failure);
+}
+
+void MainWindow::cancelRun() {
+  if (!worker_->cancel(jobs::kRun))
+    return;
   runPanel_->setRunning(false);
   updateRunAvailability();
-  log(tr("Cancelled running %1").arg(QFileInfo(currentFile_).fileName()));
+  updateScheduleAvailability();
+  log(tr("Cancelled running %1").arg(QFileInfo(doc_->path()).fileName()));
 }
 
 bool MainWindow::isRunning() const {
-  return runner_->isRunning() || pendingRun_;
+  return worker_->isBusy(jobs::kRun);
 }
 
 const std::shared_ptr<const api::RunReport>& MainWindow::runReport() const {
-  return runPanel_->report();
+  return doc_->runReport();
 }
 
 void MainWindow::updateRunAvailability() {
-  const bool canRun = report_ && session_ && !runner_->isRunning() && !pendingRun_ &&
+  const bool canRun = doc_->model() && doc_->session() && !worker_->isBusy(jobs::kRun) &&
                       runPanel_->shapeProblem().isEmpty();
   runAction_->setEnabled(canRun);
   runPanel_->setCanRun(canRun);
-  numericsPanel_->setCanCompare(report_ && !currentFile_.isEmpty());
+  numericsPanel_->setCanCompare(doc_->model() && !doc_->path().isEmpty());
 }
 
 void MainWindow::showRunReport(const std::shared_ptr<const api::ModelReport>& model,
                                std::shared_ptr<const api::RunReport> report) {
-  if (model != report_)
+  if (model != doc_->model())
     return;
   runPanel_->setRunning(false);
   const api::RunReport& r = *report;
   log(tr("Ran %1: %2 timed %3 on %4 %5, median %6 (min %7, max %8)")
-          .arg(QFileInfo(currentFile_).fileName())
+          .arg(QFileInfo(doc_->path()).fileName())
           .arg(r.latenciesMs.size())
           .arg(r.latenciesMs.size() == 1 ? tr("run") : tr("runs"))
           .arg(r.threads)
           .arg(r.threads == 1 ? tr("thread") : tr("threads"))
           .arg(ms(r.medianMs), ms(r.minMs), ms(r.maxMs)));
   if (r.profile) {
-    profileView_->setReport(report,
-                            std::shared_ptr<const api::GraphSnapshot>(report_, &report_->final));
+    profileView_->setReport(
+        report, std::shared_ptr<const api::GraphSnapshot>(doc_->model(), &doc_->model()->final));
     applyHeatMap(); // the new profile's times
     const bool firstShow = profileDock_->isHidden();
     profileDock_->show();
@@ -213,19 +225,19 @@ void MainWindow::showRunReport(const std::shared_ptr<const api::ModelReport>& mo
       QTimer::singleShot(0, this, [this] { profileDock_->setMinimumWidth(0); });
     }
   }
-  runPanel_->showReport(std::move(report));
+  doc_->setRunReport(std::move(report)); // the Run panel follows
   updateRunAvailability();
   emit runFinished();
 }
 
 void MainWindow::showRunFailure(const std::shared_ptr<const api::ModelReport>& model,
                                 const api::Failure& failure) {
-  if (model != report_)
+  if (model != doc_->model())
     return;
   runPanel_->setRunning(false);
-  sessionThreads_ = -1; // a compile for other threads may have failed half-way
+  doc_->forgetCompiledThreads(); // a compile for other threads may have failed half-way
   updateRunAvailability();
-  const QString fileName = QFileInfo(currentFile_).fileName();
+  const QString fileName = QFileInfo(doc_->path()).fileName();
   const QString message = failure.message.empty()
                               ? tr("%1: could not be run (%2)").arg(fileName, qs(failure.kind))
                               : qs(failure.message);
@@ -242,7 +254,7 @@ void MainWindow::showRunFailure(const std::shared_ptr<const api::ModelReport>& m
 // A kernel clicked in the profile: its code in Code and its nodes in the graph; by node names
 // alone when the model was run without a compile that kept the code.
 void MainWindow::selectProfiledKernel(const QString& kernel, const QStringList& nodes) {
-  if (const auto& compiled = kernels_->report()) {
+  if (const auto& compiled = doc_->compileReport()) {
     const std::string name = kernel.toStdString();
     for (int k = 0; k < static_cast<int>(compiled->kernels.size()); ++k) {
       if (compiled->kernels[k].name == name) {
@@ -252,12 +264,12 @@ void MainWindow::selectProfiledKernel(const QString& kernel, const QStringList& 
       }
     }
   }
-  if (!report_ || graphPass_ >= 0)
+  if (!doc_->model() || graphPass_ >= 0)
     return;
   const std::set<QString> names(nodes.begin(), nodes.end());
   std::vector<int> indices;
-  for (int n = 0; n < static_cast<int>(report_->final.nodes.size()); ++n) {
-    if (names.count(qs(report_->final.nodes[n].name)))
+  for (int n = 0; n < static_cast<int>(doc_->model()->final.nodes.size()); ++n) {
+    if (names.count(qs(doc_->model()->final.nodes[n].name)))
       indices.push_back(n);
   }
   if (!indices.empty())
@@ -270,15 +282,15 @@ void MainWindow::selectProfiledKernel(const QString& kernel, const QStringList& 
 void MainWindow::applyHeatMap() {
   // The Numerics heat map wins while it is on: each node's max relative error (capped at 1).
   if (const auto& compared = numericsPanel_->report();
-      compared && numericsPanel_->isHeatMapOn() && report_ && graphPass_ < 0) {
+      compared && numericsPanel_->isHeatMapOn() && doc_->model() && graphPass_ < 0) {
     std::map<std::string, double> errors;
     for (const auto& v : compared->values) {
       if (v.status == "match" || v.status == "diverges")
         errors[v.node] = std::max(errors[v.node], std::min(1.0, v.maxRelError));
     }
-    std::vector<double> heat(report_->final.nodes.size(), 0.0);
+    std::vector<double> heat(doc_->model()->final.nodes.size(), 0.0);
     for (std::size_t n = 0; n < heat.size(); ++n) {
-      if (const auto it = errors.find(report_->final.nodes[n].name); it != errors.end())
+      if (const auto it = errors.find(doc_->model()->final.nodes[n].name); it != errors.end())
         heat[n] = it->second;
     }
     graph_->setHeatTitle(tr("Error vs reference: max relative error"));
@@ -287,11 +299,11 @@ void MainWindow::applyHeatMap() {
   }
   graph_->setHeatTitle({});
   const auto& run = profileView_->report();
-  if (!profileView_->isHeatMapOn() || !run || !run->profile || !report_ || graphPass_ >= 0) {
+  if (!profileView_->isHeatMapOn() || !run || !run->profile || !doc_->model() || graphPass_ >= 0) {
     graph_->setNodeHeat({});
     return;
   }
-  graph_->setNodeHeat(views::nodeTimeShares(*run->profile, report_->final));
+  graph_->setNodeHeat(views::nodeTimeShares(*run->profile, doc_->model()->final));
 }
 
 } // namespace lathe::workbench

@@ -1,10 +1,13 @@
 // MainWindow's Schedule dock: which kernel it shows, whether Apply can start, and trying the
 // steps on a worker.
+#include "app/workbench/engine_jobs.h"
 #include "app/workbench/main_window.h"
-#include "app/workbench/model_compiler.h"
-#include "app/workbench/model_runner.h"
+#include "app/workbench/main_window_text.h"
 #include "app/workbench/schedule_panel.h"
-#include "app/workbench/schedule_trier.h"
+#include "app/workbench/session_worker.h"
+#include "app/workbench/workbench_document.h"
+
+#include <QLabel>
 
 namespace lathe::workbench {
 
@@ -16,9 +19,8 @@ void MainWindow::updateScheduleAvailability() {
              report->target.find("-mtriple") != std::string::npos) {
     schedulePanel_->setAvailable(false, tr("Schedules are tried on this machine: compile for "
                                            "the host target"));
-  } else if (session_ &&
-             (compiler_->isBusyWith(session_.get()) || runner_->isBusyWith(session_.get()) ||
-              trier_->isBusyWith(session_.get()))) {
+  } else if (worker_->isBusy(jobs::kCompile) || worker_->isBusy(jobs::kRun) ||
+             worker_->isBusy(jobs::kSchedule)) {
     schedulePanel_->setAvailable(false, tr("Waiting for the engine"));
   } else {
     schedulePanel_->setAvailable(true);
@@ -38,20 +40,47 @@ void MainWindow::showScheduleKernel(int kernel) {
 
 bool MainWindow::trySchedule(bool timed) {
   updateScheduleAvailability();
-  if (!report_ || !session_ || schedulePanel_->kernel().empty() || !compileReport() ||
-      compiler_->isBusyWith(session_.get()) || runner_->isBusyWith(session_.get()) ||
-      trier_->isBusyWith(session_.get()))
+  if (!doc_->model() || !doc_->session() || schedulePanel_->kernel().empty() || !compileReport() ||
+      worker_->isBusy(jobs::kCompile) || worker_->isBusy(jobs::kRun) ||
+      worker_->isBusy(jobs::kSchedule))
     return false;
   api::KernelScheduleOptions options;
   options.kernel = schedulePanel_->kernel();
   options.steps = schedulePanel_->steps().toStdString();
-  options.threads = sessionThreads_ > 0 ? sessionThreads_ : 0;
+  options.threads = doc_->compiledThreads() > 0 ? doc_->compiledThreads() : 0;
   options.repeat = timed ? 30 : 0;
-  if (!trier_->tryKernel(session_, report_, options))
-    return false;
+  const auto model = doc_->model();
+  const QString steps = schedulePanel_->steps();
+  worker_->post(
+      jobs::kSchedule,
+      [this, session = doc_->session(), model, steps,
+       options](const SessionWorker::Context& context) mutable -> SessionWorker::Deliver {
+        options.cancel = &context.cancel;
+        api::KernelScheduleResult result = session->tryKernelSchedule(options);
+        return [this, model, steps, result] { finishTry(model, steps, result); };
+      },
+      [this, model, steps](const std::string& error) -> SessionWorker::Deliver {
+        api::KernelScheduleResult result;
+        result.failure = internalFailure({}, error);
+        return [this, model, steps, result] { finishTry(model, steps, result); };
+      });
   schedulePanel_->setTrying(true, timed);
   updateScheduleAvailability();
   return true;
+}
+
+void MainWindow::finishTry(const std::shared_ptr<const api::ModelReport>& model,
+                           const QString& steps, const api::KernelScheduleResult& result) {
+  if (model != doc_->model())
+    return;
+  schedulePanel_->showResult(steps, result);
+  if (result.ok())
+    log(tr("Schedule of %1: %2")
+            .arg(qs(result.report->kernel), schedulePanel_->resultLabel()->text()));
+  else
+    log(tr("Schedule refused: %1").arg(qs(result.failure->message)), LogLevel::Warning);
+  updateScheduleAvailability();
+  emit scheduleTried();
 }
 
 } // namespace lathe::workbench

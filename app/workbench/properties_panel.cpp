@@ -1,11 +1,11 @@
 #include "app/workbench/properties_panel.h"
 
+#include "app/workbench/engine_jobs.h"
 #include "app/workbench/placeholder_label.h"
 #include "views/common/padded_item_delegate.h"
 #include "views/models/node_properties_model.h"
 #include "views/properties/weight_stats_view.h"
 
-#include <QFutureWatcher>
 #include <QHeaderView>
 #include <QLabel>
 #include <QScrollArea>
@@ -13,7 +13,6 @@
 #include <QStackedWidget>
 #include <QTreeView>
 #include <QVBoxLayout>
-#include <QtConcurrent/QtConcurrentRun>
 #include <algorithm>
 #include <set>
 
@@ -76,10 +75,13 @@ PropertiesPanel::PropertiesPanel(QWidget* parent)
   layout->addWidget(stack_);
 }
 
-void PropertiesPanel::setSession(std::shared_ptr<api::Session> session) {
-  if (session == session_)
+void PropertiesPanel::setSession(SessionWorker* worker, std::shared_ptr<api::Session> session) {
+  if (session == session_ && worker == worker_)
     return;
-  session_ = std::move(session);
+  if (worker_)
+    worker_->cancel(jobs::kStats);
+  worker_ = session ? worker : nullptr;
+  session_ = worker_ ? std::move(session) : nullptr;
   cache_.clear();
   pendingJob_ = 0; // whatever is in flight belongs to the old model
   showWeights();
@@ -156,30 +158,27 @@ void PropertiesPanel::showWeights() {
     return;
   }
 
-  // Off the GUI thread: a ResNet-50 conv weight has millions of values. The worker owns a
+  // Off the GUI thread: a ResNet-50 conv weight has millions of values. The job holds a
   // reference to the Session, so a model closed meanwhile stays alive until it returns.
   pendingJob_ = job;
-  auto* watcher = new QFutureWatcher<StatsResults>(this);
-  connect(watcher, &QFutureWatcher<StatsResults>::finished, this,
-          [this, watcher, job, session = session_] {
-            watcher->deleteLater();
-            const StatsResults results = watcher->result();
-            if (session != session_)
-              return; // another model: these names may mean other tensors now
-            for (const auto& [name, stats] : results)
-              cache_[name] = stats;
-            if (job != pendingJob_)
-              return; // the selection moved on while this ran
-            pendingJob_ = 0;
-            applyStats(results);
-            emit weightStatsReady();
-          });
-  watcher->setFuture(QtConcurrent::run([session = session_, names = std::move(missing)] {
-    StatsResults out;
-    for (const std::string& name : names)
-      out.emplace_back(name, session->constantStats(name, kHistogramBins));
-    return out;
-  }));
+  worker_->post(jobs::kStats,
+                [this, job, session = session_, names = std::move(missing)](
+                    const SessionWorker::Context&) -> SessionWorker::Deliver {
+                  StatsResults results;
+                  for (const std::string& name : names)
+                    results.emplace_back(name, session->constantStats(name, kHistogramBins));
+                  return [this, job, session, results] {
+                    if (session != session_)
+                      return; // another model: these names may mean other tensors now
+                    for (const auto& [name, stats] : results)
+                      cache_[name] = stats;
+                    if (job != pendingJob_)
+                      return; // the selection moved on while this ran
+                    pendingJob_ = 0;
+                    applyStats(results);
+                    emit weightStatsReady();
+                  };
+                });
 }
 
 // Room for the histograms: the table rarely needs more than half the height, and a

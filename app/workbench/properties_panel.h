@@ -23,15 +23,18 @@ class WeightStatsView;
 
 namespace lathe::workbench {
 
+class SessionWorker;
+
 class PropertiesPanel : public QWidget {
   Q_OBJECT
 
 public:
   explicit PropertiesPanel(QWidget* parent = nullptr);
 
-  // The Session that opened the model on display: weight statistics come from it (on a
-  // worker thread). nullptr (the default) shows weights without statistics.
-  void setSession(std::shared_ptr<api::Session> session);
+  // The Session that opened the model on display: weight statistics come from it, as jobs
+  // of `worker` (tag "stats": a newer selection's job replaces an older one). A null
+  // session (the default) shows weights without statistics.
+  void setSession(SessionWorker* worker, std::shared_ptr<api::Session> session);
   // node -1 (or a null graph) shows a hint instead of an empty table.
   void setNode(std::shared_ptr<const api::GraphSnapshot> graph, int node);
 
@@ -61,6 +64,7 @@ private:
   std::shared_ptr<const api::GraphSnapshot> graph_;
   int node_ = -1;
   int weightCount_ = 0; // weight views on display
+  SessionWorker* worker_ = nullptr;
   std::shared_ptr<api::Session> session_;
   // Statistics already computed for this session, by constant name.
   std::map<std::string, std::optional<api::ConstantStats>> cache_;

@@ -3,7 +3,7 @@
 // the outputs (top-5 for classifiers), the latency distribution, and, with a run pinned, the
 // per-kernel comparison of the next run with it.
 
-#include "app/workbench/model_runner.h"
+#include "app/workbench/engine_jobs.h"
 #include "engine/api/session.h"
 
 #include <QWidget>

@@ -3,6 +3,7 @@
 // showing them for the selected node from a worker, dropping stale results.
 
 #include "app/workbench/properties_panel.h"
+#include "app/workbench/session_worker.h"
 #include "views/models/node_properties_model.h"
 #include "views/properties/weight_stats_view.h"
 
@@ -17,6 +18,7 @@
 
 using namespace lathe;
 using workbench::PropertiesPanel;
+using workbench::SessionWorker;
 
 namespace {
 
@@ -77,6 +79,7 @@ private slots:
 
 private:
   std::shared_ptr<api::Session> session_;
+  SessionWorker worker_; // runs the panels' statistics jobs
   std::shared_ptr<const api::ModelReport> report_;
   std::shared_ptr<const api::GraphSnapshot> final_;
 };
@@ -129,7 +132,7 @@ void TestPropertiesPanel::unknownAndNonConstantNames() {
 void TestPropertiesPanel::panelShowsWeightHistograms() {
   PropertiesPanel panel;
   panel.resize(420, 760);
-  panel.setSession(session_);
+  panel.setSession(&worker_, session_);
   const int pw = nodeNamed(*final_, "/pw/Conv");
   QVERIFY(pw >= 0);
   QSignalSpy ready(&panel, &PropertiesPanel::weightStatsReady);
@@ -181,7 +184,7 @@ void TestPropertiesPanel::panelShowsWeightHistograms() {
 
 void TestPropertiesPanel::staleResultsAreDropped() {
   PropertiesPanel panel;
-  panel.setSession(session_);
+  panel.setSession(&worker_, session_);
   const int dw = nodeNamed(*final_, "/dw/Conv");
   const int pw = nodeNamed(*final_, "/pw/Conv");
   QVERIFY(dw >= 0 && pw >= 0);
@@ -199,7 +202,7 @@ void TestPropertiesPanel::staleResultsAreDropped() {
   QCOMPARE(ready.size(), 1);
 
   // A new session drops everything cached for the old one.
-  panel.setSession(nullptr);
+  panel.setSession(nullptr, nullptr);
   QVERIFY(!panel.weightViews().front()->hasStats());
 }
 
@@ -249,7 +252,7 @@ void TestPropertiesPanel::resnet50LargestWeight() {
         node = static_cast<int>(i);
   QVERIFY(node >= 0);
   PropertiesPanel panel;
-  panel.setSession(session);
+  panel.setSession(&worker_, session);
   QSignalSpy ready(&panel, &PropertiesPanel::weightStatsReady);
   timer.restart();
   panel.setNode(graph, node);
