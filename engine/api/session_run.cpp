@@ -25,27 +25,13 @@ OutputSummary summarize(const std::string& name, const runtime::Tensor& t, int t
   s.name = name;
   s.dtype = std::string(runtime::elementTypeName(t.elementType()));
   s.shape = t.shape();
-  const std::int64_t n = t.numElements();
-  if (n == 0)
+  if (t.numElements() == 0)
     return s;
-  s.min = s.max = t.elementAsDouble(0);
-  double sum = 0;
-  std::vector<std::pair<std::int64_t, double>> all;
-  for (std::int64_t i = 0; i < n; ++i) {
-    const double v = t.elementAsDouble(i);
-    s.min = std::min(s.min, v);
-    s.max = std::max(s.max, v);
-    sum += v;
-    if (topK > 0)
-      all.emplace_back(i, v);
-  }
-  s.mean = sum / static_cast<double>(n);
-  if (topK > 0) {
-    const std::size_t k = std::min<std::size_t>(static_cast<std::size_t>(topK), all.size());
-    std::partial_sort(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(k), all.end(),
-                      [](const auto& a, const auto& b) { return a.second > b.second; });
-    s.top.assign(all.begin(), all.begin() + static_cast<std::ptrdiff_t>(k));
-  }
+  const runtime::TensorSummary values = runtime::summarize(t); // finite values only
+  s.min = values.min;
+  s.max = values.max;
+  s.mean = values.mean;
+  s.top = runtime::largest(t, topK);
   return s;
 }
 

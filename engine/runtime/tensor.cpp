@@ -1,5 +1,6 @@
 #include "engine/runtime/tensor.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -288,6 +289,22 @@ TensorSummary summarize(const Tensor& tensor) {
     out.mean = sum / static_cast<double>(finite);
   }
   return out;
+}
+
+std::vector<std::pair<std::int64_t, double>> largest(const Tensor& tensor, int k) {
+  std::vector<std::pair<std::int64_t, double>> all;
+  if (k <= 0)
+    return all;
+  for (std::int64_t i = 0; i < tensor.numElements(); ++i)
+    if (const double v = tensor.elementAsDouble(i); !std::isnan(v))
+      all.emplace_back(i, v);
+  const auto n =
+      static_cast<std::ptrdiff_t>(std::min<std::size_t>(static_cast<std::size_t>(k), all.size()));
+  std::partial_sort(all.begin(), all.begin() + n, all.end(), [](const auto& a, const auto& b) {
+    return a.second > b.second || (a.second == b.second && a.first < b.first);
+  });
+  all.resize(static_cast<std::size_t>(n));
+  return all;
 }
 
 std::string formatSummary(const TensorSummary& summary) {

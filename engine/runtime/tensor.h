@@ -161,6 +161,9 @@ struct TensorSummary {
 };
 
 TensorSummary summarize(const Tensor& tensor);
+// The `k` largest elements (NaN ignored) as (flat index, value), largest first; ties keep
+// the lower index first.
+std::vector<std::pair<std::int64_t, double>> largest(const Tensor& tensor, int k);
 // "min -0.998 max 0.997 mean 0.0123 (2 NaN, 1 inf)".
 std::string formatSummary(const TensorSummary& summary);
 

@@ -223,6 +223,17 @@ TEST(Tensor, SummaryIgnoresNanAndInf) {
   EXPECT_DOUBLE_EQ(summarize(ints).mean, 86.0);
 }
 
+TEST(Tensor, LargestSkipsNanAndKeepsTiesInIndexOrder) {
+  Tensor t = Tensor::allocate(ElementType::F32, {6});
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const float values[] = {1.0f, 5.0f, nan, 5.0f, -2.0f, 3.0f};
+  std::copy(std::begin(values), std::end(values), t.data<float>());
+  using Top = std::vector<std::pair<std::int64_t, double>>;
+  EXPECT_EQ(largest(t, 3), (Top{{1, 5.0}, {3, 5.0}, {5, 3.0}}));
+  EXPECT_EQ(largest(t, 10).size(), 5u); // all but the NaN
+  EXPECT_TRUE(largest(t, 0).empty());
+}
+
 TEST(Tensor, FillFromConvertsToEveryElementType) {
   for (ElementType type : kAllElementTypes) {
     Tensor t = Tensor::allocate(type, {4});
