@@ -3,6 +3,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <iosfwd>
 #include <map>
 #include <memory>
 #include <string>
@@ -18,6 +19,7 @@ void addTableCommands(CLI::App& app, int& exitCode); // ops, passes
 void addRunCommand(CLI::App& app, int& exitCode);
 void addCompileCommand(CLI::App& app, int& exitCode);
 void addCompareCommand(CLI::App& app, int& exitCode); // compare_command.cpp
+void addTuneCommands(CLI::App& app, int& exitCode);   // tune, records
 
 // Opens an ONNX model (fixing the given input shapes, and those of symbolic inputs to the
 // arrays of `inputsFile` when set) and compiles it; prints the error and returns null on
@@ -25,6 +27,10 @@ void addCompareCommand(CLI::App& app, int& exitCode); // compare_command.cpp
 std::shared_ptr<const api::CompileReport>
 openAndCompile(api::Session& session, const std::string& model, const std::string& inputShapes,
                const api::CompileOptions& options, const std::string& inputsFile = {});
+
+// "tuning records: 3 of 17 kernels tuned (120 trials behind their schedules)" and why records
+// did not apply.
+void printTuningSummary(std::ostream& out, const api::CompileReport& report);
 
 // "name:[1,3,224,224] other:[2,5]" -> shapes by input name (CLI::ValidationError if bad).
 std::map<std::string, std::vector<std::int64_t>> parseInputShapes(const std::string& text);

@@ -1,6 +1,7 @@
 // lathe compile MODEL.onnx --target "llvm [-mcpu=NAME]" -o OUT.tar [--dump DIR]
 //   [--schedule FILE] [--input-shapes "name:[...]"]
 #include "app/cli/commands.h"
+#include "app/cli/option_checks.h"
 #include "engine/api/session.h"
 
 #include <algorithm>
@@ -11,7 +12,8 @@ namespace lathe::cli {
 namespace {
 
 struct CompileCommandOptions {
-  std::string model, target = "llvm", output, dump, schedule, inputShapes, inputs;
+  std::string model, target = "llvm", output, dump, schedule, inputShapes, inputs, tuningRecords;
+  int threads = 0;
 };
 
 // "scheduled 2 kernels: k1 (3 steps), k2 (1 step)\n", or nothing.
@@ -19,7 +21,7 @@ std::string scheduledSummary(const api::CompileReport& c) {
   std::string list;
   int count = 0;
   for (const api::KernelReport& k : c.kernels) {
-    if (k.schedule.empty())
+    if (k.schedule.empty() || k.tunedTrials > 0)
       continue;
     const auto steps = std::count(k.schedule.begin(), k.schedule.end(), '\n');
     list += (count++ ? ", " : "") + k.name + " (" + std::to_string(steps) +
@@ -32,7 +34,7 @@ std::string scheduledSummary(const api::CompileReport& c) {
 }
 
 int compileModel(const CompileCommandOptions& o) {
-  for (const std::string* input : {&o.model, &o.schedule})
+  for (const std::string* input : {&o.model, &o.schedule, &o.tuningRecords})
     if (!input->empty() && api::isSameFile(o.output, *input)) {
       std::cerr << "lathe: error: -o " << o.output << " is the input " << *input
                 << "; writing the bundle would destroy it\n";
@@ -44,6 +46,8 @@ int compileModel(const CompileCommandOptions& o) {
   options.bundlePath = o.output;
   options.dumpDir = o.dump;
   options.schedulePath = o.schedule;
+  options.tuningRecords = o.tuningRecords;
+  options.threads = o.threads;
   const auto report = openAndCompile(session, o.model, o.inputShapes, options, o.inputs);
   if (!report)
     return 1;
@@ -51,8 +55,10 @@ int compileModel(const CompileCommandOptions& o) {
   std::cout << std::fixed << std::setprecision(1) << "compiled " << o.model << " for \"" << c.target
             << "\": " << c.kernels.size() << " kernels, lowering " << c.lowerMilliseconds
             << " ms, code generation " << c.codegenMilliseconds << " ms\n"
-            << scheduledSummary(c)
-            << (c.foldedNodes ? "folded " + std::to_string(c.foldedNodes) +
+            << scheduledSummary(c);
+  if (!o.tuningRecords.empty())
+    printTuningSummary(std::cout, c);
+  std::cout << (c.foldedNodes ? "folded " + std::to_string(c.foldedNodes) +
                                     " constant nodes at compile time\n"
                               : "")
             << "memory plan: " << c.arenaBytes / 1024 << " KiB of intermediates (without reuse "
@@ -84,6 +90,18 @@ openAndCompile(api::Session& session, const std::string& model, const std::strin
   return compiled.report;
 }
 
+void printTuningSummary(std::ostream& out, const api::CompileReport& c) {
+  int trials = 0;
+  for (const api::KernelReport& k : c.kernels)
+    trials += k.tunedTrials;
+  out << "tuning records: " << c.tunedKernels << " of " << c.kernels.size() << " kernels tuned";
+  if (c.tunedKernels)
+    out << " (" << trials << " trials behind their schedules)";
+  out << "\n";
+  for (const std::string& note : c.tuningNotes)
+    out << "  " << note << "\n";
+}
+
 void addCompileCommand(CLI::App& app, int& exitCode) {
   auto o = std::make_shared<CompileCommandOptions>();
   CLI::App* cmd = app.add_subcommand(
@@ -103,6 +121,15 @@ void addCompileCommand(CLI::App& app, int& exitCode) {
                   "name, e.g.\n  kernel fused_add_mul_7:\n    fuse(i1, i2)\n    "
                   "vectorize(i3)\nLoop names are those of the .loop files --dump writes")
       ->check(CLI::ExistingFile);
+  cmd->add_option("--tuning-records", o->tuningRecords,
+                  "Apply the best schedule of each kernel found by lathe tune for this CPU and "
+                  "--threads (kernels --schedule names keep their schedule)")
+      ->check(CLI::ExistingFile);
+  cmd->add_option("--threads", o->threads,
+                  "The threads the bundle will run on, which picks the tuning records that "
+                  "apply (0: one per core)")
+      ->check(threadCount)
+      ->capture_default_str();
   cmd->add_option("--input-shapes", o->inputShapes,
                   "Fix symbolic input dims: \"name:[d0,d1,...] other:[...]\"");
   cmd->add_option("--inputs", o->inputs,

@@ -21,6 +21,7 @@ int main(int argc, char** argv) {
   lathe::cli::addRunCommand(app, exitCode);
   lathe::cli::addTableCommands(app, exitCode);
   lathe::cli::addCompareCommand(app, exitCode);
+  lathe::cli::addTuneCommands(app, exitCode);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

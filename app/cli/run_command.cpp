@@ -17,7 +17,7 @@ namespace lathe::cli {
 namespace {
 
 struct RunCommandOptions {
-  std::string model, inputs, outputs, fill, inputShapes, target = "llvm";
+  std::string model, inputs, outputs, fill, inputShapes, target = "llvm", tuningRecords;
   std::string report = "table", trace; // with profile
   int repeat = 1, threads = 0, top = 0;
   bool printTime = false, json = false, profile = false;
@@ -41,9 +41,10 @@ int runModel(const RunCommandOptions& o) {
   api::Session session;
   const bool bundle = o.model.size() > 4 && o.model.substr(o.model.size() - 4) == ".tar";
   if (bundle) {
-    if (!o.inputShapes.empty()) {
-      std::cerr
-          << "lathe: error: --input-shapes applies when compiling; a bundle's shapes are fixed\n";
+    if (!o.inputShapes.empty() || !o.tuningRecords.empty()) {
+      std::cerr << "lathe: error: "
+                << (o.inputShapes.empty() ? "--tuning-records" : "--input-shapes")
+                << " applies when compiling; a bundle's code is fixed\n";
       return 2;
     }
     const api::OpenResult opened = session.openBundle(o.model, boundedThreads(o.threads));
@@ -55,8 +56,12 @@ int runModel(const RunCommandOptions& o) {
     api::CompileOptions compile;
     compile.target = o.target;
     compile.threads = boundedThreads(o.threads);
-    if (!openAndCompile(session, o.model, o.inputShapes, compile, o.inputs))
+    compile.tuningRecords = o.tuningRecords;
+    const auto compiled = openAndCompile(session, o.model, o.inputShapes, compile, o.inputs);
+    if (!compiled)
       return 1;
+    if (!o.tuningRecords.empty())
+      printTuningSummary(std::cerr, *compiled);
   }
   api::RunOptions run;
   run.inputsNpz = o.inputs;
@@ -155,6 +160,10 @@ void addRunCommand(CLI::App& app, int& exitCode) {
   cmd->add_option("--input-shapes", o->inputShapes,
                   "Fix symbolic input dims: \"name:[d0,d1,...] other:[...]\" "
                   "(without --inputs)");
+  cmd->add_option("--tuning-records", o->tuningRecords,
+                  "Apply the best schedules of this records file (lathe tune) for this CPU and "
+                  "--threads")
+      ->check(CLI::ExistingFile);
   cmd->add_option("--target", o->target, "Target string (running needs the host)")
       ->capture_default_str();
   CLI::Option* profile = cmd->add_flag(

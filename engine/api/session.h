@@ -2,6 +2,8 @@
 // engine/api: the only engine header that app/ and views/ include. Everything here is a
 // plain value type; a Session does the work and hands back immutable snapshots.
 
+#include "engine/api/tuning.h"
+
 #include <atomic>
 #include <cstdint>
 #include <functional>
@@ -195,6 +197,10 @@ struct CompileOptions {
   // Polled between stages; when it becomes true the call fails with kind "cancelled". Code
   // generation itself (LLVM) runs to its end before the flag is seen.
   const std::atomic<bool>* cancel = nullptr;
+  // Tuning records (lathe tune): each kernel that `schedulePath`/`scheduleText` leave alone
+  // and that has a record for this target, CPU and thread count (`threads`; 0: one per
+  // core) which beat the default when it was measured gets that record's trace.
+  std::string tuningRecords;
 };
 
 struct KernelReport {
@@ -206,6 +212,7 @@ struct KernelReport {
   // one line per choice; empty for plain loop nests.
   std::string strategy;
   std::string llvmIr, llvmIrOptimized, assembly; // when keepCode
+  int tunedTrials = 0; // `schedule` came from tuning records, found in this many trials
 };
 
 struct CompileReport {
@@ -225,6 +232,10 @@ struct CompileReport {
   // reused: nothing was compiled. A Session keeps its last few compiles of the open model
   // (compiled in memory for this machine) for this.
   bool reused = false;
+  // With tuning records: how many kernels got a tuned trace, and notes on records that did
+  // not apply (kept for another CPU or thread count).
+  int tunedKernels = 0;
+  std::vector<std::string> tuningNotes;
 };
 
 struct CompileResult {
@@ -232,6 +243,15 @@ struct CompileResult {
   std::optional<Failure> failure;
   bool ok() const { return report != nullptr; }
 };
+
+struct TuneResult {
+  std::shared_ptr<const TuneReport> report;
+  std::optional<Failure> failure;
+  bool ok() const { return report != nullptr; }
+};
+
+// What the records file at `path` holds; nullopt (and `failure` set) when it cannot be read.
+std::optional<RecordsSummary> summarizeRecords(const std::string& path, Failure* failure);
 
 struct RunOptions {
   std::string inputsNpz; // inputs by name
@@ -387,6 +407,11 @@ public:
   // this machine), compiles it alone, and times it and the default next to each other.
   // The compiled model itself is not changed: compile() with scheduleText does that.
   KernelScheduleResult tryKernelSchedule(const KernelScheduleOptions& options);
+
+  // Searches schedules for the open model's kernels on this machine (compiling it for
+  // `options.target` first), measuring each candidate in a child process and appending a
+  // record per trial to options.recordsPath.
+  TuneResult tune(const TuneOptions& options);
 
   // Statistics of the constant named `valueName` in the open model's final graph (after
   // the pipeline), values converted to double; nullopt if there is no such constant or its

@@ -11,6 +11,8 @@
 #include "engine/runtime/timing_stats.h"
 #include "engine/schedule/schedule_io.h"
 #include "engine/support/timer.h"
+#include "engine/tuner/records.h"
+#include "engine/tuner/workload.h"
 
 #include <algorithm>
 #include <cstdlib>
@@ -33,6 +35,44 @@ OutputSummary summarize(const std::string& name, const runtime::Tensor& t, int t
   s.mean = values.mean;
   s.top = runtime::largest(t, topK);
   return s;
+}
+
+// What decides which records a compile applies: the file, its size and time.
+std::string recordsVersion(const std::string& path) {
+  if (path.empty())
+    return {};
+  std::error_code ec;
+  const auto size = std::filesystem::file_size(path, ec);
+  const auto time = std::filesystem::last_write_time(path, ec).time_since_epoch().count();
+  return path + ":" + std::to_string(size) + ":" + std::to_string(time);
+}
+
+// The best trace per kernel in the records at `path` for this machine, target and threads,
+// among records that beat the default they were timed next to by 3 % or more. `notes` says why none
+// may apply (records kept for other machines).
+driver::TunedLookup tunedLookup(const std::string& path, const std::string& target, int threads,
+                                std::vector<std::string>& notes) {
+  if (!std::filesystem::is_regular_file(path))
+    throw Error(ErrorKind::Invalid, "the tuning records file '" + path + "' does not exist",
+                {path, {}, {}});
+  auto records = std::make_shared<tuner::RecordDatabase>();
+  records->addFile(path, &notes);
+  const TuningMachine m = tuningMachine(target, threads);
+  const tuner::MachineKey machine{m.target, m.cpu, m.threads};
+  for (const tuner::MachineKey& other : records->otherMachines(machine))
+    notes.push_back("records for " + other.cpu + ", " + std::to_string(other.threads) +
+                    (other.threads == 1 ? " thread" : " threads") +
+                    (other.target == m.target ? "" : " (\"" + other.target + "\")") +
+                    " do not apply here (" + m.cpu + ", " + std::to_string(m.threads) +
+                    (m.threads == 1 ? " thread" : " threads") + ")");
+  return [records, machine](const loop::Kernel& kernel) -> std::optional<driver::TunedTrace> {
+    const std::string workload = tuner::workloadKey(kernel);
+    const tuner::TuningRecord* best = records->best(workload, machine);
+    // Only a clear win: a few per cent is within the noise of one measurement.
+    if (!best || !(best->defaultMedianMs > 0 && best->medianMs < 0.97 * best->defaultMedianMs))
+      return std::nullopt;
+    return driver::TunedTrace{best->trace, records->trials(workload, machine)};
+  };
 }
 
 // Kernel, ONNX nodes and FLOP estimate of each call of the compiled model's plan.
@@ -75,7 +115,8 @@ CompileResult Session::compile(const CompileOptions& options) {
         target.isHost() && options.bundlePath.empty() && options.schedulePath.empty();
     const std::string optionsKey =
         reusable ? target.text() + "|threads " + std::to_string(options.threads) +
-                       (options.keepCode ? "|code" : "") + "|" + options.scheduleText
+                       (options.keepCode ? "|code" : "") + "|" + options.scheduleText + "|" +
+                       recordsVersion(options.tuningRecords)
                  : std::string();
     if (reusable && ((state_->compiled && state_->specialisedFor == shapes &&
                       state_->compiledOptions == optionsKey && state_->compiledReport) ||
@@ -110,6 +151,10 @@ CompileResult Session::compile(const CompileOptions& options) {
       settings.onStage = [&](int percent, const std::string& name) {
         options.onProgress({percent, name});
       };
+    std::vector<std::string> tuningNotes;
+    if (!options.tuningRecords.empty())
+      settings.tuned =
+          tunedLookup(options.tuningRecords, options.target, options.threads, tuningNotes);
     driver::CompileOutcome outcome = driver::compileModel(*state_->graph, settings);
     state_->compiled = std::move(outcome.compiled);
 
@@ -133,6 +178,10 @@ CompileResult Session::compile(const CompileOptions& options) {
       if (k < lowered.scheduleTraces.size())
         kr.schedule = lowered.scheduleTraces[k];
       kr.strategy = lowered.kernels[k].strategy;
+      if (k < outcome.tunedTrials.size() && outcome.tunedTrials[k] > 0) {
+        kr.tunedTrials = outcome.tunedTrials[k];
+        ++report->tunedKernels;
+      }
       if (options.keepCode && jit && k < jit->code().size()) {
         const auto& code = jit->code()[k];
         kr.llvmIr = code.llvmIr;
@@ -141,10 +190,12 @@ CompileResult Session::compile(const CompileOptions& options) {
       }
       report->kernels.push_back(std::move(kr));
     }
+    if (!options.tuningRecords.empty() && report->tunedKernels == 0)
+      report->tuningNotes = std::move(tuningNotes);
     state_->folded = outcome.folded;
     state_->target = target;
     // Kernels are tried against the default lowering: without schedules, this one.
-    state_->defaultLowered = settings.schedules ? nullptr : outcome.lowered;
+    state_->defaultLowered = settings.schedules || settings.tuned ? nullptr : outcome.lowered;
     state_->defaultMedianMs.clear();
     report->specialisedFor = shapes;
     if (reusable && state_->compiled) {

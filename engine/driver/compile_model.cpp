@@ -8,6 +8,7 @@
 #include "engine/graph/op_table.h"
 #include "engine/lowering/lower_graph.h"
 #include "engine/profiler/kernel_flops.h"
+#include "engine/schedule/schedule_io.h"
 #include "engine/support/diagnostics.h"
 #include "engine/support/timer.h"
 
@@ -56,20 +57,39 @@ lowering::LoweringOptions loweringOptions(const target::Target& target) {
 }
 
 lowering::LoweredModel lowerModel(const graph::Graph& graph, const target::Target& target,
-                                  const schedule::ScheduleSet* schedules) {
+                                  const schedule::ScheduleSet* schedules, const TunedLookup& tuned,
+                                  std::vector<int>* tunedTrials) {
   lowering::LoweredModel lowered = lowering::lowerGraph(graph, loweringOptions(target));
-  if (!schedules || schedules->empty())
+  if (tunedTrials)
+    tunedTrials->assign(lowered.kernels.size(), 0);
+  const bool scheduled = schedules && !schedules->empty();
+  if (!scheduled && !tuned)
     return lowered;
-  std::vector<std::string> names;
-  for (const loop::Kernel& k : lowered.kernels)
-    names.push_back(k.name);
-  schedule::checkKernelsExist(*schedules, names);
+  if (scheduled) {
+    std::vector<std::string> names;
+    for (const loop::Kernel& k : lowered.kernels)
+      names.push_back(k.name);
+    schedule::checkKernelsExist(*schedules, names);
+  }
   lowered.scheduleTraces.assign(lowered.kernels.size(), {});
-  for (std::size_t k = 0; k < lowered.kernels.size(); ++k)
-    if (const schedule::Schedule* s = schedules->find(lowered.kernels[k].name)) {
-      lowered.kernels[k] = schedule::apply(lowered.kernels[k], *s, schedules->source);
+  for (std::size_t k = 0; k < lowered.kernels.size(); ++k) {
+    loop::Kernel& kernel = lowered.kernels[k];
+    if (const schedule::Schedule* s = scheduled ? schedules->find(kernel.name) : nullptr) {
+      kernel = schedule::apply(kernel, *s, schedules->source);
       lowered.scheduleTraces[k] = schedule::traceText(*s);
+    } else if (const std::optional<TunedTrace> t = tuned ? tuned(kernel) : std::nullopt) {
+      const schedule::ScheduleSet set =
+          schedule::parseText("kernel " + kernel.name + ":\n" + t->trace, "tuning records");
+      if (!set.empty()) {
+        // A record replays on the kernel it was measured on: a failure here is a record
+        // that does not belong to this kernel, which the workload key should rule out.
+        kernel = schedule::apply(kernel, set.schedules.front(), "tuning records");
+        lowered.scheduleTraces[k] = schedule::traceText(set.schedules.front());
+        if (tunedTrials)
+          (*tunedTrials)[k] = t->trials;
+      }
     }
+  }
   return lowered;
 }
 
@@ -194,7 +214,7 @@ CompileOutcome compileModel(const graph::Graph& graph, const CompileSettings& se
   stage(10, "lowering");
   Stopwatch watch;
   out.lowered = std::make_shared<const lowering::LoweredModel>(
-      lowerModel(*source, settings.target, settings.schedules));
+      lowerModel(*source, settings.target, settings.schedules, settings.tuned, &out.tunedTrials));
   out.lowerMilliseconds = watch.elapsedMs();
   std::vector<std::vector<std::string>> callNodes;
   for (const lowering::KernelCall& c : out.lowered->calls)

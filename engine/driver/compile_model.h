@@ -17,7 +17,9 @@
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <vector>
 
 namespace lathe::driver {
 
@@ -37,10 +39,23 @@ runtime::ElementType elementTypeOf(graph::DType dtype);
 // What the default schedules may assume of `target` (its vector width).
 lowering::LoweringOptions loweringOptions(const target::Target& target);
 
+// A tuned schedule for a kernel (from tuning records): its steps, one per line, and the
+// trials the search spent on the kernel's workload.
+struct TunedTrace {
+  std::string trace;
+  int trials = 0;
+};
+// What tuning found for a kernel (by its default lowering), if anything.
+using TunedLookup = std::function<std::optional<TunedTrace>(const loop::Kernel&)>;
+
 // Lowers the graph with the default schedules, then replays `schedules` (may be null) on
-// the kernels they name; their traces go into LoweredModel::scheduleTraces.
+// the kernels they name, and `tuned` traces on the others; the traces go into
+// LoweredModel::scheduleTraces, and `tunedTrials` (when given) gets the trials per kernel
+// (0: not tuned).
 lowering::LoweredModel lowerModel(const graph::Graph& graph, const target::Target& target,
-                                  const schedule::ScheduleSet* schedules);
+                                  const schedule::ScheduleSet* schedules,
+                                  const TunedLookup& tuned = {},
+                                  std::vector<int>* tunedTrials = nullptr);
 
 struct CompileSettings {
   target::Target target = target::parseTarget("llvm");
@@ -50,6 +65,7 @@ struct CompileSettings {
   std::shared_ptr<runtime::ThreadPool> pool;
   bool keepText = false; // each kernel's LLVM IR, optimised IR and assembly
   const schedule::ScheduleSet* schedules = nullptr;
+  TunedLookup tuned; // for kernels `schedules` does not name
   // Computes the constant subgraphs the pipeline could not fold once, here, on a copy of
   // the graph (CompileOutcome::folded). Off for graphs that have been folded already.
   bool foldConstants = true;
@@ -68,6 +84,7 @@ struct CompileOutcome {
   // of the caller's graph, which its host calls point into).
   std::shared_ptr<const graph::Graph> folded;
   std::shared_ptr<const lowering::LoweredModel> lowered;
+  std::vector<int> tunedTrials; // per kernel: the trials behind its tuned trace (0: none)
   // What runs here: null when the target is not this machine's.
   std::unique_ptr<CompiledModel> compiled;
   std::size_t foldedNodes = 0;

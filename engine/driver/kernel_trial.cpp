@@ -34,6 +34,7 @@ KernelArguments::KernelArguments(const lowering::LoweredModel& lowered, const st
         std::memcpy(base + i * 4, &v, 4);
       }
     args_.push_back(base);
+    sizes_.push_back(static_cast<std::size_t>(slot.byteSize()));
   }
 }
 

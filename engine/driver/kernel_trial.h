@@ -5,6 +5,7 @@
 #include "engine/lowering/lowered_model.h"
 
 #include <atomic>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -16,10 +17,16 @@ class KernelArguments {
 public:
   KernelArguments(const lowering::LoweredModel& lowered, const std::string& kernel);
   void** args() { return args_.data(); }
+  std::size_t size() const { return args_.size(); }
+  // The bytes of parameter `i` (its tensor's size), as the last call left them.
+  std::span<const unsigned char> buffer(std::size_t i) const {
+    return {static_cast<const unsigned char*>(args_.at(i)), sizes_.at(i)};
+  }
 
 private:
   std::vector<std::vector<unsigned char>> storage_;
   std::vector<void*> args_;
+  std::vector<std::size_t> sizes_;
 };
 
 // Median of `repeat` calls after one warm-up; stops early (returning what it has) when

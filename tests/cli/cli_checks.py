@@ -950,6 +950,82 @@ def check_fill_every_type(lathe, models):
     expect(np.any(outs[0]["f16_f"] != 0) and np.all(np.abs(outs[0]["f16_f"]) <= 1),
            "f16 inputs are uniform in [-1, 1]", str(outs[0]["f16_f"][:8]))
 
+def check_tune(lathe, models):
+    """lathe tune measures candidates in child processes and appends a record per trial;
+    --resume continues without measuring a trace twice; compile and run apply records only
+    for their CPU and thread count; lathe records summarises a file."""
+    import tempfile
+    import numpy as np
+    work = tempfile.mkdtemp(prefix="lathe_cli_")
+    model = f"{models}/sample_cnn.onnx"
+    records = f"{work}/r.jsonl"
+    rc, out, err = run(lathe, "tune", model, "--records", records, "--trials", "8", "--repeat",
+                       "3", "--threads", "1")
+    expect(rc == 0 and "round 1:" in out and "8 trials" in out, "lathe tune", out + err)
+    lines = [json.loads(line) for line in open(records).read().splitlines()]
+    expect(len(lines) == 8, "one record per trial", str(len(lines)))
+    expect(all(r["threads"] == 1 and r["target"] == "llvm" and len(r["workload"]) == 16
+               and ("median_ms" in r) != ("error" in r) for r in lines),
+           "records carry workload, machine and a time or an error", str(lines[0]))
+    rc, out, err = run(lathe, "tune", model, "--records", records, "--trials", "2")
+    expect(rc == 2 and "--resume" in err, "an existing records file is not overwritten",
+           out + err)
+    rc, out, err = run(lathe, "tune", model, "--records", records, "--trials", "4", "--repeat",
+                       "3", "--threads", "1", "--resume")
+    expect(rc == 0, "tune --resume", out + err)
+    lines = [json.loads(line) for line in open(records).read().splitlines()]
+    keys = [(r["workload"], r["trace"]) for r in lines]
+    expect(len(lines) == 12 and len(set(keys)) == 12, "resumed: 4 more, none measured twice",
+           str(len(lines)))
+    rc, out, err = run(lathe, "records", records)
+    expect(rc == 0 and "workloads in" in out, "lathe records", out + err)
+    # --kernels: only the elementwise tail.
+    rc, out, err = run(lathe, "tune", model, "--records", records, "--trials", "1", "--repeat",
+                       "3", "--threads", "1", "--resume", "--kernels", "fused_add_mul")
+    expect(rc == 0, "tune --kernels", out + err)
+    lines = [json.loads(line) for line in open(records).read().splitlines()]
+
+    # A record known to help, for the tail kernel: it must be applied, and the bundle must
+    # compute what the default does.
+    tail = [r for r in lines if r["kernel"].startswith("fused_add_mul")]
+    expect(len(tail) == 1 and len(lines) == 13, "--kernels tuned the tail kernel only",
+           str([r["kernel"] for r in lines]))
+    rc, out, err = run(lathe, "compile", model, "-o", f"{work}/plain.tar", "--dump", f"{work}/d")
+    expect(rc == 0, "compile the default", out + err)
+    import re
+    name = [n[:-5] for n in os.listdir(f"{work}/d") if n.startswith("fused_add_mul")
+            and n.endswith(".loop")][0]
+    loops = re.findall(r"for \((\w+), 0, (\d+)\)", open(f"{work}/d/{name}.loop").read())
+    (c, _), (y, _), (x, _) = loops
+    some = lines[0]
+    with open(records, "a") as f:
+        f.write(json.dumps({"workload": tail[0]["workload"],
+                            "kernel": name, "target": "llvm", "cpu": some["cpu"],
+                            "threads": 1, "trace": f"split({x}, 8)\nvectorize({x}.i)\n",
+                            "median_ms": 1e-6, "default_median_ms": 1.0}) + "\n")
+    rc, out, err = run(lathe, "compile", model, "--tuning-records", records, "--threads", "1",
+                       "-o", f"{work}/tuned.tar", "--dump", f"{work}/t")
+    expect(rc == 0 and "tuning records:" in out and " 0 of " not in out,
+           "compile --tuning-records applies the records of this machine", out + err)
+    expect(f"vectorize({x}.i)" in open(f"{work}/t/{name}.loop").read(),
+           "the tail kernel got the tuned trace", out)
+    for tag in ("plain", "tuned"):
+        rc, out, err = run(lathe, "run", f"{work}/{tag}.tar", "--fill", "ones", "--outputs",
+                           f"{work}/{tag}.npz")
+        expect(rc == 0, f"run the {tag} bundle", out + err)
+    a = np.load(f"{work}/plain.npz")["logits"]
+    b = np.load(f"{work}/tuned.npz")["logits"]
+    expect(np.allclose(a, b, atol=1e-5), "the tuned bundle computes what the default does")
+    # Records for 1 thread do not apply to a compile for 2, and the message says so.
+    rc, out, err = run(lathe, "compile", model, "--tuning-records", records, "--threads", "2",
+                       "-o", f"{work}/t2.tar")
+    expect(rc == 0 and "0 of 17 kernels tuned" in out and "do not apply here" in out,
+           "records of another thread count are not applied", out + err)
+    rc, out, err = run(lathe, "run", model, "--tuning-records", records, "--threads", "1",
+                       "--fill", "ones")
+    expect(rc == 0 and "tuning records:" in err, "run --tuning-records", out + err)
+
+
 CHECKS = {name[len("check_"):]: fn for name, fn in globals().items() if name.startswith("check_")}
 
 if __name__ == "__main__":

@@ -399,6 +399,8 @@ std::shared_ptr<api::CompileReport> makeCompileReport() {
                 kernel("gemm_2", {"fc"}, 3)};
   r->kernels[1].loopIr = "kernel copy_1 {\n}";
   r->kernels[2].schedule = "split(n, 16)\nvectorize(n.i)\n";
+  r->kernels[1].schedule = "vectorize(i)\n"; // from tuning records
+  r->kernels[1].tunedTrials = 12;
   return r;
 }
 
@@ -419,6 +421,8 @@ void TestViewModels::kernelListShowsKernels() {
            QStringLiteral("2 step(s)"));
   QCOMPARE(model.index(2, KernelListModel::ScheduleColumn).data(Qt::ToolTipRole).toString(),
            QStringLiteral("split(n, 16)\nvectorize(n.i)"));
+  QCOMPARE(model.index(1, KernelListModel::ScheduleColumn).data().toString(),
+           QStringLiteral("tuned (12 trial(s))"));
   QCOMPARE(model.headerData(KernelListModel::NodesColumn, Qt::Horizontal).toString(),
            QStringLiteral("ONNX nodes"));
   QCOMPARE(model.index(0, KernelListModel::KernelColumn).data().toString(),

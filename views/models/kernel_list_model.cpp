@@ -59,6 +59,8 @@ int KernelListModel::rowCount(const QModelIndex& parent) const {
 }
 
 QString KernelListModel::scheduleSummary(const api::KernelReport& kernel) {
+  if (kernel.tunedTrials > 0)
+    return tr("tuned (%n trial(s))", nullptr, kernel.tunedTrials);
   const auto steps = std::count(kernel.schedule.begin(), kernel.schedule.end(), '\n');
   return steps == 0 ? tr("default") : tr("%n step(s)", nullptr, static_cast<int>(steps));
 }

@@ -35,7 +35,8 @@ public:
   int kernelForNode(const std::string& node) const;
   // Lines in the kernel's loop IR (a trailing newline does not start another line).
   static int lineCount(const std::string& text);
-  // "default", or "3 steps" for a kernel compiled with a schedule.
+  // "default", "3 steps" for a kernel compiled with a schedule, or "tuned (12 trials)" for
+  // one whose schedule came from tuning records.
   static QString scheduleSummary(const api::KernelReport& kernel);
 
   int rowCount(const QModelIndex& parent = {}) const override;

@@ -1,0 +1,199 @@
+// lathe tune MODEL --records FILE [--target T] [--threads N] [--trials N | --time-budget 30m]
+//   [--kernels PATTERN] [--resume]
+// lathe records FILE: what a records file holds.
+#include "app/cli/commands.h"
+#include "app/cli/option_checks.h"
+#include "engine/api/session.h"
+
+#include <atomic>
+#include <csignal>
+#include <cstdio>
+#include <filesystem>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+namespace lathe::cli {
+namespace {
+
+struct TuneCommandOptions {
+  std::string model, target = "llvm", records, timeBudget, kernels, inputShapes, inputs;
+  int threads = 1, trials = 64, repeat = 20;
+  unsigned seed = 1;
+  bool resume = false;
+};
+
+std::atomic<bool> interrupted{false};
+
+extern "C" void onInterrupt(int) {
+  interrupted = true;
+  std::signal(SIGINT, SIG_DFL); // a second Ctrl-C stops at once
+}
+
+// "30m", "90s", "1h", "45" (seconds) -> seconds; throws CLI::ValidationError.
+double parseDuration(const std::string& text) {
+  std::size_t used = 0;
+  double value = 0;
+  try {
+    value = std::stod(text, &used);
+  } catch (const std::exception&) {
+    used = 0;
+  }
+  const std::string unit = text.substr(used);
+  const double scale = unit.empty() || unit == "s" ? 1 : unit == "m" ? 60 : unit == "h" ? 3600 : 0;
+  if (used == 0 || scale == 0 || !(value > 0))
+    throw CLI::ValidationError("--time-budget",
+                               "'" + text + "' is not a duration like 30m, 90s or 1h");
+  return value * scale;
+}
+
+std::string ms(double v) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(v < 1 ? 4 : 2) << v << " ms";
+  return s.str();
+}
+
+int tune(const TuneCommandOptions& o) {
+  if (!o.resume && std::filesystem::exists(o.records)) {
+    std::cerr << "lathe: error: the records file " << o.records
+              << " exists; pass --resume to continue it (its trials are kept and not measured "
+                 "again), or name another file\n";
+    return 2;
+  }
+  api::TuneOptions options;
+  options.target = o.target;
+  options.threads = boundedThreads(o.threads);
+  options.trials = o.trials;
+  options.timeBudgetSeconds = o.timeBudget.empty() ? 0 : parseDuration(o.timeBudget);
+  options.recordsPath = o.records;
+  options.kernelFilter = o.kernels;
+  options.seed = o.seed;
+  options.repeat = o.repeat;
+  options.cancel = &interrupted;
+  options.onProgress = [](const api::TuneProgressSummary& p) {
+    std::cout << "round " << p.round << ": " << p.trials << " trials (" << p.errors << " errors), "
+              << std::fixed << std::setprecision(0) << p.seconds << " s; model estimate "
+              << ms(p.bestModelMs) << " (default " << ms(p.defaultModelMs) << "); " << p.kernel
+              << " " << ms(p.kernelBestMs) << " (default " << ms(p.kernelDefaultMs) << ")\n"
+              << std::flush;
+  };
+  api::Session session;
+  api::OpenOptions open;
+  open.inputShapes = parseInputShapes(o.inputShapes);
+  open.inputShapesFile = o.inputs;
+  const api::OpenResult opened = session.openModel(o.model, open);
+  if (!opened.ok()) {
+    std::cerr << "lathe: error: " << opened.failure->message << "\n";
+    return 1;
+  }
+  std::signal(SIGINT, onInterrupt);
+  const api::TuneResult tuned = session.tune(options);
+  std::signal(SIGINT, SIG_DFL);
+  if (!tuned.ok()) {
+    std::cerr << "lathe: error: " << tuned.failure->message << "\n";
+    return 1;
+  }
+  const api::TuneReport& r = *tuned.report;
+  std::cout << (r.cancelled ? "stopped" : "tuned") << " " << o.model << " on " << r.machine.cpu
+            << ", " << r.machine.threads << (r.machine.threads == 1 ? " thread" : " threads")
+            << ": " << r.trials << " trials (" << r.errors << " errors) in " << std::fixed
+            << std::setprecision(0) << r.seconds << " s; records in " << o.records << "\n";
+  std::cout << std::left << std::setw(34) << "kernel" << std::right << std::setw(7) << "calls"
+            << std::setw(13) << "default" << std::setw(13) << "best" << std::setw(9) << "speedup"
+            << std::setw(8) << "trials\n";
+  for (const api::TunedWorkload& w : r.workloads) {
+    std::string name = w.kernels.front();
+    if (w.kernels.size() > 1)
+      name += " (+" + std::to_string(w.kernels.size() - 1) + ")";
+    const bool better = w.bestMs > 0 && w.defaultMs > 0 && w.bestMs < w.defaultMs;
+    std::ostringstream speedup;
+    if (better)
+      speedup << std::fixed << std::setprecision(2) << w.defaultMs / w.bestMs << "x";
+    else
+      speedup << "-";
+    std::cout << std::left << std::setw(34) << name << std::right << std::setw(7) << w.calls
+              << std::setw(13) << (w.defaultMs > 0 ? ms(w.defaultMs) : "-") << std::setw(13)
+              << (better ? ms(w.bestMs) : "default") << std::setw(9) << speedup.str()
+              << std::setw(7) << w.trials << "\n";
+  }
+  std::cout << "apply them with: lathe compile " << o.model << " --tuning-records " << o.records
+            << " --threads " << r.machine.threads << " -o MODEL.tar\n";
+  return r.cancelled ? 130 : 0;
+}
+
+int summarize(const std::string& path) {
+  api::Failure failure;
+  const auto summary = api::summarizeRecords(path, &failure);
+  if (!summary) {
+    std::cerr << "lathe: error: " << failure.message << "\n";
+    return 1;
+  }
+  for (const std::string& w : summary->warnings)
+    std::cerr << "lathe: warning: " << w << "\n";
+  std::cout << summary->workloads.size() << " workloads in " << path << "\n";
+  std::cout << std::left << std::setw(18) << "workload" << std::setw(30) << "kernel"
+            << std::setw(26) << "machine" << std::right << std::setw(8) << "trials" << std::setw(13)
+            << "default" << std::setw(13) << "best" << "\n";
+  for (const auto& w : summary->workloads) {
+    const std::string machine = w.machine.cpu + ", " + std::to_string(w.machine.threads) + "t" +
+                                (w.machine.target == "llvm" ? "" : " (" + w.machine.target + ")");
+    std::cout << std::left << std::setw(18) << w.workload << std::setw(30) << w.kernel
+              << std::setw(26) << machine << std::right << std::setw(8) << w.trials << std::setw(13)
+              << (w.defaultMs > 0 ? ms(w.defaultMs) : "-") << std::setw(13)
+              << (w.bestMs > 0 ? ms(w.bestMs) : "-") << "\n";
+  }
+  return 0;
+}
+
+} // namespace
+
+void addTuneCommands(CLI::App& app, int& exitCode) {
+  auto o = std::make_shared<TuneCommandOptions>();
+  CLI::App* cmd = app.add_subcommand(
+      "tune", "Search schedules for the model's kernels on this machine; every candidate is "
+              "measured in a child process and written to the records file as it finishes "
+              "(Ctrl-C keeps them)");
+  cmd->add_option("model", o->model, "ONNX model (.onnx)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("--records", o->records, "Tuning records to write (JSON lines)")->required();
+  cmd->add_option("--target", o->target, "Target string of this machine (see lathe targets)")
+      ->capture_default_str();
+  cmd->add_option("--threads", o->threads,
+                  "Threads the kernels run on (records apply to this count only); 0: one per "
+                  "core")
+      ->check(threadCount)
+      ->capture_default_str();
+  cmd->add_option("--trials", o->trials, "Candidates to measure in this run")
+      ->check(atLeastOne)
+      ->capture_default_str();
+  cmd->add_option("--time-budget", o->timeBudget, "Stop after this long: 30m, 90s, 1h");
+  cmd->add_option("--kernels", o->kernels, "Only kernels whose name contains this");
+  cmd->add_flag("--resume", o->resume,
+                "Continue an existing records file: its trials count and are not measured again");
+  cmd->add_option("--repeat", o->repeat, "Timed calls per candidate")
+      ->check(atLeastOne)
+      ->capture_default_str();
+  cmd->add_option("--seed", o->seed, "Seed of the random search")->capture_default_str();
+  cmd->add_option("--input-shapes", o->inputShapes,
+                  "Fix symbolic input dims: \"name:[d0,d1,...] other:[...]\"");
+  cmd->add_option("--inputs", o->inputs, "An .npz whose arrays' shapes fix symbolic dims")
+      ->check(CLI::ExistingFile);
+  cmd->callback([o, &exitCode] {
+    try {
+      exitCode = tune(*o);
+    } catch (const CLI::ValidationError& e) {
+      std::cerr << "lathe: error: " << e.what() << "\n";
+      exitCode = 2;
+    }
+  });
+
+  auto path = std::make_shared<std::string>();
+  CLI::App* records =
+      app.add_subcommand("records", "Summarise a tuning records file: workloads, machines, "
+                                    "trials, default and best times");
+  records->add_option("file", *path, "Records file (JSON lines)")
+      ->required()
+      ->check(CLI::ExistingFile);
+  records->callback([path, &exitCode] { exitCode = summarize(*path); });
+}
+
+} // namespace lathe::cli

@@ -1,0 +1,118 @@
+// Session::tune and the records helpers of engine/api/tuning.h.
+#include "engine/api/session_state.h"
+#include "engine/codegen/llvm/codegen.h"
+#include "engine/runtime/thread_pool.h"
+#include "engine/tuner/records.h"
+#include "engine/tuner/tuner.h"
+
+#include <algorithm>
+#include <map>
+
+namespace lathe::api {
+
+TuningMachine tuningMachine(const std::string& targetText, int threads) {
+  const target::Target target = target::parseTarget(targetText);
+  TuningMachine m;
+  m.target = target.text();
+  m.cpu = target.cpu.empty() ? codegen::hostCpuName() : target.cpu;
+  m.threads = threads > 0 ? threads : runtime::ThreadPool::defaultThreadCount();
+  return m;
+}
+
+TuneResult Session::tune(const TuneOptions& options) {
+  TuneResult result;
+  try {
+    const target::Target target = target::parseTarget(options.target);
+    if (!target.isHost())
+      throw Error(ErrorKind::Unsupported,
+                  "tuning measures candidates on this machine; tune for the host target "
+                  "(\"llvm\" or \"llvm -mcpu=...\" of this CPU)");
+    if (options.threads < 0)
+      throw Error(ErrorKind::Invalid, "threads must be 0 (one per core) or more");
+    // The model as it compiles (constants folded, shapes static), with the default schedules.
+    CompileOptions compileOptions;
+    compileOptions.target = options.target;
+    compileOptions.threads = options.threads;
+    compileOptions.cancel = options.cancel;
+    const CompileResult compiled = compile(compileOptions);
+    if (!compiled.ok()) {
+      result.failure = compiled.failure;
+      return result;
+    }
+    if (!state_->defaultLowered)
+      state_->defaultLowered = std::make_shared<const lowering::LoweredModel>(
+          driver::lowerModel(*state_->folded, *state_->target, nullptr));
+
+    const TuningMachine machine = tuningMachine(options.target, options.threads);
+    tuner::TuneOptions t;
+    t.target = target;
+    t.machine = {machine.target, machine.cpu, machine.threads};
+    t.trials = options.trials;
+    t.timeBudgetSeconds = options.timeBudgetSeconds;
+    t.kernelFilter = options.kernelFilter;
+    t.recordsPath = options.recordsPath;
+    t.seed = options.seed;
+    t.measure.repeat = std::max(1, options.repeat);
+    t.measure.timeoutSeconds = options.timeoutSeconds;
+    t.cancel = options.cancel;
+    if (options.onProgress)
+      t.onRound = [&](const tuner::TuneProgress& p) {
+        options.onProgress({p.round, p.trials, p.errors, p.seconds, p.defaultModelMs, p.bestModelMs,
+                            p.kernel, p.kernelDefaultMs, p.kernelBestMs});
+      };
+    const tuner::TuneReport tuned = tuner::tuneModel(*state_->defaultLowered, t);
+
+    auto report = std::make_shared<TuneReport>();
+    report->machine = machine;
+    report->trials = tuned.trials;
+    report->errors = tuned.errors;
+    report->seconds = tuned.seconds;
+    report->cancelled = tuned.cancelled;
+    for (const tuner::WorkloadResult& w : tuned.workloads)
+      report->workloads.push_back(
+          {w.workload, w.kernels, w.calls, w.defaultMs, w.bestMs, w.bestTrace, w.trials, w.errors});
+    result.report = std::move(report);
+  } catch (const Error& e) {
+    result.failure = toFailure(e.within({state_->path, {}, {}}));
+  } catch (const std::exception& e) {
+    result.failure = Failure{
+        "internal", state_->path + ": internal error: " + e.what(), state_->path, {}, {}, e.what()};
+  }
+  return result;
+}
+
+std::optional<RecordsSummary> summarizeRecords(const std::string& path, Failure* failure) {
+  try {
+    RecordsSummary summary;
+    const auto records = tuner::readRecords(path, &summary.warnings);
+    std::map<std::string, std::size_t> index;
+    for (const tuner::TuningRecord& r : records) {
+      const std::string key = r.workload + "|" + r.machine.target + "|" + r.machine.cpu + "|" +
+                              std::to_string(r.machine.threads);
+      auto [it, fresh] = index.emplace(key, summary.workloads.size());
+      if (fresh) {
+        RecordsSummary::Workload w;
+        w.workload = r.workload;
+        w.kernel = r.kernel;
+        w.machine = {r.machine.target, r.machine.cpu, r.machine.threads};
+        summary.workloads.push_back(std::move(w));
+      }
+      RecordsSummary::Workload& w = summary.workloads[it->second];
+      ++w.trials;
+      w.errors += !r.ok();
+      if (r.defaultMedianMs > 0 && w.defaultMs == 0)
+        w.defaultMs = r.defaultMedianMs;
+      if (r.ok() && (w.bestMs == 0 || r.medianMs < w.bestMs)) {
+        w.bestMs = r.medianMs;
+        w.bestTrace = r.trace;
+      }
+    }
+    return summary;
+  } catch (const Error& e) {
+    if (failure)
+      *failure = toFailure(e);
+    return std::nullopt;
+  }
+}
+
+} // namespace lathe::api

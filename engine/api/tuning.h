@@ -1,0 +1,76 @@
+#pragma once
+// Auto-tuning through the Session: the options and the report of Session::tune, and a
+// summary of a records file. Plain structs; the search lives in engine/tuner.
+
+#include <atomic>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace lathe::api {
+
+struct Failure;
+
+// Where records apply: the canonical target string, the CPU tuned on, the threads.
+struct TuningMachine {
+  std::string target, cpu;
+  int threads = 1;
+};
+
+struct TuneProgressSummary {
+  int round = 0, trials = 0, errors = 0;
+  double seconds = 0;
+  double defaultModelMs = 0, bestModelMs = 0; // the kernels' times summed over their calls
+  std::string kernel;                         // the one this round tuned
+  double kernelDefaultMs = 0, kernelBestMs = 0;
+};
+
+struct TuneOptions {
+  std::string target = "llvm";  // must run here
+  int threads = 1;              // the kernels run (and the records are) for this many threads
+  int trials = 64;              // candidates to measure in this run
+  double timeBudgetSeconds = 0; // 0: no limit
+  std::string recordsPath;      // appended to as trials finish; its records are resumed
+  std::string kernelFilter;     // only kernels whose name contains it
+  unsigned seed = 1;
+  int repeat = 20;            // timed calls per candidate
+  double timeoutSeconds = 20; // per candidate, compile included
+  std::function<void(const TuneProgressSummary&)> onProgress;
+  const std::atomic<bool>* cancel = nullptr; // stops after the candidate in flight
+};
+
+struct TunedWorkload {
+  std::string workload;
+  std::vector<std::string> kernels; // that share it (tuned once)
+  int calls = 0;
+  double defaultMs = 0, bestMs = 0; // bestMs 0: nothing measured better than nothing yet
+  std::string bestTrace;
+  int trials = 0, errors = 0; // including resumed ones
+};
+
+struct TuneReport {
+  TuningMachine machine;
+  std::vector<TunedWorkload> workloads; // the largest share of the model's time first
+  int trials = 0, errors = 0;           // this run's
+  double seconds = 0;
+  bool cancelled = false;
+};
+
+// What a records file holds, per machine and workload.
+struct RecordsSummary {
+  struct Workload {
+    std::string workload, kernel;
+    TuningMachine machine;
+    int trials = 0, errors = 0;
+    double defaultMs = 0, bestMs = 0;
+    std::string bestTrace;
+  };
+  std::vector<Workload> workloads;
+  std::vector<std::string> warnings; // an unfinished last line
+};
+
+// This machine's key for `target` and `threads` (0: one per core), as tuning records it.
+TuningMachine tuningMachine(const std::string& target, int threads);
+
+} // namespace lathe::api

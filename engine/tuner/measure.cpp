@@ -1,0 +1,192 @@
+#include "engine/tuner/measure.h"
+
+#include "engine/codegen/llvm/compiler.h"
+#include "engine/driver/kernel_trial.h"
+#include "engine/runtime/thread_pool.h"
+#include "engine/runtime/timing_stats.h"
+#include "engine/support/diagnostics.h"
+#include "engine/support/timer.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <cstring>
+#include <poll.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include <vector>
+
+namespace lathe::tuner {
+namespace {
+
+// What the child writes back: fixed-size, so a short read means the child died writing.
+struct ChildReport {
+  double medianMs = 0, p10Ms = 0, p90Ms = 0, defaultMedianMs = 0;
+  char error[512] = {};
+};
+
+double percentile(std::vector<double> v, double p) {
+  std::sort(v.begin(), v.end());
+  const auto i = static_cast<std::size_t>(std::lround(p * static_cast<double>(v.size() - 1)));
+  return v[std::min(i, v.size() - 1)];
+}
+
+std::vector<double> timeCalls(codegen::KernelFunction f, driver::KernelArguments& args,
+                              int repeat) {
+  f(args.args()); // warm-up
+  std::vector<double> ms;
+  for (int r = 0; r < repeat; ++r) {
+    Stopwatch watch;
+    f(args.args());
+    ms.push_back(watch.elapsedMs());
+  }
+  return ms;
+}
+
+// The first difference between the outputs of two runs, or nothing.
+std::string compareOutputs(const loop::Kernel& kernel, driver::KernelArguments& reference,
+                           driver::KernelArguments& candidate, const MeasureOptions& options) {
+  const std::size_t first = kernel.inputs.size();
+  for (std::size_t o = 0; o < kernel.outputs.size(); ++o) {
+    const auto a = reference.buffer(first + o);
+    const auto b = candidate.buffer(first + o);
+    if (kernel.outputs[o].elementType().toString() == "f32") {
+      const std::size_t n = a.size() / 4;
+      for (std::size_t i = 0; i < n; ++i) {
+        float x, y;
+        std::memcpy(&x, a.data() + i * 4, 4);
+        std::memcpy(&y, b.data() + i * 4, 4);
+        const bool same =
+            (std::isnan(x) && std::isnan(y)) || x == y ||
+            std::fabs(double(y) - double(x)) <= options.atol + options.rtol * std::fabs(double(x));
+        if (!same)
+          return "wrong result: output " + std::to_string(o) + " element " + std::to_string(i) +
+                 " is " + std::to_string(y) + ", the default gives " + std::to_string(x);
+      }
+    } else if (a.size() != b.size() || std::memcmp(a.data(), b.data(), a.size()) != 0) {
+      return "wrong result: output " + std::to_string(o) + " differs from the default's";
+    }
+  }
+  return {};
+}
+
+[[noreturn]] void runChild(int fd, const lowering::LoweredModel& lowered,
+                           const loop::Kernel& reference, const loop::Kernel& candidate,
+                           const target::Target& target, const MeasureOptions& options) {
+  ChildReport report;
+  try {
+    runtime::ThreadPool pool(options.threads);
+    runtime::ScopedCurrentThreadPool current(&pool);
+    codegen::CodegenOptions codegen;
+    codegen.target = target;
+    const auto referenceCode = codegen::jitKernels({reference}, codegen);
+    const auto candidateCode = codegen::jitKernels({candidate}, codegen);
+    driver::KernelArguments referenceArgs(lowered, reference.name);
+    driver::KernelArguments candidateArgs(lowered, reference.name);
+    const auto f = referenceCode->function(reference.name);
+    const auto g = candidateCode->function(candidate.name);
+    f(referenceArgs.args());
+    g(candidateArgs.args());
+    const std::string wrong = compareOutputs(reference, referenceArgs, candidateArgs, options);
+    if (!wrong.empty())
+      throw Error(ErrorKind::Invalid, wrong);
+    const auto times = timeCalls(g, candidateArgs, options.repeat);
+    const auto defaults = timeCalls(f, referenceArgs, options.repeat);
+    report.medianMs = runtime::computeTimingStats(times).median;
+    report.p10Ms = percentile(times, 0.1);
+    report.p90Ms = percentile(times, 0.9);
+    report.defaultMedianMs = runtime::computeTimingStats(defaults).median;
+  } catch (const std::exception& e) {
+    std::strncpy(report.error, e.what(), sizeof report.error - 1);
+  }
+  const char* p = reinterpret_cast<const char*>(&report);
+  std::size_t left = sizeof report;
+  while (left > 0) {
+    const ssize_t n = ::write(fd, p, left);
+    if (n <= 0)
+      break;
+    p += n;
+    left -= static_cast<std::size_t>(n);
+  }
+  ::_exit(0); // no destructors of the parent's objects, no atexit handlers
+}
+
+} // namespace
+
+Measurement measureInChild(const lowering::LoweredModel& lowered, const loop::Kernel& reference,
+                           const loop::Kernel& candidate, const target::Target& target,
+                           const MeasureOptions& options) {
+  Measurement m;
+  int fds[2];
+  if (::pipe(fds) != 0) {
+    m.error = std::string("cannot make a pipe: ") + std::strerror(errno);
+    return m;
+  }
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(fds[0]);
+    ::close(fds[1]);
+    m.error = std::string("cannot fork: ") + std::strerror(errno);
+    return m;
+  }
+  if (pid == 0) {
+    ::close(fds[0]);
+    runChild(fds[1], lowered, reference, candidate, target, options);
+  }
+  ::close(fds[1]);
+  ChildReport report;
+  std::size_t got = 0;
+  const auto deadline = std::chrono::steady_clock::now() +
+                        std::chrono::milliseconds(static_cast<long>(options.timeoutSeconds * 1000));
+  bool timedOut = false;
+  while (got < sizeof report) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+                          deadline - std::chrono::steady_clock::now())
+                          .count();
+    if (left <= 0) {
+      timedOut = true;
+      break;
+    }
+    pollfd p{fds[0], POLLIN, 0};
+    const int ready = ::poll(&p, 1, static_cast<int>(std::min<long>(left, 1000)));
+    if (ready < 0 && errno == EINTR)
+      continue;
+    if (ready <= 0)
+      continue;
+    const ssize_t n = ::read(fds[0], reinterpret_cast<char*>(&report) + got, sizeof report - got);
+    if (n <= 0)
+      break; // the child is gone
+    got += static_cast<std::size_t>(n);
+  }
+  ::close(fds[0]);
+  if (timedOut)
+    ::kill(pid, SIGKILL);
+  int status = 0;
+  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  if (timedOut) {
+    char text[64];
+    std::snprintf(text, sizeof text, "timed out after %g s", options.timeoutSeconds);
+    m.error = text;
+  } else if (WIFSIGNALED(status)) {
+    const int sig = WTERMSIG(status);
+    const char* name = sigabbrev_np(sig);
+    m.error =
+        "crashed (signal " + std::to_string(sig) + (name ? std::string(", SIG") + name : "") + ")";
+  } else if (got < sizeof report) {
+    m.error = "the measuring process exited without a result (status " +
+              std::to_string(WEXITSTATUS(status)) + ")";
+  } else if (report.error[0]) {
+    m.error = report.error;
+  } else {
+    m.medianMs = report.medianMs;
+    m.p10Ms = report.p10Ms;
+    m.p90Ms = report.p90Ms;
+    m.defaultMedianMs = report.defaultMedianMs;
+  }
+  return m;
+}
+
+} // namespace lathe::tuner

@@ -1,0 +1,41 @@
+#pragma once
+// Measuring a candidate schedule in a child process, so that generated code that crashes,
+// hangs or runs away with memory costs one record, never the tuner (or the window that runs
+// it). The child compiles the default kernel and the candidate for this machine, runs both
+// on the same arguments (the model's weights, seeded random activations), checks that the
+// candidate computes what the default does, and times both: one warm-up call, then
+// `repeat` calls, medians and spread.
+
+#include "engine/loop_ir/ir.h"
+#include "engine/lowering/lowered_model.h"
+#include "engine/target/target.h"
+
+#include <string>
+
+namespace lathe::tuner {
+
+struct MeasureOptions {
+  int repeat = 20;
+  int threads = 1;
+  double timeoutSeconds = 20; // the whole child: compiles, runs and timing
+  // Outputs match when |candidate - default| <= atol + rtol * |default| (f32; other types
+  // must be equal bit for bit). Reordered sums round differently.
+  double rtol = 1e-4, atol = 1e-5;
+};
+
+struct Measurement {
+  std::string error; // empty when it ran and matched
+  double medianMs = 0, p10Ms = 0, p90Ms = 0;
+  double defaultMedianMs = 0;
+  bool ok() const { return error.empty(); }
+};
+
+// `reference` and `candidate` are the same kernel of `lowered` (by name) before and after a
+// schedule; `lowered` gives its arguments (its first call). Never throws for what the child
+// does; the error says: "crashed (signal 11, SIGSEGV)", "timed out after 20 s", "wrong
+// result: output 0 element 17 is 1.5, the default gives 1.25", or the compile's message.
+Measurement measureInChild(const lowering::LoweredModel& lowered, const loop::Kernel& reference,
+                           const loop::Kernel& candidate, const target::Target& target,
+                           const MeasureOptions& options);
+
+} // namespace lathe::tuner

@@ -1,0 +1,129 @@
+#include "engine/tuner/search_space.h"
+
+#include "engine/loop_ir/ir_operators.h"
+#include "engine/loop_ir/ir_visitor.h"
+#include "engine/support/diagnostics.h"
+
+#include <algorithm>
+#include <set>
+
+namespace lathe::tuner {
+namespace {
+
+class LoopCollector : public loop::IRVisitor {
+public:
+  std::vector<LoopInfo> loops;
+
+protected:
+  void visitFor(const loop::For* op) override {
+    const std::size_t index = loops.size();
+    LoopInfo info;
+    info.name = op->name();
+    if (const auto e = loop::asConstInt(op->extent))
+      info.extent = *e;
+    info.kind = op->forKind;
+    info.depth = static_cast<int>(stack_.size());
+    info.insideParallel = parallelDepth_ > 0;
+    if (const auto* child = op->body.as<loop::For>();
+        child && child->forKind == loop::ForKind::Serial)
+      info.onlyChild = child->name();
+    loops.push_back(info);
+    stack_.push_back(index);
+    const std::size_t before = loops.size();
+    parallelDepth_ += op->forKind == loop::ForKind::Parallel;
+    loop::IRVisitor::visitFor(op);
+    parallelDepth_ -= op->forKind == loop::ForKind::Parallel;
+    stack_.pop_back();
+    loops[index].innermost = loops.size() == before;
+    for (std::size_t i = before; i < loops.size(); ++i)
+      if (loops[i].kind == loop::ForKind::Parallel)
+        loops[index].containsParallel = true;
+  }
+
+private:
+  std::vector<std::size_t> stack_;
+  int parallelDepth_ = 0;
+};
+
+schedule::Step step(schedule::Primitive p, std::vector<std::string> loops,
+                    std::vector<std::int64_t> factors = {}) {
+  schedule::Step s;
+  s.primitive = p;
+  s.loops = std::move(loops);
+  s.factors = std::move(factors);
+  return s;
+}
+
+} // namespace
+
+std::vector<LoopInfo> loopsOf(const loop::Kernel& kernel) {
+  LoopCollector collector;
+  collector.visit(kernel.body);
+  return collector.loops;
+}
+
+std::vector<std::vector<schedule::Step>> knobsOf(const loop::Kernel& kernel) {
+  using schedule::Primitive;
+  std::vector<std::vector<schedule::Step>> knobs;
+  for (const LoopInfo& l : loopsOf(kernel)) {
+    if (l.kind != loop::ForKind::Serial)
+      continue;
+    if (!l.insideParallel && !l.containsParallel && l.extent >= 2) {
+      knobs.push_back({step(Primitive::Parallel, {l.name})});
+      for (std::int64_t chunk : {2, 4, 8, 16})
+        if (l.extent >= 4 * chunk)
+          knobs.push_back({step(Primitive::Split, {l.name}, {chunk}),
+                           step(Primitive::Parallel, {l.name + ".o"})});
+    }
+    if (l.innermost && l.extent >= 2) {
+      if (l.extent <= 32)
+        knobs.push_back({step(Primitive::Unroll, {l.name})});
+      if (l.extent <= 64)
+        knobs.push_back({step(Primitive::Vectorize, {l.name})});
+      for (std::int64_t width : {4, 8, 16})
+        if (l.extent > width && l.extent % width == 0)
+          knobs.push_back({step(Primitive::Split, {l.name}, {width}),
+                           step(Primitive::Vectorize, {l.name + ".i"})});
+    }
+    if (!l.onlyChild.empty())
+      knobs.push_back({step(Primitive::Reorder, {l.onlyChild, l.name})});
+  }
+  return knobs;
+}
+
+std::vector<schedule::Schedule> sampleSchedules(const loop::Kernel& kernel, int count,
+                                                std::mt19937& rng, std::vector<std::string>& seen) {
+  const auto knobs = knobsOf(kernel);
+  std::vector<schedule::Schedule> out;
+  if (knobs.empty())
+    return out;
+  std::uniform_int_distribution<std::size_t> pick(0, knobs.size() - 1);
+  std::uniform_int_distribution<int> size(1, 3);
+  // Attempts are bounded: a small space runs out of new legal traces.
+  for (int attempt = 0; attempt < count * 20 && static_cast<int>(out.size()) < count; ++attempt) {
+    schedule::Schedule s{kernel.name, {}};
+    std::set<std::string> touched;
+    const int n = size(rng);
+    for (int k = 0; k < n; ++k) {
+      const auto& knob = knobs[pick(rng)];
+      if (touched.count(knob.front().loops.front()))
+        continue;
+      for (const auto& l : knob.front().loops)
+        touched.insert(l);
+      s.steps.insert(s.steps.end(), knob.begin(), knob.end());
+    }
+    const std::string trace = schedule::traceText(s);
+    if (s.steps.empty() || std::find(seen.begin(), seen.end(), trace) != seen.end())
+      continue;
+    seen.push_back(trace);
+    try {
+      schedule::apply(kernel, s);
+    } catch (const Error&) {
+      continue; // illegal: never measured
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+} // namespace lathe::tuner

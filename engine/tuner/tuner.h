@@ -1,0 +1,63 @@
+#pragma once
+// Tuning a lowered model's kernels on this machine: candidates from the search space
+// (search_space.h), each measured in a child process (measure.h) and written to the records
+// file as it finishes. Kernels with the same workload key are tuned once. A simple task
+// scheduler spends the trials where they pay: every workload gets a first batch, then each
+// round goes to the workload with the largest share of the model's time (default time ×
+// calls) weighted by how much its last batch improved on its best.
+
+#include "engine/lowering/lowered_model.h"
+#include "engine/target/target.h"
+#include "engine/tuner/measure.h"
+#include "engine/tuner/records.h"
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace lathe::tuner {
+
+struct WorkloadResult {
+  std::string workload;
+  std::vector<std::string> kernels; // the kernels that share it
+  int calls = 0;                    // calls per model run, over those kernels
+  double defaultMs = 0;             // median of the default schedule (0: not measured)
+  double bestMs = 0;                // of the best good record (0: none beat nothing yet)
+  std::string bestTrace;            // empty: the default is the best
+  int trials = 0, errors = 0;       // this run's and earlier ones' (resumed) together
+};
+
+struct TuneProgress {
+  int round = 0;
+  int trials = 0, errors = 0; // this run's so far
+  double seconds = 0;
+  double defaultModelMs = 0, bestModelMs = 0; // sum over calls of default / best kernel times
+  std::string workload, kernel;               // what the round tuned
+  double kernelDefaultMs = 0, kernelBestMs = 0;
+};
+
+struct TuneOptions {
+  target::Target target = target::parseTarget("llvm");
+  MachineKey machine;           // target text, CPU and threads the records are for
+  int trials = 64;              // candidates measured by this run, over all kernels
+  double timeBudgetSeconds = 0; // 0: no limit
+  int batch = 4;                // candidates per round
+  std::string kernelFilter;     // only kernels whose name contains it
+  std::string recordsPath;      // appended to; its records count (resume)
+  unsigned seed = 1;
+  MeasureOptions measure;
+  std::function<void(const TuneProgress&)> onRound;
+  const std::atomic<bool>* cancel = nullptr; // stops after the measurement in flight
+};
+
+struct TuneReport {
+  std::vector<WorkloadResult> workloads; // largest share of the model's time first
+  int trials = 0, errors = 0;            // this run's
+  double seconds = 0;
+  bool cancelled = false;
+};
+
+TuneReport tuneModel(const lowering::LoweredModel& lowered, const TuneOptions& options);
+
+} // namespace lathe::tuner

@@ -1,0 +1,223 @@
+// engine/tuner: records round trip and matching, workload keys, legal candidates that compute
+// what the default does, and a child process that survives candidates that crash or hang.
+#include "engine/driver/compile_model.h"
+#include "engine/frontend/onnx/onnx_importer.h"
+#include "engine/loop_ir/ir_operators.h"
+#include "engine/pipeline/pass_manager.h"
+#include "engine/schedule/schedule.h"
+#include "engine/support/diagnostics.h"
+#include "engine/tuner/measure.h"
+#include "engine/tuner/records.h"
+#include "engine/tuner/search_space.h"
+#include "engine/tuner/tuner.h"
+#include "engine/tuner/workload.h"
+
+#include <filesystem>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+namespace {
+
+using namespace lathe;
+namespace fs = std::filesystem;
+
+lowering::LoweredModel lowerSample(const std::string& model = "sample_cnn.onnx") {
+  auto imported = frontend::importOnnxFile(std::string(LATHE_MODEL_DIR) + "/" + model);
+  pipeline::PassManager pm;
+  pm.addPasses(pipeline::defaultPipeline());
+  pm.run(*imported.graph);
+  return driver::lowerModel(*imported.graph, target::parseTarget("llvm"), nullptr);
+}
+
+fs::path tempFile(const std::string& name) {
+  return fs::temp_directory_path() / ("lathe_tuner_" + std::to_string(::getpid()) + "_" + name);
+}
+
+tuner::TuningRecord record(const std::string& workload, double ms, int threads = 1) {
+  tuner::TuningRecord r;
+  r.workload = workload;
+  r.kernel = "k1";
+  r.machine = {"llvm", "znver4", threads};
+  r.trace = "split(i, 8)\nvectorize(i.i)\n";
+  r.medianMs = ms;
+  r.p10Ms = ms * 0.9;
+  r.p90Ms = ms * 1.1;
+  r.defaultMedianMs = 2 * ms;
+  r.time = "2026-12-03T20:00:00Z";
+  r.version = "0.1";
+  return r;
+}
+
+TEST(TunerRecords, RoundTripAndMatchOnlyTheirMachine) {
+  const tuner::TuningRecord r = record("abc", 1.5);
+  const tuner::TuningRecord back = tuner::parseJsonLine(tuner::toJsonLine(r), "f", 1);
+  EXPECT_EQ(back.workload, r.workload);
+  EXPECT_EQ(back.machine, r.machine);
+  EXPECT_EQ(back.trace, r.trace);
+  EXPECT_EQ(back.medianMs, r.medianMs);
+  EXPECT_EQ(back.defaultMedianMs, r.defaultMedianMs);
+  EXPECT_TRUE(back.ok());
+
+  tuner::RecordDatabase db;
+  db.add(record("abc", 3.0));
+  db.add(record("abc", 2.0));
+  tuner::TuningRecord failed = record("abc", 0);
+  failed.error = "crashed (signal 11, SIGSEGV)";
+  db.add(failed);
+  db.add(record("abc", 0.5, 2)); // another thread count
+  tuner::TuningRecord otherCpu = record("abc", 0.1);
+  otherCpu.machine.cpu = "skylake";
+  db.add(otherCpu);
+  const tuner::MachineKey here{"llvm", "znver4", 1};
+  ASSERT_TRUE(db.best("abc", here));
+  EXPECT_EQ(db.best("abc", here)->medianMs, 2.0);
+  EXPECT_EQ(db.trials("abc", here), 3);
+  EXPECT_FALSE(db.best("other", here));
+  EXPECT_FALSE(db.best("abc", {"llvm -mcpu=x86-64", "znver4", 1}));
+  EXPECT_EQ(db.otherMachines(here).size(), 2u);
+}
+
+TEST(TunerRecords, FilesAppendResumeAndNameBadLines) {
+  const fs::path path = tempFile("records.jsonl");
+  fs::remove(path);
+  EXPECT_TRUE(tuner::readRecords(path.string()).empty()) << "a missing file has no records";
+  tuner::appendRecord(path.string(), record("a", 1));
+  tuner::appendRecord(path.string(), record("b", 2));
+  EXPECT_EQ(tuner::readRecords(path.string()).size(), 2u);
+  // A run killed half-way through a line: the line is skipped, with a warning.
+  {
+    std::ofstream out(path, std::ios::app);
+    out << R"({"workload": "c", "tar)";
+  }
+  std::vector<std::string> warnings;
+  EXPECT_EQ(tuner::readRecords(path.string(), &warnings).size(), 2u);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find(":3: an unfinished last record"), std::string::npos) << warnings[0];
+  // A bad line in the middle is an error naming the file, the line and the field.
+  {
+    std::ofstream out(path, std::ios::app);
+    out << "\n"
+        << R"({"workload": "d", "target": "llvm", "cpu": "x", "threads": "two", "trace": ""})"
+        << "\n";
+  }
+  try {
+    tuner::readRecords(path.string());
+    FAIL() << "a bad record was read";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find(path.string() + ":3:"), std::string::npos) << e.what();
+  }
+  fs::remove(path);
+}
+
+TEST(TunerWorkload, SameComputationSameKeyOtherShapesOtherKey) {
+  const auto lowered = lowerSample();
+  ASSERT_GE(lowered.kernels.size(), 2u);
+  loop::Kernel renamed = lowered.kernels[0];
+  renamed.name = "another_name_9";
+  EXPECT_EQ(tuner::workloadKey(renamed), tuner::workloadKey(lowered.kernels[0]));
+  EXPECT_EQ(tuner::workloadKey(lowered.kernels[0]).size(), 16u);
+  std::set<std::string> keys;
+  for (const auto& k : lowered.kernels)
+    keys.insert(tuner::workloadKey(k));
+  EXPECT_GT(keys.size(), 1u);
+}
+
+TEST(TunerSearch, CandidatesReplayAndComputeWhatTheDefaultDoes) {
+  const auto lowered = lowerSample("conv_bn_relu.onnx");
+  std::mt19937 rng(3);
+  int measured = 0;
+  for (const loop::Kernel& k : lowered.kernels) {
+    std::vector<std::string> seen;
+    for (const schedule::Schedule& s : tuner::sampleSchedules(k, 3, rng, seen)) {
+      const loop::Kernel scheduled = schedule::apply(k, s); // legal: never throws
+      tuner::MeasureOptions options;
+      options.repeat = 1;
+      const auto m =
+          tuner::measureInChild(lowered, k, scheduled, target::parseTarget("llvm"), options);
+      EXPECT_TRUE(m.ok()) << k.name << ": " << schedule::traceText(s) << m.error;
+      EXPECT_GT(m.medianMs, 0);
+      ++measured;
+    }
+  }
+  EXPECT_GT(measured, 0) << "the space has candidates";
+}
+
+// A kernel with `reference`'s parameters and a body of our choosing.
+loop::Kernel withBody(const loop::Kernel& reference, loop::Stmt body) {
+  loop::Kernel k = reference;
+  k.body = std::move(body);
+  return k;
+}
+
+TEST(TunerMeasure, SurvivesCandidatesThatCrashHangOrComputeSomethingElse) {
+  const auto lowered = lowerSample("conv_bn_relu.onnx");
+  const loop::Kernel& k = lowered.kernels.back();
+  ASSERT_FALSE(k.outputs.empty());
+  const loop::Buffer out = k.outputs.front();
+  const target::Target host = target::parseTarget("llvm");
+  tuner::MeasureOptions options;
+  options.repeat = 1;
+  options.timeoutSeconds = 3;
+  const auto one = loop::makeConst(out.elementType(), 1.0);
+
+  // A store far outside the buffer.
+  const auto crash =
+      withBody(k, loop::Store::make(out, loop::makeIndex(std::int64_t{1} << 40), one));
+  auto m = tuner::measureInChild(lowered, k, crash, host, options);
+  EXPECT_NE(m.error.find("crashed (signal"), std::string::npos) << m.error;
+
+  // A loop that never ends in time: each step depends on the last.
+  const auto i = loop::Var::make(loop::indexType(), "i");
+  const auto zero = loop::makeIndex(0);
+  const auto hang = withBody(
+      k, loop::For::make(i, zero, loop::makeIndex(std::int64_t{1} << 50), loop::ForKind::Serial,
+                         loop::Store::make(out, zero, loop::Load::make(out, zero) + one)));
+  m = tuner::measureInChild(lowered, k, hang, host, options);
+  EXPECT_EQ(m.error, "timed out after 3 s");
+
+  // Code that runs but computes something else is refused, never timed.
+  const auto wrong = withBody(k, loop::For::make(i, zero, loop::makeIndex(1), loop::ForKind::Serial,
+                                                 loop::Store::make(out, zero, one + one + one)));
+  m = tuner::measureInChild(lowered, k, wrong, host, options);
+  EXPECT_NE(m.error.find("wrong result"), std::string::npos) << m.error;
+
+  // And the default itself measures fine afterwards.
+  m = tuner::measureInChild(lowered, k, k, host, options);
+  EXPECT_TRUE(m.ok()) << m.error;
+}
+
+TEST(TunerLoop, TunesWritesRecordsAndResumes) {
+  const auto lowered = lowerSample("conv_bn_relu.onnx");
+  const fs::path path = tempFile("tune.jsonl");
+  fs::remove(path);
+  tuner::TuneOptions options;
+  options.machine = {"llvm", "test-cpu", 1};
+  options.trials = 6;
+  options.batch = 3;
+  options.recordsPath = path.string();
+  options.measure.repeat = 2;
+  int rounds = 0;
+  options.onRound = [&](const tuner::TuneProgress& p) {
+    ++rounds;
+    EXPECT_GT(p.defaultModelMs, 0);
+    EXPECT_LE(p.bestModelMs, p.defaultModelMs);
+  };
+  const tuner::TuneReport first = tuner::tuneModel(lowered, options);
+  EXPECT_EQ(first.trials, 6);
+  EXPECT_GT(rounds, 0);
+  const auto records = tuner::readRecords(path.string());
+  EXPECT_EQ(records.size(), 6u);
+  // Resumed: the earlier trials count and are not measured again.
+  const tuner::TuneReport second = tuner::tuneModel(lowered, options);
+  std::set<std::string> traces;
+  for (const auto& r : tuner::readRecords(path.string()))
+    EXPECT_TRUE(traces.insert(r.workload + r.trace).second) << "measured twice: " << r.trace;
+  int total = 0;
+  for (const auto& w : second.workloads)
+    total += w.trials;
+  EXPECT_EQ(total, 6 + second.trials);
+  fs::remove(path);
+}
+
+} // namespace
