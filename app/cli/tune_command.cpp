@@ -18,6 +18,7 @@ namespace {
 
 struct TuneCommandOptions {
   std::string model, target = "llvm", records, timeBudget, kernels, inputShapes, inputs;
+  std::string strategy = "evolutionary";
   int threads = 1, trials = 64, repeat = 20;
   unsigned seed = 1;
   bool resume = false;
@@ -68,11 +69,12 @@ int tune(const TuneCommandOptions& o) {
   options.recordsPath = o.records;
   options.kernelFilter = o.kernels;
   options.seed = o.seed;
+  options.strategy = o.strategy;
   options.repeat = o.repeat;
   options.cancel = &interrupted;
   options.onProgress = [](const api::TuneProgressSummary& p) {
     std::cout << "round " << p.round << ": " << p.trials << " trials (" << p.errors << " errors), "
-              << std::fixed << std::setprecision(0) << p.seconds << " s; model estimate "
+              << std::fixed << std::setprecision(0) << p.seconds << " s; kernels measured so far "
               << ms(p.bestModelMs) << " (default " << ms(p.defaultModelMs) << "); " << p.kernel
               << " " << ms(p.kernelBestMs) << " (default " << ms(p.kernelDefaultMs) << ")\n"
               << std::flush;
@@ -97,7 +99,10 @@ int tune(const TuneCommandOptions& o) {
   std::cout << (r.cancelled ? "stopped" : "tuned") << " " << o.model << " on " << r.machine.cpu
             << ", " << r.machine.threads << (r.machine.threads == 1 ? " thread" : " threads")
             << ": " << r.trials << " trials (" << r.errors << " errors) in " << std::fixed
-            << std::setprecision(0) << r.seconds << " s; records in " << o.records << "\n";
+            << std::setprecision(0) << r.seconds << " s; records in " << o.records;
+  if (r.modelExamples > 0)
+    std::cout << "; the cost model learned from " << r.modelExamples << " measurements";
+  std::cout << "\n";
   std::cout << std::left << std::setw(34) << "kernel" << std::right << std::setw(7) << "calls"
             << std::setw(13) << "default" << std::setw(13) << "best" << std::setw(9) << "speedup"
             << std::setw(8) << "trials\n";
@@ -171,6 +176,12 @@ void addTuneCommands(CLI::App& app, int& exitCode) {
                 "Continue an existing records file: its trials count and are not measured again");
   cmd->add_option("--repeat", o->repeat, "Timed calls per candidate")
       ->check(atLeastOne)
+      ->capture_default_str();
+  cmd->add_option("--strategy", o->strategy,
+                  "evolutionary: a learned cost model (XGBoost) ranks random candidates and "
+                  "mutations of the best so far, and the most promising are measured; random: "
+                  "candidates at random")
+      ->check(CLI::IsMember({"evolutionary", "random"}))
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed of the random search")->capture_default_str();
   cmd->add_option("--input-shapes", o->inputShapes,

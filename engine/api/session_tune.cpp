@@ -52,6 +52,13 @@ TuneResult Session::tune(const TuneOptions& options) {
     t.kernelFilter = options.kernelFilter;
     t.recordsPath = options.recordsPath;
     t.seed = options.seed;
+    if (options.strategy == "random")
+      t.strategy = tuner::Strategy::Random;
+    else if (options.strategy == "evolutionary")
+      t.strategy = tuner::Strategy::Evolutionary;
+    else
+      throw Error(ErrorKind::Invalid,
+                  "unknown search strategy '" + options.strategy + "' (evolutionary or random)");
     t.measure.repeat = std::max(1, options.repeat);
     t.measure.timeoutSeconds = options.timeoutSeconds;
     t.cancel = options.cancel;
@@ -68,6 +75,7 @@ TuneResult Session::tune(const TuneOptions& options) {
     report->errors = tuned.errors;
     report->seconds = tuned.seconds;
     report->cancelled = tuned.cancelled;
+    report->modelExamples = tuned.modelExamples;
     for (const tuner::WorkloadResult& w : tuned.workloads)
       report->workloads.push_back(
           {w.workload, w.kernels, w.calls, w.defaultMs, w.bestMs, w.bestTrace, w.trials, w.errors});

@@ -34,6 +34,9 @@ struct TuneOptions {
   std::string recordsPath;      // appended to as trials finish; its records are resumed
   std::string kernelFilter;     // only kernels whose name contains it
   unsigned seed = 1;
+  // "evolutionary": candidates ranked by a learned cost model (XGBoost) among random ones
+  // and mutations of the best so far; "random": drawn at random.
+  std::string strategy = "evolutionary";
   int repeat = 20;            // timed calls per candidate
   double timeoutSeconds = 20; // per candidate, compile included
   std::function<void(const TuneProgressSummary&)> onProgress;
@@ -55,6 +58,7 @@ struct TuneReport {
   int trials = 0, errors = 0;           // this run's
   double seconds = 0;
   bool cancelled = false;
+  int modelExamples = 0; // measurements the cost model learned from
 };
 
 // What a records file holds, per machine and workload.

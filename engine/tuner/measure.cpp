@@ -75,6 +75,13 @@ std::string compareOutputs(const loop::Kernel& kernel, driver::KernelArguments& 
 [[noreturn]] void runChild(int fd, const lowering::LoweredModel& lowered,
                            const loop::Kernel& reference, const loop::Kernel& candidate,
                            const target::Target& target, const MeasureOptions& options) {
+  // Generated code that faults ends the child by its signal, whatever handlers the parent
+  // installed (a sanitizer's, Qt's), so the parent can tell a crash from an error.
+  for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) {
+    struct sigaction plain{};
+    plain.sa_handler = SIG_DFL;
+    ::sigaction(sig, &plain, nullptr);
+  }
   ChildReport report;
   try {
     runtime::ThreadPool pool(options.threads);

@@ -91,38 +91,64 @@ std::vector<std::vector<schedule::Step>> knobsOf(const loop::Kernel& kernel) {
   return knobs;
 }
 
-std::vector<schedule::Schedule> sampleSchedules(const loop::Kernel& kernel, int count,
-                                                std::mt19937& rng, std::vector<std::string>& seen) {
+std::vector<Candidate> sampleCandidates(const loop::Kernel& kernel, int count, std::mt19937& rng,
+                                        std::vector<std::string>& seen,
+                                        const std::vector<std::vector<std::size_t>>& parents) {
   const auto knobs = knobsOf(kernel);
-  std::vector<schedule::Schedule> out;
+  std::vector<Candidate> out;
   if (knobs.empty())
     return out;
   std::uniform_int_distribution<std::size_t> pick(0, knobs.size() - 1);
-  std::uniform_int_distribution<int> size(1, 3);
+  std::uniform_int_distribution<int> size(1, 3), coin(0, 1), change(0, 2);
   // Attempts are bounded: a small space runs out of new legal traces.
   for (int attempt = 0; attempt < count * 20 && static_cast<int>(out.size()) < count; ++attempt) {
-    schedule::Schedule s{kernel.name, {}};
-    std::set<std::string> touched;
-    const int n = size(rng);
-    for (int k = 0; k < n; ++k) {
-      const auto& knob = knobs[pick(rng)];
-      if (touched.count(knob.front().loops.front()))
-        continue;
-      for (const auto& l : knob.front().loops)
-        touched.insert(l);
-      s.steps.insert(s.steps.end(), knob.begin(), knob.end());
+    std::vector<std::size_t> chosen;
+    if (!parents.empty() && coin(rng)) {
+      chosen = parents[std::uniform_int_distribution<std::size_t>(0, parents.size() - 1)(rng)];
+      const int what = chosen.empty() ? 1 : change(rng);
+      if (what == 0) // replace a knob
+        chosen[std::uniform_int_distribution<std::size_t>(0, chosen.size() - 1)(rng)] = pick(rng);
+      else if (what == 1 || chosen.size() == 1) // add one
+        chosen.push_back(pick(rng));
+      else // drop one
+        chosen.erase(chosen.begin() +
+                     static_cast<std::ptrdiff_t>(
+                         std::uniform_int_distribution<std::size_t>(0, chosen.size() - 1)(rng)));
+    } else {
+      for (int k = size(rng); k > 0; --k)
+        chosen.push_back(pick(rng));
     }
-    const std::string trace = schedule::traceText(s);
-    if (s.steps.empty() || std::find(seen.begin(), seen.end(), trace) != seen.end())
+    // Knobs on the same loop do not combine: the first one wins.
+    Candidate c;
+    c.schedule.kernel = kernel.name;
+    std::set<std::string> touched;
+    for (std::size_t k : chosen) {
+      if (k >= knobs.size() || touched.count(knobs[k].front().loops.front()))
+        continue;
+      for (const auto& l : knobs[k].front().loops)
+        touched.insert(l);
+      c.knobs.push_back(k);
+      c.schedule.steps.insert(c.schedule.steps.end(), knobs[k].begin(), knobs[k].end());
+    }
+    c.trace = schedule::traceText(c.schedule);
+    if (c.schedule.steps.empty() || std::find(seen.begin(), seen.end(), c.trace) != seen.end())
       continue;
-    seen.push_back(trace);
+    seen.push_back(c.trace);
     try {
-      schedule::apply(kernel, s);
+      c.scheduled = schedule::apply(kernel, c.schedule);
     } catch (const Error&) {
       continue; // illegal: never measured
     }
-    out.push_back(std::move(s));
+    out.push_back(std::move(c));
   }
+  return out;
+}
+
+std::vector<schedule::Schedule> sampleSchedules(const loop::Kernel& kernel, int count,
+                                                std::mt19937& rng, std::vector<std::string>& seen) {
+  std::vector<schedule::Schedule> out;
+  for (Candidate& c : sampleCandidates(kernel, count, rng, seen))
+    out.push_back(std::move(c.schedule));
   return out;
 }
 

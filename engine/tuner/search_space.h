@@ -36,8 +36,24 @@ std::vector<LoopInfo> loopsOf(const loop::Kernel& kernel);
 // Every single-knob step list the rules above give for `kernel` (unchecked).
 std::vector<std::vector<schedule::Step>> knobsOf(const loop::Kernel& kernel);
 
-// Up to `count` distinct legal schedules for `kernel`, none equal to a trace in `seen`
-// (which gains them): random combinations of knobsOf, each replayed to check it.
+// A legal candidate: the knobs (indices into knobsOf) it combines, its steps and the kernel
+// they give.
+struct Candidate {
+  std::vector<std::size_t> knobs;
+  schedule::Schedule schedule;
+  std::string trace;
+  loop::Kernel scheduled;
+};
+
+// Up to `count` distinct legal candidates for `kernel`, none equal to a trace in `seen`
+// (which gains them). Each is a random combination of one to three knobs or, when
+// `parents` are given, half of the time a mutation of one of them: a knob replaced, added
+// or dropped. Each is replayed to check it.
+std::vector<Candidate> sampleCandidates(const loop::Kernel& kernel, int count, std::mt19937& rng,
+                                        std::vector<std::string>& seen,
+                                        const std::vector<std::vector<std::size_t>>& parents = {});
+
+// The schedules of sampleCandidates without parents.
 std::vector<schedule::Schedule> sampleSchedules(const loop::Kernel& kernel, int count,
                                                 std::mt19937& rng, std::vector<std::string>& seen);
 

@@ -1,11 +1,15 @@
 #include "engine/tuner/tuner.h"
 
+#include "engine/schedule/schedule_io.h"
 #include "engine/support/diagnostics.h"
 #include "engine/support/timer.h"
+#include "engine/tuner/cost_model.h"
+#include "engine/tuner/features.h"
 #include "engine/tuner/search_space.h"
 #include "engine/tuner/workload.h"
 
 #include <algorithm>
+#include <cmath>
 #include <map>
 #include <random>
 
@@ -16,13 +20,65 @@
 namespace lathe::tuner {
 namespace {
 
+// The cost model ranks candidates once it has seen this many measurements.
+constexpr std::size_t kMinExamples = 8;
+
 struct Task {
   WorkloadResult result;
   const loop::Kernel* kernel = nullptr; // the first kernel with this workload
   std::vector<std::string> seen;        // traces tried (this run and resumed)
   double lastGain = 1;                  // relative improvement of its last round
   bool exhausted = false;               // the space has no new legal trace
+  // This run's good candidates: (time, knobs), parents for mutations.
+  std::vector<std::pair<double, std::vector<std::size_t>>> measured;
 };
+
+// The knobs of the workload's fastest candidates of this run, fastest first.
+std::vector<std::vector<std::size_t>> parentsOf(const Task& task, std::size_t count) {
+  auto sorted = task.measured;
+  std::sort(sorted.begin(), sorted.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::vector<std::size_t>> out;
+  for (std::size_t i = 0; i < sorted.size() && i < count; ++i)
+    out.push_back(sorted[i].second);
+  return out;
+}
+
+// Candidates to measure this round: at random, or the ones the model ranks best among
+// many, keeping one random one per batch.
+std::vector<Candidate> chooseCandidates(Task& task, int want, const TuneOptions& options,
+                                        const CostModel& model, std::mt19937& rng) {
+  const bool guided = options.strategy == Strategy::Evolutionary && model.trained();
+  if (!guided)
+    return sampleCandidates(*task.kernel, want, rng, task.seen);
+  std::vector<std::string> scratch = task.seen; // only measured traces become seen
+  std::vector<Candidate> pool =
+      sampleCandidates(*task.kernel, want * 8, rng, scratch, parentsOf(task, 4));
+  if (static_cast<int>(pool.size()) <= want) {
+    for (const Candidate& c : pool)
+      task.seen.push_back(c.trace);
+    return pool;
+  }
+  std::vector<Features> rows;
+  for (const Candidate& c : pool)
+    rows.push_back(featuresOf(c.scheduled));
+  const std::vector<float> predicted = model.predict(rows);
+  std::vector<std::size_t> order(pool.size());
+  for (std::size_t i = 0; i < order.size(); ++i)
+    order[i] = i;
+  std::sort(order.begin(), order.end(),
+            [&](std::size_t a, std::size_t b) { return predicted[a] < predicted[b]; });
+  std::vector<Candidate> chosen;
+  for (int i = 0; i + 1 < want; ++i)
+    chosen.push_back(std::move(pool[order[static_cast<std::size_t>(i)]]));
+  // Exploration: one of the rest, at random.
+  std::uniform_int_distribution<std::size_t> rest(static_cast<std::size_t>(want) - 1,
+                                                  order.size() - 1);
+  chosen.push_back(std::move(pool[order[rest(rng)]]));
+  for (const Candidate& c : chosen)
+    task.seen.push_back(c.trace);
+  return chosen;
+}
 
 double modelMs(const std::vector<Task>& tasks, bool best) {
   double total = 0;
@@ -78,6 +134,26 @@ TuneReport tuneModel(const lowering::LoweredModel& lowered, const TuneOptions& o
     task.result.calls += callsOf[k.name];
   }
 
+  // The cost model learns from every good measurement of these workloads, resumed ones
+  // included (their traces replayed to read their features).
+  CostModel model;
+  for (const Task& t : tasks)
+    for (const TuningRecord& r : database.records())
+      if (r.ok() && r.workload == t.result.workload && r.machine == options.machine &&
+          r.defaultMedianMs > 0) {
+        try {
+          const schedule::ScheduleSet set =
+              schedule::parseText("kernel " + t.kernel->name + ":\n" + r.trace);
+          const loop::Kernel k =
+              set.empty() ? *t.kernel : schedule::apply(*t.kernel, set.schedules.front());
+          model.add(featuresOf(k), static_cast<float>(std::log2(r.medianMs / r.defaultMedianMs)));
+        } catch (const Error&) {
+          // A record that no longer replays teaches nothing.
+        }
+      }
+  if (model.examples() >= kMinExamples)
+    model.train();
+
   std::mt19937 rng(options.seed);
   const auto outOfTime = [&] {
     return (options.cancel && options.cancel->load()) ||
@@ -102,31 +178,26 @@ TuneReport tuneModel(const lowering::LoweredModel& lowered, const TuneOptions& o
       break; // every space is exhausted
     ++round;
     const int want = std::min(options.batch, options.trials - report.trials);
-    const auto candidates = sampleSchedules(*next->kernel, want, rng, next->seen);
+    const auto candidates = chooseCandidates(*next, want, options, model, rng);
     if (candidates.empty()) {
       next->exhausted = true;
       continue;
     }
     const double bestBefore = next->result.bestMs;
-    for (const schedule::Schedule& s : candidates) {
+    for (const Candidate& c : candidates) {
       if (outOfTime())
         break;
       TuningRecord record;
       record.workload = next->result.workload;
       record.kernel = next->kernel->name;
       record.machine = options.machine;
-      record.trace = schedule::traceText(s);
+      record.trace = c.trace;
       record.time = utcNow();
       record.version = LATHE_VERSION;
       MeasureOptions measure = options.measure;
       measure.threads = options.machine.threads;
       Measurement m;
-      try {
-        const loop::Kernel scheduled = schedule::apply(*next->kernel, s);
-        m = measureInChild(lowered, *next->kernel, scheduled, options.target, measure);
-      } catch (const Error& e) {
-        m.error = e.what();
-      }
+      m = measureInChild(lowered, *next->kernel, c.scheduled, options.target, measure);
       ++report.trials;
       ++next->result.trials;
       if (m.ok()) {
@@ -136,6 +207,10 @@ TuneReport tuneModel(const lowering::LoweredModel& lowered, const TuneOptions& o
         record.defaultMedianMs = m.defaultMedianMs;
         if (next->result.defaultMs == 0)
           next->result.defaultMs = m.defaultMedianMs;
+        next->measured.emplace_back(m.medianMs, c.knobs);
+        if (m.defaultMedianMs > 0)
+          model.add(featuresOf(c.scheduled),
+                    static_cast<float>(std::log2(m.medianMs / m.defaultMedianMs)));
         if (next->result.bestMs == 0 || m.medianMs < next->result.bestMs) {
           next->result.bestMs = m.medianMs;
           next->result.bestTrace = record.trace;
@@ -148,6 +223,8 @@ TuneReport tuneModel(const lowering::LoweredModel& lowered, const TuneOptions& o
       if (!options.recordsPath.empty())
         appendRecord(options.recordsPath, record);
     }
+    if (model.examples() >= kMinExamples)
+      model.train();
     next->lastGain = bestBefore > 0 && next->result.bestMs > 0
                          ? std::max(0.0, (bestBefore - next->result.bestMs) / bestBefore)
                          : 1;
@@ -168,6 +245,7 @@ TuneReport tuneModel(const lowering::LoweredModel& lowered, const TuneOptions& o
   }
   report.cancelled = options.cancel && options.cancel->load();
   report.seconds = clock.elapsedMs() / 1000;
+  report.modelExamples = static_cast<int>(model.examples());
   for (Task& t : tasks)
     report.workloads.push_back(std::move(t.result));
   std::sort(report.workloads.begin(), report.workloads.end(), [](const auto& a, const auto& b) {

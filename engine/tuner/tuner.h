@@ -37,8 +37,15 @@ struct TuneProgress {
   double kernelDefaultMs = 0, kernelBestMs = 0;
 };
 
+// Random: candidates drawn at random from the space. Evolutionary: once the cost model has
+// seen enough measurements, each round draws many candidates (random ones and mutations of
+// the workload's best so far), ranks them with the model and measures the most promising
+// (one in each batch still at random, so that the model keeps learning).
+enum class Strategy { Random, Evolutionary };
+
 struct TuneOptions {
   target::Target target = target::parseTarget("llvm");
+  Strategy strategy = Strategy::Evolutionary;
   MachineKey machine;           // target text, CPU and threads the records are for
   int trials = 64;              // candidates measured by this run, over all kernels
   double timeBudgetSeconds = 0; // 0: no limit
@@ -56,6 +63,7 @@ struct TuneReport {
   int trials = 0, errors = 0;            // this run's
   double seconds = 0;
   bool cancelled = false;
+  int modelExamples = 0; // measurements the cost model was trained on at the end
 };
 
 TuneReport tuneModel(const lowering::LoweredModel& lowered, const TuneOptions& options);

@@ -5,16 +5,22 @@
 #include "engine/loop_ir/ir_operators.h"
 #include "engine/pipeline/pass_manager.h"
 #include "engine/schedule/schedule.h"
+#include "engine/schedule/schedule_io.h"
 #include "engine/support/diagnostics.h"
+#include "engine/tuner/cost_model.h"
+#include "engine/tuner/features.h"
 #include "engine/tuner/measure.h"
 #include "engine/tuner/records.h"
 #include "engine/tuner/search_space.h"
 #include "engine/tuner/tuner.h"
 #include "engine/tuner/workload.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <random>
+#include <set>
 #include <unistd.h>
 
 namespace {
@@ -218,6 +224,96 @@ TEST(TunerLoop, TunesWritesRecordsAndResumes) {
     total += w.trials;
   EXPECT_EQ(total, 6 + second.trials);
   fs::remove(path);
+}
+
+TEST(TunerFeatures, SeeVectorsThreadsAndUnrolling) {
+  const auto lowered = lowerSample();
+  const loop::Kernel* tail = nullptr;
+  for (const auto& k : lowered.kernels)
+    if (k.name.rfind("fused_add_mul", 0) == 0)
+      tail = &k;
+  ASSERT_TRUE(tail);
+  const auto loops = tuner::loopsOf(*tail);
+  ASSERT_EQ(loops.size(), 3u);
+  const tuner::Features plain = tuner::featuresOf(*tail);
+  const auto feature = [](const tuner::Features& f, const std::string& name) {
+    const auto& names = tuner::featureNames();
+    for (std::size_t i = 0; i < names.size(); ++i)
+      if (name == names[i])
+        return f[i];
+    ADD_FAILURE() << "no feature " << name;
+    return 0.0f;
+  };
+  const auto scheduled = [&](const std::string& steps) {
+    const auto set = schedule::parseText("kernel " + tail->name + ":\n" + steps);
+    return tuner::featuresOf(schedule::apply(*tail, set.schedules.front()));
+  };
+  const std::string& c = loops[0].name;
+  const std::string& x = loops[2].name;
+  const tuner::Features vectorized = scheduled("split(" + x + ", 8)\nvectorize(" + x + ".i)\n");
+  EXPECT_GT(feature(vectorized, "lanes"), feature(plain, "lanes"));
+  EXPECT_LT(feature(vectorized, "vector_work"), feature(plain, "vector_work"));
+  EXPECT_EQ(feature(vectorized, "work"), feature(plain, "work")) << "the same elements";
+  const tuner::Features threaded = scheduled("parallel(" + c + ")\n");
+  EXPECT_EQ(feature(plain, "parallel_extent"), 0.0f);
+  EXPECT_GT(feature(threaded, "parallel_extent"), 0.0f);
+  EXPECT_LT(feature(threaded, "work_per_task"), feature(threaded, "work"));
+}
+
+TEST(TunerCostModel, LearnsARankingFromASyntheticSet) {
+  // Time falls with vector lanes and threads and rises with guards, plus noise: the model
+  // must rank unseen points nearly as the truth does.
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> u(0, 1);
+  std::normal_distribution<float> noise(0, 0.05f);
+  const auto truth = [](const tuner::Features& f) {
+    return 1.0f - 0.4f * f[2] - 0.3f * f[3] + 0.2f * f[11];
+  };
+  const auto draw = [&] {
+    tuner::Features f{};
+    for (float& v : f)
+      v = u(rng) * 4;
+    return f;
+  };
+  tuner::CostModel model;
+  EXPECT_FALSE(model.trained());
+  for (int i = 0; i < 200; ++i) {
+    const auto f = draw();
+    model.add(f, truth(f) + noise(rng));
+  }
+  model.train();
+  ASSERT_TRUE(model.trained());
+  std::vector<tuner::Features> test;
+  for (int i = 0; i < 100; ++i)
+    test.push_back(draw());
+  const std::vector<float> predicted = model.predict(test);
+  // Kendall's tau between the prediction and the truth.
+  int concordant = 0, discordant = 0;
+  for (std::size_t i = 0; i < test.size(); ++i)
+    for (std::size_t j = i + 1; j < test.size(); ++j) {
+      const float a = (predicted[i] - predicted[j]) * (truth(test[i]) - truth(test[j]));
+      (a > 0 ? concordant : discordant) += 1;
+    }
+  const double tau = double(concordant - discordant) / (concordant + discordant);
+  EXPECT_GT(tau, 0.6) << "rank correlation " << tau;
+}
+
+TEST(TunerSearch, MutationsStayLegalAndNew) {
+  const auto lowered = lowerSample();
+  std::mt19937 rng(9);
+  for (const loop::Kernel& k : lowered.kernels) {
+    std::vector<std::string> seen;
+    const auto first = tuner::sampleCandidates(k, 4, rng, seen);
+    std::vector<std::vector<std::size_t>> parents;
+    for (const auto& c : first)
+      parents.push_back(c.knobs);
+    const std::size_t before = seen.size();
+    for (const auto& c : tuner::sampleCandidates(k, 6, rng, seen, parents)) {
+      EXPECT_NO_THROW(schedule::apply(k, c.schedule)) << k.name << ": " << c.trace;
+      EXPECT_EQ(std::count(seen.begin(), seen.end(), c.trace), 1) << "drawn twice: " << c.trace;
+    }
+    EXPECT_GE(seen.size(), before);
+  }
 }
 
 } // namespace
