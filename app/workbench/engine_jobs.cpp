@@ -84,6 +84,7 @@ RunOutcome runJob(api::Session& session, const std::string& path, const RunSetti
     compile.inputShapes = settings.inputShapes;
     compile.cancel = &context.cancel;
     compile.keepCode = true; // a profiled kernel shows its code
+    compile.tuningRecords = settings.tuningRecords;
     const api::CompileResult compiled = session.compile(compile);
     if (!compiled.ok()) {
       outcome.compileFailed = true;

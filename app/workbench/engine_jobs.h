@@ -21,6 +21,7 @@ inline const QString kRun = QStringLiteral("run");
 inline const QString kSchedule = QStringLiteral("schedule");
 inline const QString kStats = QStringLiteral("stats");
 inline const QString kCompare = QStringLiteral("compare");
+inline const QString kTune = QStringLiteral("tune");
 } // namespace jobs
 
 using ShapeMap = std::map<std::string, std::vector<std::int64_t>>;
@@ -36,7 +37,8 @@ struct RunSettings {
   // one if it has none).
   int compileThreads = -1;
   std::string target = "llvm";
-  std::string scheduleText; // kept schedules for that compile (schedule set text)
+  std::string scheduleText;  // kept schedules for that compile (schedule set text)
+  std::string tuningRecords; // records in use for that compile (lathe tune's)
   // The model has symbolic input dims: it is compiled for the shapes of inputsNpz's arrays
   // or of inputShapes (CompileOptions::inputShapes) before the run.
   bool symbolicInputs = false;

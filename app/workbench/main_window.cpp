@@ -12,6 +12,7 @@
 #include "app/workbench/run_panel.h"
 #include "app/workbench/schedule_panel.h"
 #include "app/workbench/session_worker.h"
+#include "app/workbench/tune_panel.h"
 #include "app/workbench/workbench_document.h"
 #include "views/common/code_view.h"
 #include "views/diff/changed_nodes.h"
@@ -342,11 +343,13 @@ void MainWindow::createDocks() {
   irDock_ = addPanel(irView_, tr("IR"), QStringLiteral("irDock"), Qt::BottomDockWidgetArea);
   logDock_ = addPanel(logView_, tr("Log"), QStringLiteral("logDock"), Qt::BottomDockWidgetArea);
   createRunDocks(); // before the tabs: Profile splits off beside Passes, not into its tabs
+  createTuneDock();
   tabifyDockWidget(passesDock_, codeDock_);
   tabifyDockWidget(codeDock_, scheduleDock_);
   tabifyDockWidget(scheduleDock_, irDock_);
   tabifyDockWidget(irDock_, logDock_);
   tabifyDockWidget(logDock_, numericsDock_);
+  tabifyDockWidget(numericsDock_, tuneDock_);
   passesDock_->raise();
 
   connect(browser_, &ModelBrowser::nodeSelected, this, &MainWindow::onTreeNodeSelected);
@@ -441,8 +444,10 @@ void MainWindow::saveLayout() const {
 void MainWindow::closeEvent(QCloseEvent* event) {
   if (persistSettings_)
     saveLayout();
-  for (const QString& tag : {jobs::kOpen, jobs::kCompile, jobs::kRun, jobs::kSchedule})
+  for (const QString& tag : {jobs::kOpen, jobs::kCompile, jobs::kRun, jobs::kSchedule, jobs::kTune})
     worker_->cancel(tag);
+  if (tuneStop_)
+    tuneStop_->store(true);
   event->accept();
 }
 
@@ -537,9 +542,12 @@ void MainWindow::clearLoading() {
 void MainWindow::showModel(const QString& path, std::shared_ptr<const api::ModelReport> report,
                            std::shared_ptr<api::Session> session) {
   clearLoading();
-  // A compile, run or schedule of the previous model is of no use any more.
-  for (const QString& tag : {jobs::kCompile, jobs::kRun, jobs::kSchedule})
+  // A compile, run, schedule or search of the previous model is of no use any more.
+  for (const QString& tag : {jobs::kCompile, jobs::kRun, jobs::kSchedule, jobs::kTune})
     worker_->cancel(tag);
+  if (tuneStop_)
+    tuneStop_->store(true);
+  tunePanel_->reset();
   const bool otherModel = path != doc_->path(); // not a reload
   // Forgets the last model's compile, run and selection: the panels that show them follow.
   doc_->setModel(path, std::move(report), std::move(session));
@@ -631,7 +639,7 @@ bool MainWindow::compile() {
   // One compile at a time; none while a run is current (it would change the code the run
   // shows as it finishes).
   if (!doc_->model() || !doc_->session() || worker_->isBusy(jobs::kCompile) ||
-      worker_->isBusy(jobs::kRun))
+      worker_->isBusy(jobs::kRun) || worker_->isBusy(jobs::kTune))
     return false;
   // A model with symbolic input dims compiles for the shapes of the Run panel: those of its
   // input file, or those typed in its shape table. They must be given first.
@@ -651,6 +659,7 @@ bool MainWindow::compile() {
   api::CompileOptions options;
   options.target = targetText.toStdString();
   options.scheduleText = doc_->keptSchedules();
+  options.tuningRecords = doc_->tuningRecords();
   options.inputsFile = inputs.inputsNpz; // specialises a model with symbolic input dims
   options.inputShapes = inputs.inputShapes;
   const auto model = doc_->model();
@@ -887,6 +896,9 @@ void MainWindow::showPanel(Panel panel) {
     break;
   case Panel::Numerics:
     dock = numericsDock_;
+    break;
+  case Panel::Tune:
+    dock = tuneDock_;
     break;
   }
   dock->show();

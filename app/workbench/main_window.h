@@ -6,6 +6,7 @@
 #include "engine/api/session.h"
 
 #include <QMainWindow>
+#include <atomic>
 #include <memory>
 
 class QComboBox;
@@ -33,6 +34,7 @@ class RecentFiles;
 class RunPanel;
 class SchedulePanel;
 class SessionWorker;
+class TunePanel;
 class WorkbenchDocument;
 struct Opened;
 struct RunOutcome;
@@ -52,7 +54,8 @@ public:
     Log,
     Run,
     Profile,
-    Numerics
+    Numerics,
+    Tune
   };
 
   explicit MainWindow(QWidget* parent = nullptr);
@@ -125,6 +128,14 @@ public:
   // False if there is no model file or a comparison is in flight.
   bool compareNumerics(const QString& referenceModel = {});
   NumericsPanel* numericsPanel() const { return numericsPanel_; }
+  // Searches schedules for the model on display with the Tune panel's settings, as a worker
+  // job; tuneFinished() or tuneFailed() follows. False if there is no model, no records
+  // file, or a search is in flight.
+  bool tune();
+  // Ends the search after the candidate in flight; its records and report are kept.
+  void stopTuning();
+  bool isTuning() const;
+  TunePanel* tunePanel() const { return tunePanel_; }
 
 signals:
   void modelLoaded();
@@ -134,6 +145,8 @@ signals:
   void runFinished();
   void runFailed(const QString& message);
   void scheduleTried();
+  void tuneFinished();
+  void tuneFailed(const QString& message);
 
 protected:
   void closeEvent(QCloseEvent* event) override;
@@ -169,6 +182,10 @@ private:
   void setCompiling(bool compiling);
   void syncKernelToNode();
   void createRunDocks();
+  void createTuneDock();
+  void finishTune(const std::shared_ptr<const api::ModelReport>& model,
+                  const api::TuneResult& result, const QString& records);
+  void openTunedKernel(const QString& kernel, const QString& trace);
   void finishCompile(const std::shared_ptr<const api::ModelReport>& model,
                      const api::CompileResult& result);
   void finishRun(const std::shared_ptr<const api::ModelReport>& model, const RunSettings& settings,
@@ -227,6 +244,9 @@ private:
   views::ProfileView* profileView_ = nullptr;
   QDockWidget* numericsDock_ = nullptr;
   NumericsPanel* numericsPanel_ = nullptr;
+  QDockWidget* tuneDock_ = nullptr;
+  TunePanel* tunePanel_ = nullptr;
+  std::shared_ptr<std::atomic<bool>> tuneStop_; // Stop: the search in flight ends
   PropertiesPanel* properties_ = nullptr;
   PassesPanel* passes_ = nullptr;
   KernelsPanel* kernels_ = nullptr;

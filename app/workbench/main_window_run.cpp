@@ -102,7 +102,8 @@ void MainWindow::selectNodeByName(const QString& name) {
 }
 
 bool MainWindow::run() {
-  if (!doc_->model() || !doc_->session() || worker_->isBusy(jobs::kRun))
+  if (!doc_->model() || !doc_->session() || worker_->isBusy(jobs::kRun) ||
+      worker_->isBusy(jobs::kTune))
     return false;
   if (!runPanel_->shapeProblem().isEmpty())
     return false;
@@ -110,6 +111,7 @@ bool MainWindow::run() {
   RunSettings settings = doc_->runSettings();
   settings.target = target().toStdString();
   settings.scheduleText = doc_->keptSchedules();
+  settings.tuningRecords = doc_->tuningRecords();
   const int threads = runPanel_->threads();
   // Compiled first (keeping the code, so that a profiled kernel can show it) unless the
   // Session holds code for these threads. A model with symbolic input dims goes through
@@ -190,7 +192,7 @@ const std::shared_ptr<const api::RunReport>& MainWindow::runReport() const {
 
 void MainWindow::updateRunAvailability() {
   const bool canRun = doc_->model() && doc_->session() && !worker_->isBusy(jobs::kRun) &&
-                      runPanel_->shapeProblem().isEmpty();
+                      !worker_->isBusy(jobs::kTune) && runPanel_->shapeProblem().isEmpty();
   runAction_->setEnabled(canRun);
   runPanel_->setCanRun(canRun);
   numericsPanel_->setCanCompare(doc_->model() && !doc_->path().isEmpty());

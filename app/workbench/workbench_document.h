@@ -44,6 +44,10 @@ public:
   const RunSettings& runSettings() const { return runSettings_; }
   void setRunSettings(RunSettings settings);
 
+  // The tuning records Compile and Run apply (empty: none), set when a search finishes.
+  const std::string& tuningRecords() const { return tuningRecords_; }
+  void setTuningRecords(std::string path) { tuningRecords_ = std::move(path); }
+
   // The last compile of this model and the threads its code was compiled for (0: one per
   // core; -1: none yet, or unknown after a failed compile for other threads).
   const std::shared_ptr<const api::CompileReport>& compileReport() const { return compile_; }
@@ -72,6 +76,7 @@ private:
   std::shared_ptr<api::Session> session_;
   QString target_ = QStringLiteral("llvm");
   std::string keptSchedules_;
+  std::string tuningRecords_;
   RunSettings runSettings_;
   std::shared_ptr<const api::CompileReport> compile_;
   int compiledThreads_ = -1;

@@ -34,6 +34,8 @@ TuneResult Session::tune(const TuneOptions& options) {
     compileOptions.target = options.target;
     compileOptions.threads = options.threads;
     compileOptions.cancel = options.cancel;
+    compileOptions.inputsFile = options.inputsFile;
+    compileOptions.inputShapes = options.inputShapes;
     const CompileResult compiled = compile(compileOptions);
     if (!compiled.ok()) {
       result.failure = compiled.failure;

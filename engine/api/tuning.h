@@ -3,7 +3,9 @@
 // summary of a records file. Plain structs; the search lives in engine/tuner.
 
 #include <atomic>
+#include <cstdint>
 #include <functional>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -39,6 +41,10 @@ struct TuneOptions {
   std::string strategy = "evolutionary";
   int repeat = 20;            // timed calls per candidate
   double timeoutSeconds = 20; // per candidate, compile included
+  // For a model with symbolic input dims: the shapes to compile (and tune) it for, as
+  // CompileOptions::inputsFile and ::inputShapes.
+  std::string inputsFile;
+  std::map<std::string, std::vector<std::int64_t>> inputShapes;
   std::function<void(const TuneProgressSummary&)> onProgress;
   const std::atomic<bool>* cancel = nullptr; // stops after the candidate in flight
 };

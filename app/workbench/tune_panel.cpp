@@ -1,0 +1,238 @@
+#include "app/workbench/tune_panel.h"
+
+#include "views/common/table_style.h"
+#include "views/tune/convergence_plot.h"
+
+#include <QComboBox>
+#include <QFileDialog>
+#include <QFormLayout>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QStandardItemModel>
+#include <QTableView>
+#include <QThread>
+#include <QVBoxLayout>
+
+namespace lathe::workbench {
+namespace {
+
+QString msText(double ms) {
+  if (ms <= 0)
+    return QStringLiteral("\u2013");
+  return ms < 1 ? QStringLiteral("%1 \u00b5s").arg(ms * 1000, 0, 'f', 1)
+                : QStringLiteral("%1 ms").arg(ms, 0, 'f', 2);
+}
+
+QStandardItem* cell(const QString& text, Qt::Alignment align = Qt::AlignRight | Qt::AlignVCenter) {
+  auto* item = new QStandardItem(text);
+  item->setTextAlignment(align);
+  item->setEditable(false);
+  return item;
+}
+
+} // namespace
+
+TunePanel::TunePanel(QWidget* parent)
+    : QWidget(parent), records_(new QLineEdit(this)), trials_(new QSpinBox(this)),
+      threads_(new QSpinBox(this)), strategy_(new QComboBox(this)),
+      start_(new QPushButton(tr("Start"), this)), stop_(new QPushButton(tr("Stop"), this)),
+      status_(new QLabel(this)), plot_(new views::ConvergencePlot(this)),
+      table_(new QTableView(this)), model_(new QStandardItemModel(this)) {
+  setObjectName(QStringLiteral("tunePanel"));
+  records_->setObjectName(QStringLiteral("tuneRecords"));
+  records_->setPlaceholderText(tr("records file (JSON lines), appended to"));
+  auto* browse = new QPushButton(tr("Browse\u2026"), this);
+  connect(browse, &QPushButton::clicked, this, &TunePanel::chooseRecords);
+  auto* recordsRow = new QHBoxLayout;
+  recordsRow->addWidget(records_, 1);
+  recordsRow->addWidget(browse);
+
+  trials_->setRange(1, 100000);
+  trials_->setValue(64);
+  trials_->setPrefix(tr("trials: "));
+  threads_->setRange(0, std::max(64, QThread::idealThreadCount() * 2));
+  threads_->setSpecialValueText(tr("all cores (%1)").arg(QThread::idealThreadCount()));
+  threads_->setPrefix(tr("threads: "));
+  threads_->setValue(0);
+  threads_->setToolTip(tr("Records apply to compiles and runs for this many threads"));
+  strategy_->addItem(tr("Evolutionary (cost model)"), QStringLiteral("evolutionary"));
+  strategy_->addItem(tr("Random"), QStringLiteral("random"));
+  auto* settingsRow = new QHBoxLayout;
+  settingsRow->addWidget(trials_);
+  settingsRow->addWidget(threads_);
+  settingsRow->addWidget(strategy_, 1);
+
+  start_->setObjectName(QStringLiteral("tuneStart"));
+  stop_->setObjectName(QStringLiteral("tuneStop"));
+  start_->setDefault(true);
+  connect(start_, &QPushButton::clicked, this, &TunePanel::startRequested);
+  connect(stop_, &QPushButton::clicked, this, &TunePanel::stopRequested);
+  auto* buttons = new QHBoxLayout;
+  buttons->addWidget(start_);
+  buttons->addWidget(stop_);
+  buttons->addWidget(status_, 1);
+  status_->setObjectName(QStringLiteral("tuneStatus"));
+  status_->setWordWrap(true);
+
+  auto* form = new QFormLayout;
+  form->addRow(tr("Records:"), recordsRow);
+  form->addRow(tr("Search:"), settingsRow);
+
+  model_->setHorizontalHeaderLabels(
+      {tr("Kernel"), tr("Calls"), tr("Default"), tr("Best"), tr("Speed-up"), tr("Trials")});
+  table_->setObjectName(QStringLiteral("tuneTable"));
+  table_->setModel(model_);
+  views::styleListTable(table_);
+  table_->horizontalHeader()->setSectionResizeMode(0, QHeaderView::Stretch);
+  for (int c = 1; c < model_->columnCount(); ++c)
+    table_->horizontalHeader()->setSectionResizeMode(c, QHeaderView::ResizeToContents);
+  connect(table_, &QTableView::clicked, this, [this](const QModelIndex& index) {
+    if (!report_ || index.row() >= static_cast<int>(report_->workloads.size()))
+      return;
+    const api::TunedWorkload& w = report_->workloads[static_cast<std::size_t>(index.row())];
+    emit kernelActivated(QString::fromStdString(w.kernels.front()),
+                         QString::fromStdString(w.bestTrace));
+  });
+
+  auto* splitter = new QSplitter(Qt::Vertical, this);
+  splitter->addWidget(plot_);
+  splitter->addWidget(table_);
+  splitter->setStretchFactor(0, 2);
+  splitter->setStretchFactor(1, 3);
+
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(6, 6, 6, 6);
+  layout->addLayout(form);
+  layout->addLayout(buttons);
+  layout->addWidget(splitter, 1);
+  reset();
+}
+
+api::TuneOptions TunePanel::options() const {
+  api::TuneOptions o;
+  o.recordsPath = records_->text().trimmed().toStdString();
+  o.trials = trials_->value();
+  o.threads = threads_->value();
+  o.strategy = strategy_->currentData().toString().toStdString();
+  return o;
+}
+
+void TunePanel::setRecordsPath(const QString& path) {
+  records_->setText(path);
+  updateButtons();
+}
+
+QString TunePanel::recordsPath() const {
+  return records_->text().trimmed();
+}
+
+void TunePanel::setTrials(int trials) {
+  trials_->setValue(trials);
+}
+
+void TunePanel::setThreads(int threads) {
+  threads_->setValue(threads);
+}
+
+void TunePanel::chooseRecords() {
+  const QString path = QFileDialog::getSaveFileName(
+      this, tr("Tuning Records"), records_->text(), tr("Tuning records (*.jsonl *.json)"), nullptr,
+      QFileDialog::DontConfirmOverwrite); // appended to, never overwritten
+  if (!path.isEmpty())
+    setRecordsPath(path);
+}
+
+void TunePanel::setCanTune(bool canTune, const QString& why) {
+  canTune_ = canTune;
+  if (!tuning_)
+    status_->setText(canTune ? QString() : why);
+  updateButtons();
+}
+
+void TunePanel::setTuning(bool tuning) {
+  tuning_ = tuning;
+  if (tuning) {
+    plot_->clear();
+    status_->setText(tr("Compiling the model, then measuring candidates\u2026"));
+  }
+  updateButtons();
+}
+
+void TunePanel::updateButtons() {
+  start_->setEnabled(canTune_ && !tuning_ && !records_->text().trimmed().isEmpty());
+  stop_->setEnabled(tuning_);
+  records_->setEnabled(!tuning_);
+  trials_->setEnabled(!tuning_);
+  threads_->setEnabled(!tuning_);
+  strategy_->setEnabled(!tuning_);
+}
+
+void TunePanel::addProgress(const api::TuneProgressSummary& p) {
+  plot_->addPoint(p.trials, p.bestModelMs, p.defaultModelMs);
+  status_->setText(tr("Round %1: %2 trials (%3 errors), %4 s \u00b7 %5 %6 (default %7)")
+                       .arg(p.round)
+                       .arg(p.trials)
+                       .arg(p.errors)
+                       .arg(p.seconds, 0, 'f', 0)
+                       .arg(QString::fromStdString(p.kernel), msText(p.kernelBestMs),
+                            msText(p.kernelDefaultMs)));
+}
+
+void TunePanel::showReport(std::shared_ptr<const api::TuneReport> report) {
+  report_ = std::move(report);
+  model_->removeRows(0, model_->rowCount());
+  if (!report_)
+    return;
+  const api::TuneReport& r = *report_;
+  double defaults = 0, best = 0;
+  for (const api::TunedWorkload& w : r.workloads) {
+    const bool better = w.bestMs > 0 && w.defaultMs > 0 && w.bestMs < w.defaultMs;
+    defaults += w.defaultMs * w.calls;
+    best += (better ? w.bestMs : w.defaultMs) * w.calls;
+    QString name = QString::fromStdString(w.kernels.front());
+    if (w.kernels.size() > 1)
+      name += tr(" (+%1 alike)").arg(w.kernels.size() - 1);
+    auto* kernel = cell(name, Qt::AlignLeft | Qt::AlignVCenter);
+    kernel->setToolTip(w.bestTrace.empty() ? tr("The default schedule is the best found")
+                                           : QString::fromStdString(w.bestTrace).trimmed());
+    model_->appendRow(
+        {kernel, cell(QString::number(w.calls)), cell(msText(w.defaultMs)),
+         cell(better ? msText(w.bestMs) : tr("default")),
+         cell(better ? QStringLiteral("%1\u00d7").arg(w.defaultMs / w.bestMs, 0, 'f', 2)
+                     : QStringLiteral("\u2013")),
+         cell(QString::number(w.trials))});
+  }
+  status_->setText(
+      tr("%1 %2 trials (%3 errors) in %4 s on %5, %6 thread(s): estimated %7, default %8")
+          .arg(r.cancelled ? tr("Stopped after") : tr("Done:"))
+          .arg(r.trials)
+          .arg(r.errors)
+          .arg(r.seconds, 0, 'f', 0)
+          .arg(QString::fromStdString(r.machine.cpu))
+          .arg(r.machine.threads)
+          .arg(msText(best), msText(defaults)));
+}
+
+void TunePanel::showFailure(const QString& message) {
+  status_->setText(tr("<b>Tuning failed:</b> %1").arg(message.toHtmlEscaped()));
+}
+
+void TunePanel::reset() {
+  report_.reset();
+  model_->removeRows(0, model_->rowCount());
+  plot_->clear();
+  tuning_ = false;
+  status_->setText(tr("Tune searches schedules for this model's kernels on this machine."));
+  updateButtons();
+}
+
+QString TunePanel::statusText() const {
+  return status_->text();
+}
+
+} // namespace lathe::workbench

@@ -1,0 +1,79 @@
+#pragma once
+// The "Tune" dock: searches schedules for the open model's kernels on this machine (the
+// engine's tuner, as a worker job), with a live convergence plot of the model's estimated
+// latency against trials and a table of kernels: default and best time, speed-up, trials.
+// Stop ends the search after the candidate in flight, keeping every record; Start again
+// with the same records file resumes it. A kernel's row opens its best trace in Schedule.
+
+#include "engine/api/session.h"
+
+#include <QWidget>
+#include <memory>
+
+class QComboBox;
+class QLabel;
+class QLineEdit;
+class QPushButton;
+class QSpinBox;
+class QStandardItemModel;
+class QTableView;
+
+namespace lathe::views {
+class ConvergencePlot;
+} // namespace lathe::views
+
+namespace lathe::workbench {
+
+class TunePanel : public QWidget {
+  Q_OBJECT
+
+public:
+  explicit TunePanel(QWidget* parent = nullptr);
+
+  // What Start asks for (records path, trials, threads, strategy; target is the window's).
+  api::TuneOptions options() const;
+  void setRecordsPath(const QString& path);
+  QString recordsPath() const;
+  void setTrials(int trials);
+  void setThreads(int threads);
+
+  void setCanTune(bool canTune, const QString& why = {});
+  void setTuning(bool tuning);
+  bool isTuning() const { return tuning_; }
+  // A round finished (the worker's progress, on the GUI thread).
+  void addProgress(const api::TuneProgressSummary& progress);
+  // The search ended (stopped or done): the table of workloads.
+  void showReport(std::shared_ptr<const api::TuneReport> report);
+  void showFailure(const QString& message);
+  // A new model: nothing of the last one's search applies.
+  void reset();
+  const std::shared_ptr<const api::TuneReport>& report() const { return report_; }
+  views::ConvergencePlot* plot() const { return plot_; }
+  QTableView* table() const { return table_; }
+  QString statusText() const;
+
+signals:
+  void startRequested();
+  void stopRequested();
+  // A row: the kernel (its first, when several share the workload) and its best trace.
+  void kernelActivated(const QString& kernel, const QString& trace);
+
+private:
+  void chooseRecords();
+  void updateButtons();
+
+  QLineEdit* records_;
+  QSpinBox* trials_;
+  QSpinBox* threads_;
+  QComboBox* strategy_;
+  QPushButton* start_;
+  QPushButton* stop_;
+  QLabel* status_;
+  views::ConvergencePlot* plot_;
+  QTableView* table_;
+  QStandardItemModel* model_;
+  std::shared_ptr<const api::TuneReport> report_;
+  bool canTune_ = false, tuning_ = false;
+};
+
+} // namespace lathe::workbench
