@@ -67,6 +67,8 @@ def main():
     ap.add_argument("--threads", default="1,2")
     ap.add_argument("--repeat", type=int, default=20)
     ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--tuning-records", help="also time bundles compiled with these records "
+                    "(lathe tune), one per thread count: records apply to their thread count")
     a = ap.parse_args()
     threads = [int(t) for t in a.threads.split(",")]
     work = tempfile.mkdtemp(prefix="lathe_bench_")
@@ -81,6 +83,20 @@ def main():
             return 1
         bundles[m] = bundle
         print(r.stdout.strip().splitlines()[0])
+    tuned = {}
+    if a.tuning_records:
+        for m in a.models:
+            for t in threads:
+                bundle = os.path.join(work, f"{os.path.basename(m)}.tuned{t}.tar")
+                r = subprocess.run([a.lathe, "compile", m, "-o", bundle, "--tuning-records",
+                                    a.tuning_records, "--threads", str(t)],
+                                   capture_output=True, text=True)
+                if r.returncode != 0:
+                    print(f"{m}: compile with records failed: {r.stderr.strip()}")
+                    return 1
+                tuned[(m, t)] = bundle
+                line = [x for x in r.stdout.splitlines() if x.startswith("tuning records:")]
+                print(f"{os.path.basename(m)}, {t} threads: {line[0] if line else ''}")
     flops, peak = {}, {}
     for m in a.models:
         for t in threads:
@@ -92,21 +108,27 @@ def main():
     for _ in range(a.rounds):
         for m in a.models:
             for t in threads:
-                results.setdefault((m, t), {"lathe": [], "ort": []})
+                results.setdefault((m, t), {"lathe": [], "ort": [], "tuned": []})
                 lm, lrss = lathe_median(a.lathe, bundles[m], t, a.repeat)
+                if (m, t) in tuned:
+                    results[(m, t)]["tuned"].append(
+                        lathe_median(a.lathe, tuned[(m, t)], t, a.repeat)[0])
                 om, orss = ort_median(a.node_modules, m, t, a.repeat)
                 results[(m, t)]["lathe"].append(lm)
                 results[(m, t)]["ort"].append(om)
                 old = rss.get(m, (0.0, 0.0))
                 rss[m] = (max(old[0], lrss), max(old[1], orss))
     print(f"\n{'model':<16}{'threads':>8}{'Lathe ms':>11}{'ORT ms':>10}{'Lathe/ORT':>11}"
-          f"{'GFLOP':>8}{'peak GFLOP/s':>14}{'Lathe % peak':>14}{'ORT % peak':>12}")
+          f"{'GFLOP':>8}{'peak GFLOP/s':>14}{'Lathe % peak':>14}{'ORT % peak':>12}"
+          + (f"{'tuned ms':>10}{'tuned/ORT':>11}" if tuned else ""))
     for (m, t), r in results.items():
         lm, om = statistics.median(r["lathe"]), statistics.median(r["ort"])
         gflop, pk = flops[m] / 1e9, peak[t]
         print(f"{os.path.basename(m):<16}{t:>8}{lm:>11.2f}{om:>10.2f}{lm / om:>11.2f}"
               f"{gflop:>8.3f}{pk:>14.1f}{100 * gflop / (lm / 1e3) / pk:>14.1f}"
-              f"{100 * gflop / (om / 1e3) / pk:>12.1f}")
+              f"{100 * gflop / (om / 1e3) / pk:>12.1f}"
+              + (f"{statistics.median(r['tuned']):>10.2f}"
+                 f"{statistics.median(r['tuned']) / om:>11.2f}" if r["tuned"] else ""))
     print(f"\n{'model':<16}{'compile s':>10}{'Lathe RSS MiB':>15}{'ORT RSS MiB':>13}{'ratio':>7}")
     for m in a.models:
         lr, orr = rss[m]
