@@ -109,7 +109,12 @@ MainWindow::MainWindow(QWidget* parent)
           [this] { runPanel_->showReport(doc_->runReport()); });
 }
 
-MainWindow::~MainWindow() = default;
+MainWindow::~MainWindow() {
+  // A search has its own stop flag: the worker, deleted first among the children, waits for
+  // the job in flight, which then ends after its candidate instead of after every trial.
+  if (tuneStop_)
+    tuneStop_->store(true);
+}
 
 void MainWindow::createActions() {
   QStyle* s = style();
