@@ -36,7 +36,7 @@ QString kib(std::uint64_t bytes) {
 KernelsPanel::KernelsPanel(QWidget* parent)
     : QWidget(parent), stack_(new QStackedWidget(this)),
       placeholder_(createPlaceholderLabel(QString(), this)), summary_(new QLabel(this)),
-      table_(new QTableView(this)), codeTabs_(new QTabWidget(this)),
+      stale_(new QLabel(this)), table_(new QTableView(this)), codeTabs_(new QTabWidget(this)),
       loopIr_(views::createCodeView(this, views::CodeLanguage::LatheIr)),
       llvmIr_(views::createCodeView(this, views::CodeLanguage::LlvmIr)),
       llvmIrOptimized_(views::createCodeView(this, views::CodeLanguage::LlvmIr)),
@@ -99,6 +99,14 @@ KernelsPanel::KernelsPanel(QWidget* parent)
   auto* content = new QWidget(this);
   auto* contentLayout = new QVBoxLayout(content);
   contentLayout->setContentsMargins(0, 0, 0, 0);
+  stale_->setObjectName(QStringLiteral("kernelsStale"));
+  stale_->setWordWrap(true);
+  stale_->setTextFormat(Qt::PlainText);
+  // The warning colours of the log: dark amber text on a pale amber band.
+  stale_->setStyleSheet(QStringLiteral("QLabel { background: #fff3cd; color: #7a5200; "
+                                       "border: 1px solid #e0c46c; padding: 3px 6px; }"));
+  stale_->hide();
+  contentLayout->addWidget(stale_);
   contentLayout->addWidget(summary_);
   contentLayout->addWidget(splitter_, 1);
 
@@ -135,6 +143,15 @@ void KernelsPanel::setReport(std::shared_ptr<const api::CompileReport> report) {
   }
   updatePlaceholder();
   showKernel(-1);
+}
+
+void KernelsPanel::setStale(const QString& note) {
+  stale_->setText(note);
+  stale_->setVisible(!note.isEmpty());
+}
+
+QString KernelsPanel::staleNote() const {
+  return stale_->isHidden() ? QString() : stale_->text();
 }
 
 void KernelsPanel::setCompiling(bool compiling) {

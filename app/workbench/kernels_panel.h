@@ -35,6 +35,10 @@ public:
   const std::shared_ptr<const api::CompileReport>& report() const;
   // While true, the empty panel says a compile is running instead of how to start one.
   void setCompiling(bool compiling);
+  // A warning above the kernels that they no longer match what the window would compile
+  // (another target was picked); empty hides it.
+  void setStale(const QString& note);
+  QString staleNote() const;
   // Index into report()->kernels; false if there is no such kernel.
   bool selectKernel(int kernel);
   // Selects the kernel that computes the ONNX node named `node`; false if none does.
@@ -53,6 +57,7 @@ private:
   QStackedWidget* stack_;
   QLabel* placeholder_;
   QLabel* summary_;
+  QLabel* stale_;
   QTableView* table_;
   QTabWidget* codeTabs_;
   QPlainTextEdit* loopIr_;

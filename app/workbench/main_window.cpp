@@ -103,7 +103,16 @@ MainWindow::MainWindow(QWidget* parent)
   // The panels that show the document's compile and run follow it.
   connect(doc_, &WorkbenchDocument::compileChanged, this, [this] {
     kernels_->setReport(doc_->compileReport());
+    markStaleCode();
     updateScheduleAvailability();
+  });
+  // Another target: the code on display is for the old one until the compile this starts
+  // (only when there was code to replace) has finished.
+  connect(doc_, &WorkbenchDocument::targetChanged, this, [this] {
+    markStaleCode();
+    updateScheduleAvailability();
+    if (doc_->compileReport() && !isCompiling())
+      compile();
   });
   connect(doc_, &WorkbenchDocument::runChanged, this,
           [this] { runPanel_->showReport(doc_->runReport()); });

@@ -194,6 +194,8 @@ private:
                  const api::KernelScheduleResult& result);
   void updateRunAvailability();
   void updateScheduleAvailability();
+  // The Code panel's code is for another target than the picked one: say so.
+  void markStaleCode();
   void showScheduleKernel(int kernel);
   void showRunReport(const std::shared_ptr<const api::ModelReport>& model,
                      std::shared_ptr<const api::RunReport> report);

@@ -1,6 +1,7 @@
 // MainWindow's Schedule dock: which kernel it shows, whether Apply can start, and trying the
 // steps on a worker.
 #include "app/workbench/engine_jobs.h"
+#include "app/workbench/kernels_panel.h"
 #include "app/workbench/main_window.h"
 #include "app/workbench/main_window_text.h"
 #include "app/workbench/schedule_panel.h"
@@ -15,6 +16,10 @@ void MainWindow::updateScheduleAvailability() {
   const auto& report = compileReport();
   if (!report) {
     schedulePanel_->setAvailable(false, tr("Compile the model first"));
+  } else if (report->target != target().toStdString()) {
+    schedulePanel_->setAvailable(false, tr("The kernels are compiled for %1; compile for %2 "
+                                           "first")
+                                            .arg(qs(report->target), target()));
   } else if (report->target.rfind("llvm", 0) != 0 ||
              report->target.find("-mtriple") != std::string::npos) {
     schedulePanel_->setAvailable(false, tr("Schedules are tried on this machine: compile for "
@@ -25,6 +30,17 @@ void MainWindow::updateScheduleAvailability() {
   } else {
     schedulePanel_->setAvailable(true);
   }
+}
+
+void MainWindow::markStaleCode() {
+  const auto& report = compileReport();
+  if (!report || report->target == target().toStdString()) {
+    kernels_->setStale({});
+    return;
+  }
+  kernels_->setStale(tr("This code is for %1, not for the target picked now (%2): Compile "
+                        "shows the code for %2.")
+                         .arg(qs(report->target), target()));
 }
 
 void MainWindow::showScheduleKernel(int kernel) {

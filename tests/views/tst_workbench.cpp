@@ -1,6 +1,7 @@
 // The workbench window offscreen, on the engine's real output for the generated models:
 // load, select, search, fail, cancel, supersede, drop. No test waits on a modal dialog.
 
+#include "app/workbench/kernels_panel.h"
 #include "app/workbench/main_window.h"
 #include "app/workbench/run_panel.h"
 #include "views/graph/graph_canvas.h"
@@ -104,6 +105,7 @@ private slots:
   void cancelKeepsOldModel();
   void targetPickerOffersHostAndCrossTargets();
   void cancelledCompileIsDropped();
+  void anotherTargetMarksTheCodeStaleAndRecompiles();
   void acceptsDroppedOnnxFiles();
   void unknownOpIsShownNotCompiled();
   void shortcutsAreUnique();
@@ -623,6 +625,33 @@ void TestWorkbench::cancelledCompileIsDropped() {
   QVERIFY(QString::fromStdString(window_->compileReport()->target)
               .contains(QStringLiteral("x86-64-v3")));
   QVERIFY(window_->setTarget(QStringLiteral("llvm")));
+}
+
+// Picking another target after a compile: the code on display says it is for the old one,
+// Schedule refuses it, and a compile for the new target starts and clears the mark.
+void TestWorkbench::anotherTargetMarksTheCodeStaleAndRecompiles() {
+  QSignalSpy loaded(window_.get(), &MainWindow::modelLoaded);
+  window_->openFile(kSample);
+  QVERIFY(loaded.wait(kLoadTimeoutMs));
+  QSignalSpy compiled(window_.get(), &MainWindow::compiled);
+  QVERIFY(window_->compile());
+  QVERIFY(compiled.wait(kLoadTimeoutMs));
+  auto* kernels = window_->findChild<lathe::workbench::KernelsPanel*>();
+  QVERIFY(kernels);
+  QVERIFY(kernels->staleNote().isEmpty());
+  if (!window_->setTarget(QStringLiteral("llvm -mcpu=x86-64-v3")))
+    QSKIP("this CPU cannot run x86-64-v3 code");
+  QVERIFY2(kernels->staleNote().contains(QStringLiteral("not for the target picked now")),
+           qPrintable(kernels->staleNote()));
+  QVERIFY(window_->isCompiling()); // started by the change
+  QVERIFY(compiled.wait(kLoadTimeoutMs));
+  QCOMPARE(QString::fromStdString(window_->compileReport()->target),
+           QStringLiteral("llvm -mcpu=x86-64-v3"));
+  QVERIFY2(kernels->staleNote().isEmpty(), qPrintable(kernels->staleNote()));
+  QVERIFY(window_->setTarget(QStringLiteral("llvm")));
+  QVERIFY(!kernels->staleNote().isEmpty());
+  QVERIFY(compiled.wait(kLoadTimeoutMs));
+  QVERIFY(kernels->staleNote().isEmpty());
 }
 
 // A model with an op Lathe does not know opens (the graph, its properties and passes) like
