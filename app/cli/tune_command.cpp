@@ -5,6 +5,7 @@
 #include "app/cli/option_checks.h"
 #include "engine/api/session.h"
 
+#include <algorithm>
 #include <atomic>
 #include <csignal>
 #include <cstdio>
@@ -150,6 +151,59 @@ int summarize(const std::string& path) {
   return 0;
 }
 
+// Each workload and machine of either file: both bests, the winner, and where the best traces
+// differ, their lines as a diff (- only in A's, + only in B's).
+int compare(const std::string& a, const std::string& b) {
+  api::Failure failure;
+  const auto comparison = api::compareRecords(a, b, &failure);
+  if (!comparison) {
+    std::cerr << "lathe: error: " << failure.message << "\n";
+    return 1;
+  }
+  for (const std::string& w : comparison->warnings)
+    std::cerr << "lathe: warning: " << w << "\n";
+  std::cout << "A = " << a << "\nB = " << b << "\n";
+  std::cout << std::left << std::setw(30) << "kernel" << std::setw(22) << "machine" << std::right
+            << std::setw(12) << "default" << std::setw(12) << "A best" << std::setw(12) << "B best"
+            << std::setw(8) << "winner" << std::setw(10) << "B vs A" << "\n";
+  int wonA = 0, wonB = 0;
+  for (const auto& r : comparison->rows) {
+    const std::string machine = r.machine.cpu + ", " + std::to_string(r.machine.threads) + "t";
+    const double a = r.bestA > 0 ? r.bestA : r.defaultMs;
+    const double b = r.bestB > 0 ? r.bestB : r.defaultMs;
+    const char* winner = a <= 0 || b <= 0 ? "-" : a < b * 0.97 ? "A" : b < a * 0.97 ? "B" : "=";
+    wonA += winner[0] == 'A';
+    wonB += winner[0] == 'B';
+    std::ostringstream ratio;
+    if (a > 0 && b > 0)
+      ratio << std::fixed << std::setprecision(2) << a / b << "x";
+    std::cout << std::left << std::setw(30) << r.kernel << std::setw(22) << machine << std::right
+              << std::setw(12) << (r.defaultMs > 0 ? ms(r.defaultMs) : "-") << std::setw(12)
+              << (r.bestA > 0 ? ms(r.bestA) : "-") << std::setw(12)
+              << (r.bestB > 0 ? ms(r.bestB) : "-") << std::setw(8) << winner << std::setw(10)
+              << ratio.str() << "\n";
+    if (r.traceA == r.traceB)
+      continue;
+    const auto lines = [](const std::string& text) {
+      std::vector<std::string> out;
+      std::istringstream in(text);
+      for (std::string line; std::getline(in, line);)
+        out.push_back(line);
+      return out;
+    };
+    const auto la = lines(r.traceA), lb = lines(r.traceB);
+    for (const auto& line : la)
+      if (std::find(lb.begin(), lb.end(), line) == lb.end())
+        std::cout << "    - " << line << "\n";
+    for (const auto& line : lb)
+      if (std::find(la.begin(), la.end(), line) == la.end())
+        std::cout << "    + " << line << "\n";
+  }
+  std::cout << comparison->rows.size() << " workloads: A faster on " << wonA << ", B faster on "
+            << wonB << " (by 3 % or more)\n";
+  return 0;
+}
+
 } // namespace
 
 void addTuneCommands(CLI::App& app, int& exitCode) {
@@ -197,14 +251,17 @@ void addTuneCommands(CLI::App& app, int& exitCode) {
     }
   });
 
-  auto path = std::make_shared<std::string>();
-  CLI::App* records =
-      app.add_subcommand("records", "Summarise a tuning records file: workloads, machines, "
-                                    "trials, default and best times");
-  records->add_option("file", *path, "Records file (JSON lines)")
+  auto paths = std::make_shared<std::vector<std::string>>();
+  CLI::App* records = app.add_subcommand(
+      "records", "Summarise a tuning records file (workloads, machines, trials, default and "
+                 "best times), or compare two: each workload's winner, speed-up and traces");
+  records->add_option("files", *paths, "One or two records files (JSON lines)")
       ->required()
+      ->expected(1, 2)
       ->check(CLI::ExistingFile);
-  records->callback([path, &exitCode] { exitCode = summarize(*path); });
+  records->callback([paths, &exitCode] {
+    exitCode = paths->size() == 2 ? compare(paths->at(0), paths->at(1)) : summarize(paths->at(0));
+  });
 }
 
 } // namespace lathe::cli

@@ -252,6 +252,9 @@ struct TuneResult {
 
 // What the records file at `path` holds; nullopt (and `failure` set) when it cannot be read.
 std::optional<RecordsSummary> summarizeRecords(const std::string& path, Failure* failure);
+// The records of `a` and `b` side by side; nullopt (and `failure` set) when one cannot be read.
+std::optional<RecordsComparison> compareRecords(const std::string& a, const std::string& b,
+                                                Failure* failure);
 
 struct RunOptions {
   std::string inputsNpz; // inputs by name

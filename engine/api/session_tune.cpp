@@ -125,4 +125,42 @@ std::optional<RecordsSummary> summarizeRecords(const std::string& path, Failure*
   }
 }
 
+std::optional<RecordsComparison> compareRecords(const std::string& a, const std::string& b,
+                                                Failure* failure) {
+  const auto left = summarizeRecords(a, failure);
+  if (!left)
+    return std::nullopt;
+  const auto right = summarizeRecords(b, failure);
+  if (!right)
+    return std::nullopt;
+  RecordsComparison out;
+  out.warnings = left->warnings;
+  out.warnings.insert(out.warnings.end(), right->warnings.begin(), right->warnings.end());
+  const auto key = [](const RecordsSummary::Workload& w) {
+    return w.workload + "|" + w.machine.target + "|" + w.machine.cpu + "|" +
+           std::to_string(w.machine.threads);
+  };
+  std::map<std::string, std::size_t> index;
+  const auto row = [&](const RecordsSummary::Workload& w) -> RecordsComparison::Row& {
+    auto [it, fresh] = index.emplace(key(w), out.rows.size());
+    if (fresh)
+      out.rows.push_back({w.workload, w.kernel, w.machine, w.defaultMs, 0, 0, {}, {}});
+    RecordsComparison::Row& r = out.rows[it->second];
+    if (r.defaultMs == 0)
+      r.defaultMs = w.defaultMs;
+    return r;
+  };
+  for (const auto& w : left->workloads) {
+    RecordsComparison::Row& r = row(w);
+    r.bestA = w.bestMs;
+    r.traceA = w.bestTrace;
+  }
+  for (const auto& w : right->workloads) {
+    RecordsComparison::Row& r = row(w);
+    r.bestB = w.bestMs;
+    r.traceB = w.bestTrace;
+  }
+  return out;
+}
+
 } // namespace lathe::api

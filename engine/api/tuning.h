@@ -80,6 +80,20 @@ struct RecordsSummary {
   std::vector<std::string> warnings; // an unfinished last line
 };
 
+// Two records files side by side: per workload and machine found in either, each file's
+// best (0: none there) and trace.
+struct RecordsComparison {
+  struct Row {
+    std::string workload, kernel;
+    TuningMachine machine;
+    double defaultMs = 0;
+    double bestA = 0, bestB = 0;
+    std::string traceA, traceB;
+  };
+  std::vector<Row> rows;
+  std::vector<std::string> warnings;
+};
+
 // This machine's key for `target` and `threads` (0: one per core), as tuning records it.
 TuningMachine tuningMachine(const std::string& target, int threads);
 

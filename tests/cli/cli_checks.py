@@ -985,8 +985,8 @@ def check_tune(lathe, models):
     expect(rc == 0, "tune --kernels", out + err)
     lines = [json.loads(line) for line in open(records).read().splitlines()]
 
-    # A record known to help, for the tail kernel: it must be applied, and the bundle must
-    # compute what the default does.
+    # A record said to help, for the tail kernel, with a trace the search never draws (split
+    # by 2): it must be applied, and the bundle must compute what the default does.
     tail = [r for r in lines if r["kernel"].startswith("fused_add_mul")]
     expect(len(tail) == 1 and len(lines) == 13, "--kernels tuned the tail kernel only",
            str([r["kernel"] for r in lines]))
@@ -998,16 +998,18 @@ def check_tune(lathe, models):
     loops = re.findall(r"for \((\w+), 0, (\d+)\)", open(f"{work}/d/{name}.loop").read())
     (c, _), (y, _), (x, _) = loops
     some = lines[0]
+    import shutil
+    shutil.copy(records, f"{work}/before.jsonl")
     with open(records, "a") as f:
         f.write(json.dumps({"workload": tail[0]["workload"],
                             "kernel": name, "target": "llvm", "cpu": some["cpu"],
-                            "threads": 1, "trace": f"split({x}, 8)\nvectorize({x}.i)\n",
+                            "threads": 1, "trace": f"split({x}, 2)\nunroll({x}.i)\n",
                             "median_ms": 1e-6, "default_median_ms": 1.0}) + "\n")
     rc, out, err = run(lathe, "compile", model, "--tuning-records", records, "--threads", "1",
                        "-o", f"{work}/tuned.tar", "--dump", f"{work}/t")
     expect(rc == 0 and "tuning records:" in out and " 0 of " not in out,
            "compile --tuning-records applies the records of this machine", out + err)
-    expect(f"vectorize({x}.i)" in open(f"{work}/t/{name}.loop").read(),
+    expect(f"unroll({x}.i)" in open(f"{work}/t/{name}.loop").read(),
            "the tail kernel got the tuned trace", out)
     for tag in ("plain", "tuned"):
         rc, out, err = run(lathe, "run", f"{work}/{tag}.tar", "--fill", "ones", "--outputs",
@@ -1016,6 +1018,14 @@ def check_tune(lathe, models):
     a = np.load(f"{work}/plain.npz")["logits"]
     b = np.load(f"{work}/tuned.npz")["logits"]
     expect(np.allclose(a, b, atol=1e-5), "the tuned bundle computes what the default does")
+    # Two files side by side: the hand-made record wins its workload, with its trace as a diff.
+    rc, out, err = run(lathe, "records", f"{work}/before.jsonl", records)
+    row = [line for line in out.splitlines() if line.startswith(name)]
+    expect(rc == 0 and row and row[0].split()[-2] == "B" and f"    + unroll({x}.i)" in out
+           and "B faster on 1" in out, "lathe records A B compares two files", out + err)
+    rc, out, err = run(lathe, "records", records, records)
+    expect(rc == 0 and "A faster on 0, B faster on 0" in out and "    + " not in out,
+           "a file compared with itself has no winners and no diffs", out + err)
     # Records for 1 thread do not apply to a compile for 2, and the message says so.
     rc, out, err = run(lathe, "compile", model, "--tuning-records", records, "--threads", "2",
                        "-o", f"{work}/t2.tar")
