@@ -643,6 +643,11 @@ void TestWorkbench::anotherTargetMarksTheCodeStaleAndRecompiles() {
     QSKIP("this CPU cannot run x86-64-v3 code");
   QVERIFY2(kernels->staleNote().contains(QStringLiteral("not for the target picked now")),
            qPrintable(kernels->staleNote()));
+  // LATHE_SCREENSHOT_DIR=DIR keeps a picture of the Code panel with its warning.
+  if (const QString shots = qEnvironmentVariable("LATHE_SCREENSHOT_DIR"); !shots.isEmpty()) {
+    window_->showPanel(MainWindow::Panel::Kernels);
+    QVERIFY(window_->grab().save(shots + QStringLiteral("/stale_code.png")));
+  }
   QVERIFY(window_->isCompiling()); // started by the change
   QVERIFY(compiled.wait(kLoadTimeoutMs));
   QCOMPARE(QString::fromStdString(window_->compileReport()->target),
