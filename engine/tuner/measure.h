@@ -4,7 +4,8 @@
 // it). The child compiles the default kernel and the candidate for this machine, runs both
 // on the same arguments (the model's weights, seeded random activations), checks that the
 // candidate computes what the default does, and times both: one warm-up call, then
-// `repeat` calls, medians and spread.
+// `repeat` calls each after a cache flush (as in a model, weights are not in cache), medians
+// and spread.
 
 #include "engine/loop_ir/ir.h"
 #include "engine/lowering/lowered_model.h"
@@ -21,6 +22,9 @@ struct MeasureOptions {
   // Outputs match when |candidate - default| <= atol + rtol * |default| (f32; other types
   // must be equal bit for bit). Reordered sums round differently.
   double rtol = 1e-4, atol = 1e-5;
+  // Flush the caches before each timed call (see measure.cpp); off for tests that only
+  // need a time.
+  bool flushCaches = true;
 };
 
 struct Measurement {
