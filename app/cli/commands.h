@@ -20,6 +20,7 @@ void addRunCommand(CLI::App& app, int& exitCode);
 void addCompileCommand(CLI::App& app, int& exitCode);
 void addCompareCommand(CLI::App& app, int& exitCode); // compare_command.cpp
 void addTuneCommands(CLI::App& app, int& exitCode);   // tune, records
+void addExportCommands(CLI::App& app, int& exitCode); // export, targets
 
 // Opens an ONNX model (fixing the given input shapes, and those of symbolic inputs to the
 // arrays of `inputsFile` when set) and compiles it; prints the error and returns null on

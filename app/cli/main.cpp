@@ -22,6 +22,7 @@ int main(int argc, char** argv) {
   lathe::cli::addTableCommands(app, exitCode);
   lathe::cli::addCompareCommand(app, exitCode);
   lathe::cli::addTuneCommands(app, exitCode);
+  lathe::cli::addExportCommands(app, exitCode);
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {

@@ -162,6 +162,10 @@ struct TargetSummary {
   std::string text;        // a target string for CompileOptions::target
   std::string description; // one line
   bool runsHere = false;   // code for it can run in this process (host triple)
+  // Resolved by LLVM (empty when this LLVM cannot generate code for it: `unavailable`).
+  std::string triple, cpu;
+  int vectorBits = 0; // widest f32 vectors (0: none, or not a CPU target)
+  std::string unavailable;
 };
 std::vector<TargetSummary> knownTargets();
 
@@ -201,6 +205,23 @@ struct CompileOptions {
   // and that has a record for this target, CPU and thread count (`threads`; 0: one per
   // core) which beat the default when it was measured gets that record's trace.
   std::string tuningRecords;
+  // Also write an export for the standalone C runtime (lathe export) into this folder; the
+  // model is then not compiled to run here. `exportName`: the C name of its symbols.
+  std::string exportDir, exportName;
+};
+
+// A file an export wrote.
+struct ExportedFile {
+  std::string name, description;
+  std::uint64_t bytes = 0;
+};
+
+struct ExportReport {
+  std::string folder, triple;
+  std::vector<ExportedFile> files;
+  std::uint64_t codeBytes = 0, weightBytes = 0, arenaBytes = 0;
+  std::string buildCommand; // e.g. "make -C out"
+  std::string runCommand;   // e.g. "qemu-aarch64 out/model", or "" where nothing runs it here
 };
 
 struct KernelReport {
@@ -236,6 +257,7 @@ struct CompileReport {
   // not apply (kept for another CPU or thread count).
   int tunedKernels = 0;
   std::vector<std::string> tuningNotes;
+  std::optional<ExportReport> exported; // with CompileOptions::exportDir
 };
 
 struct CompileResult {

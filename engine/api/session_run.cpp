@@ -111,8 +111,8 @@ CompileResult Session::compile(const CompileOptions& options) {
     // Code compiled in memory for the host is kept per set of shapes and options, and a
     // compile asked for again is not done again.
     const target::Target target = target::parseTarget(options.target);
-    const bool reusable =
-        target.isHost() && options.bundlePath.empty() && options.schedulePath.empty();
+    const bool reusable = target.isHost() && options.bundlePath.empty() &&
+                          options.exportDir.empty() && options.schedulePath.empty();
     const std::string optionsKey =
         reusable ? target.text() + "|threads " + std::to_string(options.threads) +
                        (options.keepCode ? "|code" : "") + "|" + options.scheduleText + "|" +
@@ -145,6 +145,8 @@ CompileResult Session::compile(const CompileOptions& options) {
     settings.schedules = schedules ? &*schedules : nullptr;
     settings.bundlePath = options.bundlePath;
     settings.dumpDir = options.dumpDir;
+    settings.exportDir = options.exportDir;
+    settings.exportName = options.exportName;
     settings.modelPath = state_->path;
     settings.cancel = options.cancel;
     if (options.onProgress)
@@ -168,6 +170,14 @@ CompileResult Session::compile(const CompileOptions& options) {
     report->naiveArenaBytes = outcome.naiveArenaBytes;
     report->constantBytes = outcome.constantBytes;
     report->bundleBytes = outcome.bundleBytes;
+    if (outcome.exported) {
+      const driver::ExportSummary& e = *outcome.exported;
+      ExportReport exported{e.folder,     e.triple,       {},          e.codeBytes, e.weightBytes,
+                            e.arenaBytes, e.buildCommand, e.runCommand};
+      for (const driver::ExportedFile& f : e.files)
+        exported.files.push_back({f.name, f.description, f.bytes});
+      report->exported = std::move(exported);
+    }
     const lowering::LoweredModel& lowered = *outcome.lowered;
     const codegen::JitKernels* jit = state_->compiled ? state_->compiled->jit.get() : nullptr;
     for (std::size_t k = 0; k < lowered.kernels.size(); ++k) {

@@ -72,15 +72,9 @@ std::uint64_t writeCompiledBundle(const lowering::LoweredModel& lowered,
     library = object.object;
     manifest.library = "kernels.o";
   }
-  std::string weights;
-  for (std::size_t i = 0; i < lowered.slots.size(); ++i) {
-    const lowering::TensorSlot& s = lowered.slots[i];
-    if (s.kind != lowering::SlotKind::Constant)
-      continue;
-    weights.resize((weights.size() + 63) / 64 * 64, '\0');
-    manifest.slots[i].weightsOffset = weights.size();
-    weights.append(reinterpret_cast<const char*>(s.constant->data()), s.constant->byteSize());
-  }
+  const std::string weights = packWeights(lowered, [&](std::size_t slot, std::uint64_t offset) {
+    manifest.slots[slot].weightsOffset = offset;
+  });
   manifest.librarySeal = exporter::sealOf(library);
   manifest.weightsSeal = exporter::sealOf(weights);
   try { // what is written must load: a failure here is a bug in Lathe, not in the model
@@ -93,6 +87,20 @@ std::uint64_t writeCompiledBundle(const lowering::LoweredModel& lowered,
   if (!dumpDir.empty())
     writeDumpFiles(dumpDir, manifest.model, lowered, object.code);
   return fs::file_size(path);
+}
+
+std::string packWeights(const lowering::LoweredModel& lowered,
+                        const std::function<void(std::size_t, std::uint64_t)>& placed) {
+  std::string weights;
+  for (std::size_t i = 0; i < lowered.slots.size(); ++i) {
+    const lowering::TensorSlot& s = lowered.slots[i];
+    if (s.kind != lowering::SlotKind::Constant)
+      continue;
+    weights.resize((weights.size() + 63) / 64 * 64, '\0');
+    placed(i, weights.size());
+    weights.append(reinterpret_cast<const char*>(s.constant->data()), s.constant->byteSize());
+  }
+  return weights;
 }
 
 std::unique_ptr<CompiledModel> loadCompiledBundle(const std::string& path, int threads) {

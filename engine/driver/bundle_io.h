@@ -3,6 +3,7 @@
 #include "engine/driver/compile_model.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -15,6 +16,11 @@ std::uint64_t writeCompiledBundle(const lowering::LoweredModel& lowered,
                                   const exporter::BundleManifest& layout,
                                   const target::Target& target, const std::string& modelPath,
                                   const std::string& path, const std::string& dumpDir);
+
+// The model's constants packed one after the other, each 64-byte aligned, as weights.bin
+// (and an export's weights.o) hold them; `placed(slot, offset)` is told where each went.
+std::string packWeights(const lowering::LoweredModel& lowered,
+                        const std::function<void(std::size_t, std::uint64_t)>& placed);
 
 // Loads a bundle written by writeCompiledBundle (for this machine) and prepares an executor.
 // The manifest is validated before the kernels' library is loaded.

@@ -227,7 +227,10 @@ CompileOutcome compileModel(const graph::Graph& graph, const CompileSettings& se
   stage(20, "generating code");
   watch.restart();
   const bool host = settings.target.isHost();
-  if (host && settings.bundlePath.empty()) {
+  if (!settings.exportDir.empty()) {
+    out.exported = writeExport(*out.lowered, layout, settings.target, settings.modelPath,
+                               settings.exportDir, settings.exportName);
+  } else if (host && settings.bundlePath.empty()) {
     out.compiled = compileInMemory(out.lowered, std::move(layout), settings);
   } else if (!settings.bundlePath.empty()) {
     out.bundleBytes = writeCompiledBundle(*out.lowered, layout, settings.target, settings.modelPath,

@@ -5,6 +5,7 @@
 // compileModel(); a bundle written by it, or by an earlier run, is loaded by
 // loadCompiledBundle (bundle_io.h).
 #include "engine/codegen/llvm/compiler.h"
+#include "engine/driver/export_module.h"
 #include "engine/export/bundle.h"
 #include "engine/export/bundle_manifest.h"
 #include "engine/graph/graph.h"
@@ -72,6 +73,9 @@ struct CompileSettings {
   // Writes a bundle there (for any target) instead of compiling in memory; a bundle for
   // this machine is loaded back to run. `dumpDir`: per-kernel files (dump_files.h).
   std::string bundlePath, dumpDir;
+  // Writes an export for the C runtime there (export_module.h), its symbols named after
+  // `exportName` (empty: the model file's name); nothing is compiled to run here then.
+  std::string exportDir, exportName;
   std::string modelPath; // the model file, for the manifest and for messages
   // Called at each stage (percent, name); a cancelled compile throws ErrorKind::Cancelled
   // at the next stage.
@@ -92,6 +96,7 @@ struct CompileOutcome {
   // The static memory plan: intermediates with and without reuse, and the weights.
   std::uint64_t arenaBytes = 0, naiveArenaBytes = 0, constantBytes = 0;
   std::uint64_t bundleBytes = 0;
+  std::optional<ExportSummary> exported; // with CompileSettings::exportDir
 };
 
 // The checks a graph must pass to be compiled: every op known, every input static (the

@@ -65,6 +65,8 @@ std::vector<KnownTarget> knownTargets() {
        "x86-64 with AVX-512"},
       {"AArch64 Linux", "llvm -mtriple=aarch64-linux-gnu -mcpu=neoverse-n1",
        "64-bit Arm with NEON"},
+      {"RISC-V Linux", "llvm -mtriple=riscv64-linux-gnu -mattr=+v",
+       "64-bit RISC-V with the vector extension"},
       {"Cortex-M33", "llvm -mtriple=thumbv8m.main-none-eabi -mcpu=cortex-m33",
        "microcontroller, no operating system"},
       {"WebAssembly", "llvm -mtriple=wasm32-unknown-unknown -mattr=+simd128",

@@ -1036,6 +1036,38 @@ def check_tune(lathe, models):
     expect(rc == 0 and "tuning records:" in err, "run --tuning-records", out + err)
 
 
+def check_export_refusals(lathe, models):
+    """lathe export refuses what the C runtime cannot run, naming the file, node and reason,
+    and lathe targets lists every target with its triple."""
+    import tempfile
+    work = tempfile.mkdtemp(prefix="lathe_cli_")
+    rc, out, err = run(lathe, "export", os.path.join(models, "if_subgraph.onnx"), "-o",
+                       os.path.join(work, "if"))
+    expect(rc == 1 and "if_subgraph.onnx" in err and "node 'if' (If)" in err
+           and "control flow" in err, "control flow is refused by node", out + err)
+    rc, out, err = run(lathe, "export", os.path.join(models, "symbolic_batch.onnx"), "-o",
+                       os.path.join(work, "sym"))
+    expect(rc == 1 and "--input-shapes" in err, "symbolic dims ask for --input-shapes", out + err)
+    rc, out, err = run(lathe, "export", os.path.join(models, "symbolic_batch.onnx"), "-o",
+                       os.path.join(work, "sym"), "--input-shapes", "x:[2,3,8,8]")
+    expect(rc == 0 and "model.h" in out, "fixed shapes export", out + err)
+    header = open(os.path.join(work, "sym", "model.h")).read()
+    expect("f32 [2, 3, 8, 8]" in header, "model.h gives the fixed input shape", header)
+    rc, out, err = run(lathe, "export", os.path.join(models, "sample_cnn.onnx"), "--target",
+                       "cuda -arch=sm_90", "-o", os.path.join(work, "cuda"))
+    expect(rc == 1 and "not a CPU target" in err, "a GPU target is refused", out + err)
+    blocker = os.path.join(work, "a_file")
+    open(blocker, "w").close()
+    rc, out, err = run(lathe, "export", os.path.join(models, "sample_cnn.onnx"), "-o", blocker)
+    expect(rc == 1 and blocker in err and "folder" in err, "a file in the way is named",
+           out + err)
+    rc, out, err = run(lathe, "targets")
+    expect(rc == 0, "lathe targets exits 0", out + err)
+    for triple in ("aarch64-linux-gnu", "riscv64-linux-gnu", "thumbv8m.main-none-eabi",
+                   "wasm32-unknown-unknown", "(runs here)"):
+        expect(triple in out, "lathe targets lists " + triple, out)
+
+
 CHECKS = {name[len("check_"):]: fn for name, fn in globals().items() if name.startswith("check_")}
 
 if __name__ == "__main__":

@@ -1,0 +1,96 @@
+#include "engine/driver/export_module.h"
+
+#include "engine/codegen/llvm/codegen.h"
+#include "engine/codegen/llvm/compiler.h"
+#include "engine/codegen/llvm/data_object.h"
+#include "engine/driver/bundle_io.h"
+#include "engine/driver/execution_plan.h"
+#include "engine/export/export_sources.h"
+#include "engine/runtime/executor.h"
+#include "engine/support/atomic_file.h"
+#include "engine/support/diagnostics.h"
+
+#include <filesystem>
+
+namespace lathe::driver {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void writeFile(const fs::path& folder, const std::string& name, const std::string& bytes) {
+  AtomicFile file(folder / name);
+  file.write(bytes);
+  file.commit();
+}
+
+} // namespace
+
+ExportSummary writeExport(const lowering::LoweredModel& lowered,
+                          const exporter::BundleManifest& layout, const target::Target& target,
+                          const std::string& modelPath, const std::string& folder,
+                          const std::string& name) {
+  if (target.kind != target::Kind::Llvm)
+    throw Error(ErrorKind::Unsupported,
+                "lathe export writes CPU code; " + target.text() + " is not a CPU target");
+  for (const lowering::KernelCall& c : lowered.calls)
+    if (c.hostNode)
+      throw Error(ErrorKind::Unsupported,
+                  "the C runtime cannot run control flow yet; this node would need it",
+                  {modelPath, c.hostNode->name, c.hostNode->opType()});
+  const target::Target resolved = codegen::resolveTarget(target);
+  const exporter::ExportToolchain toolchain =
+      exporter::toolchainFor(resolved.triple, codegen::hostTriple());
+
+  exporter::ExportLayout source;
+  source.manifest = layout;
+  source.manifest.model = fs::path(modelPath).filename().string();
+  source.manifest.target = target.text();
+  source.manifest.triple = resolved.triple;
+  source.modelFile = source.manifest.model;
+  source.name = exporter::cIdentifier(name.empty() ? fs::path(modelPath).stem().string() : name);
+
+  // Intermediates where the executor would put them; constants packed as in a bundle.
+  const runtime::PlanLayout memory = runtime::layOut(buildExecutionPlan(
+      layout, [](std::size_t, const exporter::BundleSlot&) { return nullptr; }, nullptr));
+  source.offsets = memory.offsets;
+  source.arenaBytes = memory.arenaBytes;
+  const std::string weights = packWeights(
+      lowered, [&](std::size_t slot, std::uint64_t offset) { source.offsets[slot] = offset; });
+  source.weightBytes = weights.size();
+  const std::vector<exporter::SourceFile> sources = exporter::exportSources(source, toolchain);
+
+  codegen::CodegenOptions options;
+  options.target = target;
+  const std::string kernels = codegen::compileToObject(lowered.kernels, options).object;
+  const std::string weightsObject =
+      codegen::dataObject(target, source.name + "_weights", weights, 64);
+
+  std::error_code ec;
+  fs::create_directories(folder, ec);
+  if (!fs::is_directory(folder))
+    throw Error(ErrorKind::Io, "cannot create the folder" + (ec ? ": " + ec.message() : ""),
+                {folder, {}, {}});
+  ExportSummary summary;
+  summary.folder = folder;
+  summary.triple = resolved.triple;
+  summary.codeBytes = kernels.size();
+  summary.weightBytes = weights.size();
+  summary.arenaBytes = source.arenaBytes;
+  const auto add = [&](const std::string& file, const std::string& bytes, const std::string& what) {
+    writeFile(folder, file, bytes);
+    summary.files.push_back({file, what, bytes.size()});
+  };
+  add("kernels.o", kernels,
+      std::to_string(lowered.kernels.size()) + " kernels for " + resolved.triple);
+  add("weights.o", weightsObject, std::to_string(weights.size()) + " bytes of weights");
+  for (const exporter::SourceFile& f : sources)
+    add(f.name, f.text, f.description);
+  summary.buildCommand = "make -C " + folder;
+  if (toolchain.platform == exporter::ExportPlatform::Linux)
+    summary.runCommand =
+        (toolchain.emulator.empty() ? "" : toolchain.emulator + " ") + folder + "/model";
+  return summary;
+}
+
+} // namespace lathe::driver

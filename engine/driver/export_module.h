@@ -1,0 +1,42 @@
+#pragma once
+// `lathe export`: a compiled model as a folder a person can build and deploy on its target
+// with the standalone C runtime (runtime/c): the kernels' and weights' objects, model.h /
+// model.c, the runtime's sources, an example program, a Makefile and a README.
+#include "engine/export/bundle_manifest.h"
+#include "engine/lowering/lowered_model.h"
+#include "engine/target/target.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lathe::driver {
+
+struct ExportedFile {
+  std::string name;
+  std::string description;
+  std::uint64_t bytes = 0;
+};
+
+struct ExportSummary {
+  std::string folder;
+  std::string triple;
+  std::vector<ExportedFile> files;
+  std::uint64_t codeBytes = 0;   // kernels.o
+  std::uint64_t weightBytes = 0; // the weights linked in
+  std::uint64_t arenaBytes = 0;  // the arena a run needs
+  std::string buildCommand;      // in the folder: how to build the example ("make")
+  std::string runCommand;        // how to run it on this machine, or "" (no emulator known)
+};
+
+// Writes the export of `lowered` (described by `layout`, describeModel) for `target` into
+// `folder` (created if missing; files of the same names are replaced). `name` is the C
+// identifier its symbols start with (empty: from the model file's name). Throws lathe::Error:
+// Unsupported for control flow, shapes known only at run time and targets without a way to
+// build; Io for a folder that cannot be written.
+ExportSummary writeExport(const lowering::LoweredModel& lowered,
+                          const exporter::BundleManifest& layout, const target::Target& target,
+                          const std::string& modelPath, const std::string& folder,
+                          const std::string& name);
+
+} // namespace lathe::driver

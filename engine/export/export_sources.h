@@ -1,0 +1,59 @@
+#pragma once
+// The source files of an exported model (`lathe export`): model.h and model.c describing its
+// tensors and kernel calls for the standalone C runtime (runtime/c), an example main.c, a
+// Makefile and a README with the build command for the target. Text only: the caller
+// writes them next to the kernels' and weights' objects.
+
+#include "engine/export/bundle_manifest.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace lathe::exporter {
+
+// How an export is built and run, by the target's triple.
+enum class ExportPlatform {
+  Linux,     // a hosted Linux target: gcc (or a cross gcc), POSIX threads
+  BareMetal, // no operating system (thumb*-none-eabi): freestanding runtime
+  Wasm,      // wasm32: a module for a JavaScript host
+};
+
+struct ExportToolchain {
+  ExportPlatform platform = ExportPlatform::Linux;
+  std::string compiler; // "cc", "aarch64-linux-gnu-gcc", "clang-19 --target=wasm32"...
+  std::string emulator; // how to run the result on this machine ("qemu-aarch64"), or ""
+  std::string cpuFlags; // extra compiler flags for the CPU ("-march=rv64gcv")
+  bool crossCompiled = false;
+};
+ExportToolchain toolchainFor(const std::string& triple, const std::string& hostTriple);
+
+struct ExportLayout {
+  BundleManifest manifest;            // slots, kernels, calls, inputs and outputs; target
+  std::vector<std::uint64_t> offsets; // per slot: in the arena (intermediates) or weights
+  std::uint64_t arenaBytes = 0;
+  std::uint64_t weightBytes = 0;
+  std::string name;      // C identifier the model's symbols start with
+  std::string modelFile; // the ONNX file's name, for comments
+};
+
+// A C identifier made of `text` ("mobilenet-v2.onnx" stem -> "mobilenet_v2").
+std::string cIdentifier(const std::string& text);
+
+struct SourceFile {
+  std::string name;
+  std::string text;
+  std::string description;
+};
+
+// model.h, model.c, main.c (a hosted example), Makefile, README.md, and the runtime's
+// lathe_runtime.h and lathe_runtime.c. Throws lathe::Error (Unsupported) for a model the
+// runtime cannot run (a dimension known only at run time, a kernel of over 64 parameters).
+std::vector<SourceFile> exportSources(const ExportLayout& layout, const ExportToolchain& toolchain);
+
+// The runtime's sources and the example program (runtime/c), built into Lathe.
+const std::string& runtimeHeaderSource();
+const std::string& runtimeSource();
+const std::string& exampleMainSource();
+
+} // namespace lathe::exporter

@@ -1,0 +1,369 @@
+/* Lathe's standalone C runtime (see lathe_runtime.h). C11; no allocation of its own. */
+#include "lathe_runtime.h"
+
+#if defined(LATHE_RUNTIME_FREESTANDING) && !defined(LATHE_RUNTIME_NO_HEAP)
+#define LATHE_RUNTIME_NO_HEAP
+#endif
+#ifndef LATHE_RUNTIME_SCRATCH_BYTES
+#define LATHE_RUNTIME_SCRATCH_BYTES 0
+#endif
+
+#ifndef LATHE_RUNTIME_FREESTANDING
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#endif
+#ifdef LATHE_RUNTIME_PTHREADS
+#include <pthread.h>
+#endif
+
+/* ---- what a libc would give ------------------------------------------------------------ */
+
+#ifdef LATHE_RUNTIME_FREESTANDING
+/* Kernels' loops may be turned into calls to these by the compiler. */
+void* memcpy(void* restrict dst, const void* restrict src, size_t n) {
+  unsigned char* d = (unsigned char*)dst;
+  const unsigned char* s = (const unsigned char*)src;
+  while (n--)
+    *d++ = *s++;
+  return dst;
+}
+void* memmove(void* dst, const void* src, size_t n) {
+  unsigned char* d = (unsigned char*)dst;
+  const unsigned char* s = (const unsigned char*)src;
+  if (d < s) {
+    while (n--)
+      *d++ = *s++;
+  } else {
+    while (n--)
+      d[n] = s[n];
+  }
+  return dst;
+}
+void* memset(void* dst, int value, size_t n) {
+  unsigned char* d = (unsigned char*)dst;
+  while (n--)
+    *d++ = (unsigned char)value;
+  return dst;
+}
+static int lathe_strcmp(const char* a, const char* b) {
+  while (*a && *a == *b) {
+    ++a;
+    ++b;
+  }
+  return (unsigned char)*a - (unsigned char)*b;
+}
+#else
+#define lathe_strcmp strcmp
+#endif
+
+#ifndef LATHE_RUNTIME_CUSTOM_PANIC
+void lathe_panic(const char* message) {
+#ifdef LATHE_RUNTIME_FREESTANDING
+  (void)message;
+  __builtin_trap();
+#else
+  fprintf(stderr, "lathe runtime: %s\n", message);
+  abort();
+#endif
+}
+#endif
+
+/* ---- kernels' temporaries -------------------------------------------------------------- */
+
+#ifdef LATHE_RUNTIME_NO_HEAP
+/* A stack of blocks: kernels free their temporaries in reverse order of allocation. */
+#if LATHE_RUNTIME_SCRATCH_BYTES > 0
+static _Alignas(64) unsigned char lathe_scratch[LATHE_RUNTIME_SCRATCH_BYTES];
+#else
+static _Alignas(64) unsigned char lathe_scratch[64];
+#endif
+static size_t lathe_scratch_top;
+
+void* lathe_alloc(int64_t bytes) {
+  const size_t rounded = ((size_t)bytes + 63u) / 64u * 64u + 64u; /* + a header line */
+  if (bytes < 0 || rounded > (size_t)LATHE_RUNTIME_SCRATCH_BYTES - lathe_scratch_top)
+    lathe_panic("a kernel's temporary does not fit LATHE_RUNTIME_SCRATCH_BYTES");
+  unsigned char* block = lathe_scratch + lathe_scratch_top;
+  *(size_t*)block = lathe_scratch_top;
+  lathe_scratch_top += rounded;
+  return block + 64;
+}
+void lathe_free(void* pointer) {
+  if (pointer)
+    lathe_scratch_top = *(size_t*)((unsigned char*)pointer - 64);
+}
+#else
+void* lathe_alloc(int64_t bytes) {
+  const size_t rounded = ((size_t)(bytes < 0 ? 0 : bytes) + 63u) / 64u * 64u;
+  void* p = aligned_alloc(64, rounded ? rounded : 64);
+  if (!p)
+    lathe_panic("out of memory for a kernel's temporary");
+  return p;
+}
+void lathe_free(void* pointer) {
+  free(pointer);
+}
+#endif
+
+/* ---- parallel loops -------------------------------------------------------------------- */
+
+#ifdef LATHE_RUNTIME_PTHREADS
+#define LATHE_MAX_THREADS 256
+typedef struct {
+  pthread_mutex_t lock;
+  pthread_cond_t work, done;
+  int threads; /* workers + the caller */
+  int stop;    /* workers leave */
+  long epoch;  /* bumped per loop */
+  long born;   /* the epoch when the workers were started */
+  int pending; /* chunks not yet finished */
+  int64_t n;
+  lathe_parallel_body body;
+  void* closure;
+  pthread_t workers[LATHE_MAX_THREADS];
+} lathe_pool;
+static lathe_pool lathe_the_pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
+                                    PTHREAD_COND_INITIALIZER, 1, 0, 0, 0, 0, 0, 0, 0, {0}};
+static _Thread_local int lathe_in_parallel;
+
+static void lathe_run_chunk(int64_t n, int chunks, int c, lathe_parallel_body body,
+                            void* closure) {
+  const int64_t begin = n * c / chunks, end = n * (c + 1) / chunks;
+  if (begin < end)
+    body(begin, end, closure);
+}
+
+static void* lathe_worker(void* arg) {
+  const int id = (int)(intptr_t)arg; /* 1 .. threads-1 */
+  lathe_pool* p = &lathe_the_pool;
+  lathe_in_parallel = 1;
+  pthread_mutex_lock(&p->lock);
+  long seen = p->born; /* a loop may have begun before this thread got the lock */
+  for (;;) {
+    while (p->epoch == seen && !p->stop)
+      pthread_cond_wait(&p->work, &p->lock);
+    if (p->stop)
+      break;
+    seen = p->epoch;
+    const int64_t n = p->n;
+    const int chunks = p->threads;
+    lathe_parallel_body body = p->body;
+    void* closure = p->closure;
+    pthread_mutex_unlock(&p->lock);
+    lathe_run_chunk(n, chunks, id, body, closure);
+    pthread_mutex_lock(&p->lock);
+    if (--p->pending == 0)
+      pthread_cond_signal(&p->done);
+  }
+  pthread_mutex_unlock(&p->lock);
+  return 0;
+}
+
+int lathe_set_threads(int n) {
+  lathe_pool* p = &lathe_the_pool;
+  if (n < 1)
+    n = 1;
+  if (n > LATHE_MAX_THREADS)
+    n = LATHE_MAX_THREADS;
+  /* Stop the workers there are, then start n - 1. */
+  pthread_mutex_lock(&p->lock);
+  const int running = p->threads - 1;
+  p->stop = 1;
+  pthread_cond_broadcast(&p->work);
+  pthread_mutex_unlock(&p->lock);
+  for (int i = 1; i <= running; ++i)
+    pthread_join(p->workers[i], 0);
+  pthread_mutex_lock(&p->lock);
+  p->stop = 0;
+  p->threads = 1;
+  p->born = p->epoch;
+  for (int i = 1; i < n; ++i) {
+    if (pthread_create(&p->workers[i], 0, lathe_worker, (void*)(intptr_t)i) != 0)
+      break;
+    p->threads = i + 1;
+  }
+  const int threads = p->threads;
+  pthread_mutex_unlock(&p->lock);
+  return threads;
+}
+
+int lathe_parallel_for(int64_t n, lathe_parallel_body body, void* closure) {
+  lathe_pool* p = &lathe_the_pool;
+  if (n < 0 || !body)
+    return 2;
+  if (n == 0)
+    return 0;
+  if (n == 1 || p->threads <= 1 || lathe_in_parallel) {
+    body(0, n, closure);
+    return 0;
+  }
+  pthread_mutex_lock(&p->lock);
+  const int chunks = p->threads;
+  p->n = n;
+  p->body = body;
+  p->closure = closure;
+  p->pending = chunks - 1;
+  ++p->epoch;
+  pthread_cond_broadcast(&p->work);
+  pthread_mutex_unlock(&p->lock);
+  lathe_in_parallel = 1;
+  lathe_run_chunk(n, chunks, 0, body, closure);
+  lathe_in_parallel = 0;
+  pthread_mutex_lock(&p->lock);
+  while (p->pending > 0)
+    pthread_cond_wait(&p->done, &p->lock);
+  pthread_mutex_unlock(&p->lock);
+  return 0;
+}
+#else
+int lathe_set_threads(int n) {
+  (void)n;
+  return 1;
+}
+
+int lathe_parallel_for(int64_t n, lathe_parallel_body body, void* closure) {
+  if (n < 0 || !body)
+    return 2;
+  if (n > 0)
+    body(0, n, closure);
+  return 0;
+}
+#endif
+
+/* ---- running a model ------------------------------------------------------------------- */
+
+size_t lathe_dtype_size(lathe_dtype dtype) {
+  switch (dtype) {
+  case LATHE_F64:
+  case LATHE_I64:
+  case LATHE_U64:
+    return 8;
+  case LATHE_F32:
+  case LATHE_I32:
+  case LATHE_U32:
+    return 4;
+  case LATHE_F16:
+  case LATHE_BF16:
+  case LATHE_I16:
+  case LATHE_U16:
+    return 2;
+  case LATHE_I8:
+  case LATHE_U8:
+  case LATHE_BOOL:
+    return 1;
+  }
+  return 0;
+}
+
+const char* lathe_dtype_name(lathe_dtype dtype) {
+  static const char* const names[] = {"f32", "f64", "f16", "bf16", "i8",  "i16", "i32",
+                                      "i64", "u8",  "u16", "u32",  "u64", "bool"};
+  return (unsigned)dtype < sizeof names / sizeof names[0] ? names[dtype] : "?";
+}
+
+const char* lathe_status_text(lathe_status status) {
+  switch (status) {
+  case LATHE_OK:
+    return "ok";
+  case LATHE_ERROR_ARGUMENT:
+    return "a null model, input or output";
+  case LATHE_ERROR_ARENA:
+    return "the arena is null, smaller than the model needs or not 64-byte aligned";
+  case LATHE_ERROR_VERSION:
+    return "the model was generated for another version of the runtime";
+  }
+  return "unknown status";
+}
+
+static int lathe_index_of(const lathe_tensor_info* tensors, uint32_t count, const char* name) {
+  if (!name)
+    return -1;
+  for (uint32_t i = 0; i < count; ++i)
+    if (lathe_strcmp(tensors[i].name, name) == 0)
+      return (int)i;
+  return -1;
+}
+
+int lathe_input_index(const lathe_model* model, const char* name) {
+  return model ? lathe_index_of(model->inputs, model->input_count, name) : -1;
+}
+
+int lathe_output_index(const lathe_model* model, const char* name) {
+  return model ? lathe_index_of(model->outputs, model->output_count, name) : -1;
+}
+
+static void* lathe_slot_address(const lathe_model* m, const lathe_slot* s, unsigned char* arena,
+                                const void* const* inputs, void* const* outputs) {
+  switch (s->kind) {
+  case LATHE_SLOT_INPUT:
+    return (void*)inputs[s->index];
+  case LATHE_SLOT_OUTPUT:
+    return outputs[s->index];
+  case LATHE_SLOT_CONSTANT:
+    return (void*)(m->weights + s->offset);
+  default:
+    return arena + s->offset;
+  }
+}
+
+static void lathe_copy_bytes(unsigned char* dst, const unsigned char* src, uint64_t n) {
+  if (dst != src)
+    while (n--)
+      *dst++ = *src++;
+}
+
+static lathe_status lathe_check(const lathe_model* m, void* arena, size_t arena_bytes,
+                                const void* const* inputs, void* const* outputs) {
+  if (!m || (m->input_count && !inputs) || (m->output_count && !outputs))
+    return LATHE_ERROR_ARGUMENT;
+  if (m->runtime_version != LATHE_RUNTIME_VERSION)
+    return LATHE_ERROR_VERSION;
+  for (uint32_t i = 0; i < m->input_count; ++i)
+    if (!inputs[i])
+      return LATHE_ERROR_ARGUMENT;
+  for (uint32_t i = 0; i < m->output_count; ++i)
+    if (!outputs[i])
+      return LATHE_ERROR_ARGUMENT;
+  if (m->arena_bytes &&
+      (!arena || arena_bytes < m->arena_bytes || ((uintptr_t)arena & 63u) != 0))
+    return LATHE_ERROR_ARENA;
+  return LATHE_OK;
+}
+
+lathe_status lathe_run_timed(const lathe_model* m, void* arena, size_t arena_bytes,
+                             const void* const* inputs, void* const* outputs,
+                             uint64_t (*clock)(void), uint64_t* call_ticks) {
+  const lathe_status status = lathe_check(m, arena, arena_bytes, inputs, outputs);
+  if (status != LATHE_OK)
+    return status;
+  void* args[64];
+  void** argv = args;
+  if (m->max_args > sizeof args / sizeof args[0])
+    return LATHE_ERROR_ARGUMENT; /* model.c is generated with at most 64 */
+  for (uint32_t c = 0; c < m->call_count; ++c) {
+    const lathe_call* call = &m->calls[c];
+    for (uint32_t a = 0; a < call->arg_count; ++a)
+      argv[a] = lathe_slot_address(m, &m->slots[m->args[call->first_arg + a]],
+                                   (unsigned char*)arena, inputs, outputs);
+    const uint64_t start = clock ? clock() : 0;
+    call->function(argv);
+    if (clock && call_ticks)
+      call_ticks[c] = clock() - start;
+  }
+  /* Outputs no kernel writes: a model input or a constant returned as it is. */
+  for (uint32_t o = 0; o < m->output_count; ++o) {
+    const lathe_slot* s = &m->slots[m->output_slots[o]];
+    if (s->kind != LATHE_SLOT_OUTPUT)
+      lathe_copy_bytes((unsigned char*)outputs[o],
+                       (const unsigned char*)lathe_slot_address(m, s, (unsigned char*)arena,
+                                                                 inputs, outputs),
+                       m->outputs[o].bytes);
+  }
+  return LATHE_OK;
+}
+
+lathe_status lathe_run(const lathe_model* model, void* arena, size_t arena_bytes,
+                       const void* const* inputs, void* const* outputs) {
+  return lathe_run_timed(model, arena, arena_bytes, inputs, outputs, 0, 0);
+}
