@@ -6,6 +6,7 @@
 #include "engine/driver/bundle_io.h"
 #include "engine/driver/execution_plan.h"
 #include "engine/export/export_sources.h"
+#include "engine/loop_ir/ir_visitor.h"
 #include "engine/runtime/executor.h"
 #include "engine/support/atomic_file.h"
 #include "engine/support/diagnostics.h"
@@ -22,6 +23,44 @@ void writeFile(const fs::path& folder, const std::string& name, const std::strin
   AtomicFile file(folder / name);
   file.write(bytes);
   file.commit();
+}
+
+// The most bytes of heap temporaries a kernel holds at once (lathe_alloc, in the nesting
+// order the runtime's scratch stack serves them: each block rounded to 64 bytes plus a
+// 64-byte header). A temporary whose size is not a constant is refused.
+class HeapNeeds : public loop::IRVisitor {
+public:
+  std::uint64_t peak = 0;
+  void visitAllocate(const loop::Allocate* op) override {
+    if (op->scope != loop::MemoryScope::Heap)
+      return IRVisitor::visitAllocate(op);
+    std::uint64_t bytes = static_cast<std::uint64_t>(op->buffer.elementType().bytes());
+    for (const loop::Expr& d : op->buffer.shape()) {
+      const loop::IntImm* size = d.as<loop::IntImm>();
+      if (!size || size->value < 0)
+        throw Error(ErrorKind::Unsupported,
+                    "a temporary of " + op->buffer.name() + " has a size known only at run time");
+      bytes *= static_cast<std::uint64_t>(size->value);
+    }
+    const std::uint64_t block = (bytes + 63) / 64 * 64 + 64;
+    live_ += block;
+    peak = std::max(peak, live_);
+    IRVisitor::visitAllocate(op);
+    live_ -= block;
+  }
+
+private:
+  std::uint64_t live_ = 0;
+};
+
+std::uint64_t heapScratchBytes(const std::vector<loop::Kernel>& kernels) {
+  std::uint64_t most = 0;
+  for (const loop::Kernel& k : kernels) {
+    HeapNeeds needs;
+    needs.visit(k.body);
+    most = std::max(most, needs.peak);
+  }
+  return most;
 }
 
 } // namespace
@@ -58,6 +97,7 @@ ExportSummary writeExport(const lowering::LoweredModel& lowered,
   const std::string weights = packWeights(
       lowered, [&](std::size_t slot, std::uint64_t offset) { source.offsets[slot] = offset; });
   source.weightBytes = weights.size();
+  source.scratchBytes = heapScratchBytes(lowered.kernels);
   const std::vector<exporter::SourceFile> sources = exporter::exportSources(source, toolchain);
 
   codegen::CodegenOptions options;
@@ -90,6 +130,8 @@ ExportSummary writeExport(const lowering::LoweredModel& lowered,
   if (toolchain.platform == exporter::ExportPlatform::Linux)
     summary.runCommand =
         (toolchain.emulator.empty() ? "" : toolchain.emulator + " ") + folder + "/model";
+  else if (toolchain.platform == exporter::ExportPlatform::Wasm)
+    summary.runCommand = "node " + folder + "/main.js";
   return summary;
 }
 

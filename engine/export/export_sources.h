@@ -33,8 +33,9 @@ struct ExportLayout {
   std::vector<std::uint64_t> offsets; // per slot: in the arena (intermediates) or weights
   std::uint64_t arenaBytes = 0;
   std::uint64_t weightBytes = 0;
-  std::string name;      // C identifier the model's symbols start with
-  std::string modelFile; // the ONNX file's name, for comments
+  std::uint64_t scratchBytes = 0; // kernels' heap temporaries at most (one thread)
+  std::string name;               // C identifier the model's symbols start with
+  std::string modelFile;          // the ONNX file's name, for comments
 };
 
 // A C identifier made of `text` ("mobilenet-v2.onnx" stem -> "mobilenet_v2").
@@ -46,14 +47,17 @@ struct SourceFile {
   std::string description;
 };
 
-// model.h, model.c, main.c (a hosted example), Makefile, README.md, and the runtime's
-// lathe_runtime.h and lathe_runtime.c. Throws lathe::Error (Unsupported) for a model the
-// runtime cannot run (a dimension known only at run time, a kernel of over 64 parameters).
+// model.h, model.c, an example (main.c on Linux; wasm_main.c and a Node main.js for wasm32),
+// Makefile, README.md, and the runtime's lathe_runtime.h and lathe_runtime.c. Throws lathe::Error
+// (Unsupported) for a model the runtime cannot run (a dimension known only at run time, a kernel of
+// over 64 parameters).
 std::vector<SourceFile> exportSources(const ExportLayout& layout, const ExportToolchain& toolchain);
 
 // The runtime's sources and the example program (runtime/c), built into Lathe.
 const std::string& runtimeHeaderSource();
 const std::string& runtimeSource();
 const std::string& exampleMainSource();
+const std::string& wasmMainSource();
+const std::string& exampleMainJsSource();
 
 } // namespace lathe::exporter

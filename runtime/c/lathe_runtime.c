@@ -4,6 +4,9 @@
 #if defined(LATHE_RUNTIME_FREESTANDING) && !defined(LATHE_RUNTIME_NO_HEAP)
 #define LATHE_RUNTIME_NO_HEAP
 #endif
+#if defined(LATHE_RUNTIME_NO_HEAP) && defined(LATHE_RUNTIME_PTHREADS)
+#error "the static scratch serves one thread: LATHE_RUNTIME_NO_HEAP is for serial builds"
+#endif
 #ifndef LATHE_RUNTIME_SCRATCH_BYTES
 #define LATHE_RUNTIME_SCRATCH_BYTES 0
 #endif

@@ -17,7 +17,8 @@
  *   LATHE_RUNTIME_PTHREADS   parallel loops on a pool of POSIX threads (lathe_set_threads);
  *                            without it every loop runs on the calling thread.
  *   LATHE_RUNTIME_NO_HEAP    no malloc: kernels' large temporaries come from a static scratch
- *                            of LATHE_RUNTIME_SCRATCH_BYTES bytes (default 0).
+ *                            of LATHE_RUNTIME_SCRATCH_BYTES bytes (default 0; model.h's
+ *                            MODEL_SCRATCH_BYTES is what the model needs). Serial only.
  *   LATHE_RUNTIME_FREESTANDING  no libc at all (bare metal, wasm32): implies NO_HEAP, and the
  *                            runtime defines memcpy and memset for the kernels.
  *

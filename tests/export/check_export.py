@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """lathe export, proven by running: the model is exported for a target, the example program
-is built with that target's compiler (Debian's cross gcc for other CPUs) and run (under
-qemu-user for other CPUs) on the same inputs `lathe run` gets on this machine, and the
+is built with that target's compiler (Debian's cross gcc for other CPUs, clang for wasm32)
+and run (under qemu-user for other CPUs, in Node for wasm32) on the same inputs `lathe run` gets on this machine, and the
 outputs must match.
 
   check_export.py LATHE MODEL WORKDIR --target "llvm ..." [--threads N] [--tolerance T]
@@ -92,8 +92,11 @@ def main():
     run(["make", "-C", out])
     results = os.path.join(a.workdir, "outputs")
     os.makedirs(results)
-    printed = run(emulator + [os.path.join(out, "model"), "-t", str(a.threads), "-o", results]
-                  + files)
+    if "node main.js" in readme:  # wasm32: model.wasm in Node, one thread
+        program = ["node", os.path.join(out, "main.js")]
+    else:
+        program = emulator + [os.path.join(out, "model"), "-t", str(a.threads)]
+    printed = run(program + ["-o", results] + files)
     worst = 0.0
     for o, vi in enumerate(graph.output):
         got = np.load(os.path.join(results, f"output_{o}.npy"))
