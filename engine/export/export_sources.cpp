@@ -235,7 +235,8 @@ std::string makefile(const ExportToolchain& t, std::uint64_t scratchBytes) {
      << "CFLAGS = -O2 -std=c11 " << t.cpuFlags << "\n";
   switch (t.platform) {
   case ExportPlatform::Linux:
-    mk << "RUNTIME_FLAGS = -DLATHE_RUNTIME_PTHREADS -pthread\n"
+    mk << "EMULATOR = " << t.emulator << "\n"
+       << "RUNTIME_FLAGS = -DLATHE_RUNTIME_PTHREADS -pthread\n"
        << "LDFLAGS = " << (t.crossCompiled ? "-static" : "") << "\n\n"
        << "model: main.c model.c lathe_runtime.c model.h lathe_runtime.h kernels.o weights.o\n"
        << "\t$(CC) $(CFLAGS) $(RUNTIME_FLAGS) -o $@ main.c model.c lathe_runtime.c kernels.o "
@@ -332,7 +333,7 @@ ExportToolchain toolchainFor(const std::string& triple, const std::string& hostT
     t.emulator = "qemu-aarch64";
   } else if (a == "riscv64") {
     t.compiler = "riscv64-linux-gnu-gcc";
-    t.emulator = "qemu-riscv64";
+    t.emulator = "qemu-riscv64 -cpu rv64,v=true,vlen=128"; // qemu's default CPU has no V
     t.cpuFlags = "-march=rv64gcv";
   } else {
     t.compiler = a + "-linux-gnu-gcc";

@@ -59,13 +59,10 @@ def main():
         print(f"SKIP: {compiler} is not installed")
         return SKIP
     readme = open(os.path.join(out, "README.md")).read()
-    emulator = []
-    for qemu in ("qemu-aarch64", "qemu-riscv64"):
-        if qemu + " ./model" in readme:
-            if not shutil.which(qemu):
-                print(f"SKIP: {qemu} is not installed")
-                return SKIP
-            emulator = [qemu]
+    emulator = make_var(mk, "EMULATOR").split()
+    if emulator and not shutil.which(emulator[0]):
+        print(f"SKIP: {emulator[0]} is not installed")
+        return SKIP
 
     # Inputs: random values of each graph input's type and shape.
     graph = onnx.load(a.model, load_external_data=False).graph
