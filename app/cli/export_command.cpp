@@ -53,11 +53,30 @@ int exportModel(const ExportCommandOptions& o) {
   if (!o.tuningRecords.empty())
     printTuningSummary(std::cout, *report);
   std::cout << "code " << kib(e.codeBytes) << ", weights " << kib(e.weightBytes) << ", arena "
-            << kib(e.arenaBytes) << "\n"
-            << "build: " << e.buildCommand << "\n";
+            << kib(e.arenaBytes) << "\n";
+  bool fits = true;
+  if (!e.board.empty()) {
+    // What is known before linking: the runtime and the example add a few KiB of code.
+    const std::uint64_t ram = e.arenaBytes + e.scratchBytes + e.ioBytes + e.stackBytes;
+    const std::uint64_t flash = e.codeBytes + e.weightBytes;
+    std::cout << "board " << e.board << "\n"
+              << "  flash: code " << kib(e.codeBytes) << " + weights " << kib(e.weightBytes)
+              << " = " << kib(flash) << " of " << kib(e.boardFlashBytes)
+              << " (and the runtime and example)\n"
+              << "  RAM:   arena " << kib(e.arenaBytes) << " + scratch " << kib(e.scratchBytes)
+              << " + inputs and outputs " << kib(e.ioBytes) << " + stack " << kib(e.stackBytes)
+              << " = " << kib(ram) << " of " << kib(e.boardRamBytes) << "\n";
+    if (flash > e.boardFlashBytes || ram > e.boardRamBytes) {
+      std::cerr << "lathe: error: the export is written, but the example will not fit " << e.board
+                << ": it needs " << kib(flash) << " of flash and " << kib(ram)
+                << " of RAM (link model.a into firmware for a larger part)\n";
+      fits = false;
+    }
+  }
+  std::cout << "build: " << e.buildCommand << "\n";
   if (!e.runCommand.empty())
-    std::cout << "run:   " << e.runCommand << " [input_0.npy ...]\n";
-  return 0;
+    std::cout << "run:   " << e.runCommand << (e.board.empty() ? " [input_0.npy ...]" : "") << "\n";
+  return fits ? 0 : 1;
 }
 
 int listTargets() {

@@ -220,6 +220,10 @@ struct ExportReport {
   std::string folder, triple;
   std::vector<ExportedFile> files;
   std::uint64_t codeBytes = 0, weightBytes = 0, arenaBytes = 0;
+  std::uint64_t scratchBytes = 0, ioBytes = 0; // kernels' temporaries; inputs and outputs
+  // Bare metal: the board the example is linked for ("" elsewhere), its memory, the stack.
+  std::string board;
+  std::uint64_t boardFlashBytes = 0, boardRamBytes = 0, stackBytes = 0;
   std::string buildCommand; // e.g. "make -C out"
   std::string runCommand;   // e.g. "qemu-aarch64 out/model", or "" where nothing runs it here
 };

@@ -172,8 +172,20 @@ CompileResult Session::compile(const CompileOptions& options) {
     report->bundleBytes = outcome.bundleBytes;
     if (outcome.exported) {
       const driver::ExportSummary& e = *outcome.exported;
-      ExportReport exported{e.folder,     e.triple,       {},          e.codeBytes, e.weightBytes,
-                            e.arenaBytes, e.buildCommand, e.runCommand};
+      ExportReport exported;
+      exported.folder = e.folder;
+      exported.triple = e.triple;
+      exported.codeBytes = e.codeBytes;
+      exported.weightBytes = e.weightBytes;
+      exported.arenaBytes = e.arenaBytes;
+      exported.scratchBytes = e.scratchBytes;
+      exported.ioBytes = e.ioBytes;
+      exported.board = e.board;
+      exported.boardFlashBytes = e.boardFlashBytes;
+      exported.boardRamBytes = e.boardRamBytes;
+      exported.stackBytes = e.stackBytes;
+      exported.buildCommand = e.buildCommand;
+      exported.runCommand = e.runCommand;
       for (const driver::ExportedFile& f : e.files)
         exported.files.push_back({f.name, f.description, f.bytes});
       report->exported = std::move(exported);

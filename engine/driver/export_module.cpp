@@ -79,7 +79,7 @@ ExportSummary writeExport(const lowering::LoweredModel& lowered,
                   {modelPath, c.hostNode->name, c.hostNode->opType()});
   const target::Target resolved = codegen::resolveTarget(target);
   const exporter::ExportToolchain toolchain =
-      exporter::toolchainFor(resolved.triple, codegen::hostTriple());
+      exporter::toolchainFor(resolved.triple, resolved.cpu, codegen::hostTriple());
 
   exporter::ExportLayout source;
   source.manifest = layout;
@@ -114,7 +114,17 @@ ExportSummary writeExport(const lowering::LoweredModel& lowered,
   ExportSummary summary;
   summary.folder = folder;
   summary.triple = resolved.triple;
-  summary.codeBytes = kernels.size();
+  summary.codeBytes = codegen::objectCodeBytes(kernels);
+  summary.scratchBytes = source.scratchBytes;
+  for (const std::vector<int>* list : {&layout.inputs, &layout.outputs})
+    for (const int s : *list)
+      summary.ioBytes += (layout.slots[static_cast<std::size_t>(s)].bytes + 63) / 64 * 64;
+  if (toolchain.board) {
+    summary.board = toolchain.board->machine + ": " + toolchain.board->description;
+    summary.boardFlashBytes = toolchain.board->flashBytes;
+    summary.boardRamBytes = toolchain.board->ramBytes;
+    summary.stackBytes = toolchain.board->stackBytes;
+  }
   summary.weightBytes = weights.size();
   summary.arenaBytes = source.arenaBytes;
   const auto add = [&](const std::string& file, const std::string& bytes, const std::string& what) {
@@ -130,6 +140,8 @@ ExportSummary writeExport(const lowering::LoweredModel& lowered,
   if (toolchain.platform == exporter::ExportPlatform::Linux)
     summary.runCommand =
         (toolchain.emulator.empty() ? "" : toolchain.emulator + " ") + folder + "/model";
+  else if (toolchain.platform == exporter::ExportPlatform::BareMetal && toolchain.board)
+    summary.runCommand = "make -C " + folder + " run ARGS=\"-o DIR input_0.npy\"";
   else if (toolchain.platform == exporter::ExportPlatform::Wasm)
     summary.runCommand = "node " + folder + "/main.js";
   return summary;

@@ -22,11 +22,16 @@ struct ExportSummary {
   std::string folder;
   std::string triple;
   std::vector<ExportedFile> files;
-  std::uint64_t codeBytes = 0;   // kernels.o
-  std::uint64_t weightBytes = 0; // the weights linked in
-  std::uint64_t arenaBytes = 0;  // the arena a run needs
-  std::string buildCommand;      // in the folder: how to build the example ("make")
-  std::string runCommand;        // how to run it on this machine, or "" (no emulator known)
+  std::uint64_t codeBytes = 0;    // machine code in kernels.o
+  std::uint64_t weightBytes = 0;  // the weights linked in
+  std::uint64_t arenaBytes = 0;   // the arena a run needs
+  std::uint64_t scratchBytes = 0; // kernels' temporaries, static where there is no heap
+  std::uint64_t ioBytes = 0;      // inputs and outputs, each rounded up to 64 bytes
+  // Bare metal: the board the example is linked for, its memory, and the stack it gets.
+  std::string board; // "mps2-an505: Arm MPS2+ with AN505 (Cortex-M33)", or ""
+  std::uint64_t boardFlashBytes = 0, boardRamBytes = 0, stackBytes = 0;
+  std::string buildCommand; // in the folder: how to build the example ("make")
+  std::string runCommand;   // how to run it on this machine, or "" (no emulator known)
 };
 
 // Writes the export of `lowered` (described by `layout`, describeModel) for `target` into

@@ -45,6 +45,14 @@ std::string commentText(std::string text) {
   return text;
 }
 
+std::uint64_t ioBytes(const BundleManifest& m) {
+  std::uint64_t total = 0;
+  for (const std::vector<int>* list : {&m.inputs, &m.outputs})
+    for (const int s : *list)
+      total += (m.slots[static_cast<std::size_t>(s)].bytes + 63) / 64 * 64;
+  return std::max<std::uint64_t>(total, 64);
+}
+
 const char* dtypeEnum(const std::string& dtype) {
   static const std::map<std::string, const char*> names{
       {"f32", "LATHE_F32"},  {"f64", "LATHE_F64"}, {"f16", "LATHE_F16"}, {"bf16", "LATHE_BF16"},
@@ -89,7 +97,9 @@ std::string modelHeader(const ExportLayout& l) {
     << "/* Bytes of kernels' temporaries a LATHE_RUNTIME_NO_HEAP build needs as scratch. */\n"
     << "#define MODEL_SCRATCH_BYTES " << l.scratchBytes << "u\n"
     << "#define MODEL_INPUT_COUNT " << m.inputs.size() << "\n"
-    << "#define MODEL_OUTPUT_COUNT " << m.outputs.size() << "\n\n";
+    << "#define MODEL_OUTPUT_COUNT " << m.outputs.size() << "\n"
+    << "/* Bytes of all inputs and outputs, each rounded up to 64 (static buffers). */\n"
+    << "#define MODEL_IO_BYTES " << ioBytes(m) << "u\n\n";
   const auto tensors = [&](const std::vector<int>& slots, const char* kind) {
     for (std::size_t i = 0; i < slots.size(); ++i) {
       const BundleSlot& s = m.slots[static_cast<std::size_t>(slots[i])];
@@ -253,13 +263,24 @@ std::string makefile(const ExportToolchain& t, std::uint64_t scratchBytes) {
     break;
   case ExportPlatform::BareMetal:
     mk << "RUNTIME_FLAGS = -DLATHE_RUNTIME_FREESTANDING -DLATHE_RUNTIME_SCRATCH_BYTES="
-       << scratchBytes << " -ffreestanding\n\n"
-       << "model.a: model.c lathe_runtime.c model.h lathe_runtime.h kernels.o weights.o\n"
+       << scratchBytes << " -ffreestanding -fno-tree-loop-distribute-patterns\n";
+    if (t.board)
+      mk << "EMULATOR = " << t.emulator << "\n"
+         << "LDFLAGS = -nostdlib -T link.ld -Wl,--gc-sections -Wl,-Map=model.map "
+            "-Wl,--no-warn-execstack\n\n"
+         << "model.elf: main.c startup.c model.c lathe_runtime.c model.h lathe_runtime.h "
+            "kernels.o weights.o link.ld\n"
+         << "\t$(CC) $(CFLAGS) $(RUNTIME_FLAGS) -DLATHE_RUNTIME_CUSTOM_PANIC -ffunction-sections "
+            "-o $@ main.c startup.c model.c lathe_runtime.c kernels.o weights.o $(LDFLAGS) -lgcc\n"
+         << "\tarm-none-eabi-size $@\n\n"
+         << "# make run ARGS=\"-o results input_0.npy\"\n"
+         << "run: model.elf\n\t$(EMULATOR) model.elf -append \"$(ARGS)\"\n\n";
+    mk << "\nmodel.a: model.c lathe_runtime.c model.h lathe_runtime.h kernels.o weights.o\n"
        << "\t$(CC) $(CFLAGS) $(RUNTIME_FLAGS) -c model.c lathe_runtime.c\n"
        << "\t$(AR) rcs $@ model.o lathe_runtime.o kernels.o weights.o\n";
     break;
   }
-  mk << "\nclean:\n\trm -f model model.a model.wasm model.o lathe_runtime.o\n";
+  mk << "\nclean:\n\trm -f model model.a model.wasm model.elf model.map model.o lathe_runtime.o\n";
   return mk.str();
 }
 
@@ -296,12 +317,20 @@ std::string readme(const ExportLayout& l, const ExportToolchain& t) {
          "(`lathe_wasm_alloc`, `lathe_wasm_run`).\n";
     break;
   case ExportPlatform::BareMetal:
-    r << "Build a static library of the model and the freestanding runtime with `make` "
-         "(`"
-      << t.compiler
-      << " -O2 -std=c11 -DLATHE_RUNTIME_FREESTANDING -ffreestanding -c model.c "
-         "lathe_runtime.c`), link it into your program and call `lathe_run` as "
-         "`lathe_runtime.h` shows.\n";
+    if (t.board)
+      r << "Build the example `model.elf` for " << t.board->description << " with `make` (`"
+        << t.compiler << " " << t.cpuFlags
+        << "`, no libc: `startup.c` holds the vector table and reset handler, `link.ld` "
+           "the memory map) and run it under QEMU with `make run ARGS=\"-o DIR input_0.npy\"` "
+           "(that is, `"
+        << t.emulator
+        << " model.elf -append \"...\"`): through semihosting it reads the inputs from .npy "
+           "files on the host (a fixed pattern without them), prints each output and with -o "
+           "writes them as output_<i>.npy into an existing folder. RAM: the stack ("
+        << t.board->stackBytes
+        << " bytes), the arena, the kernels' scratch and the inputs and outputs, all static. ";
+    r << "`make model.a` builds a static library of the model and the freestanding runtime "
+         "to link into your own firmware: call `lathe_run` as `lathe_runtime.h` shows.\n";
     break;
   }
   return r.str();
@@ -309,7 +338,8 @@ std::string readme(const ExportLayout& l, const ExportToolchain& t) {
 
 } // namespace
 
-ExportToolchain toolchainFor(const std::string& triple, const std::string& hostTriple) {
+ExportToolchain toolchainFor(const std::string& triple, const std::string& cpu,
+                             const std::string& hostTriple) {
   ExportToolchain t;
   const std::string a = arch(triple);
   if (a == "wasm32") {
@@ -320,8 +350,14 @@ ExportToolchain toolchainFor(const std::string& triple, const std::string& hostT
   }
   if (triple.find("-none") != std::string::npos || a.rfind("thumb", 0) == 0) {
     t.platform = ExportPlatform::BareMetal;
-    t.compiler = "arm-none-eabi-gcc -mthumb";
+    t.compiler = "arm-none-eabi-gcc";
+    t.cpuFlags = bareCpuFlags(triple, cpu);
     t.crossCompiled = true;
+    t.board = boardFor(triple, cpu);
+    if (t.board)
+      t.emulator = "qemu-system-arm -M " + t.board->machine +
+                   " -nographic -monitor none -semihosting-config enable=on,target=native "
+                   "-kernel";
     return t;
   }
   t.platform = ExportPlatform::Linux;
@@ -372,6 +408,15 @@ std::vector<SourceFile> exportSources(const ExportLayout& layout,
   if (toolchain.platform == ExportPlatform::Linux)
     files.insert(files.begin() + 4, {"main.c", exampleMainSource(),
                                      "an example that reads inputs and prints outputs"});
+  if (toolchain.platform == ExportPlatform::BareMetal && toolchain.board) {
+    files.insert(files.begin() + 4, {"main.c", bareMainSource(),
+                                     "an example that reads inputs and prints outputs "
+                                     "through semihosting"});
+    files.insert(files.begin() + 5,
+                 {"startup.c", bareStartupSource(), "vector table, reset and fault handlers"});
+    files.insert(files.begin() + 6, {"link.ld", linkerScript(*toolchain.board, layout.name),
+                                     "the memory map of " + toolchain.board->machine});
+  }
   if (toolchain.platform == ExportPlatform::Wasm) {
     files.insert(files.begin() + 4,
                  {"wasm_main.c", wasmMainSource(), "model.wasm's entry points for JavaScript"});

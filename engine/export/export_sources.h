@@ -4,6 +4,7 @@
 // Makefile and a README with the build command for the target. Text only: the caller
 // writes them next to the kernels' and weights' objects.
 
+#include "engine/export/bare_metal.h"
 #include "engine/export/bundle_manifest.h"
 
 #include <cstdint>
@@ -25,8 +26,11 @@ struct ExportToolchain {
   std::string emulator; // how to run the result on this machine ("qemu-aarch64"), or ""
   std::string cpuFlags; // extra compiler flags for the CPU ("-march=rv64gcv")
   bool crossCompiled = false;
+  std::optional<BareBoard> board; // bare metal: the QEMU board the example is linked for
 };
-ExportToolchain toolchainFor(const std::string& triple, const std::string& hostTriple);
+// `cpu` is the target's -mcpu ("" or "generic" when none was given).
+ExportToolchain toolchainFor(const std::string& triple, const std::string& cpu,
+                             const std::string& hostTriple);
 
 struct ExportLayout {
   BundleManifest manifest;            // slots, kernels, calls, inputs and outputs; target
@@ -47,7 +51,8 @@ struct SourceFile {
   std::string description;
 };
 
-// model.h, model.c, an example (main.c on Linux; wasm_main.c and a Node main.js for wasm32),
+// model.h, model.c, an example (main.c on Linux; wasm_main.c and a Node main.js for wasm32;
+// main.c, startup.c and link.ld for a board on bare metal),
 // Makefile, README.md, and the runtime's lathe_runtime.h and lathe_runtime.c. Throws lathe::Error
 // (Unsupported) for a model the runtime cannot run (a dimension known only at run time, a kernel of
 // over 64 parameters).
@@ -59,5 +64,7 @@ const std::string& runtimeSource();
 const std::string& exampleMainSource();
 const std::string& wasmMainSource();
 const std::string& exampleMainJsSource();
+const std::string& bareMainSource();
+const std::string& bareStartupSource();
 
 } // namespace lathe::exporter

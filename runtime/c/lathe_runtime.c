@@ -49,6 +49,21 @@ void* memset(void* dst, int value, size_t n) {
     *d++ = (unsigned char)value;
   return dst;
 }
+#if defined(__ARM_EABI__)
+/* Arm EABI targets' compilers call these (the run-time ABI's names; note memset's order). */
+void __aeabi_memcpy(void* dst, const void* src, size_t n) { memcpy(dst, src, n); }
+void __aeabi_memcpy4(void* dst, const void* src, size_t n) { memcpy(dst, src, n); }
+void __aeabi_memcpy8(void* dst, const void* src, size_t n) { memcpy(dst, src, n); }
+void __aeabi_memmove(void* dst, const void* src, size_t n) { memmove(dst, src, n); }
+void __aeabi_memmove4(void* dst, const void* src, size_t n) { memmove(dst, src, n); }
+void __aeabi_memmove8(void* dst, const void* src, size_t n) { memmove(dst, src, n); }
+void __aeabi_memset(void* dst, size_t n, int value) { memset(dst, value, n); }
+void __aeabi_memset4(void* dst, size_t n, int value) { memset(dst, value, n); }
+void __aeabi_memset8(void* dst, size_t n, int value) { memset(dst, value, n); }
+void __aeabi_memclr(void* dst, size_t n) { memset(dst, 0, n); }
+void __aeabi_memclr4(void* dst, size_t n) { memset(dst, 0, n); }
+void __aeabi_memclr8(void* dst, size_t n) { memset(dst, 0, n); }
+#endif
 static int lathe_strcmp(const char* a, const char* b) {
   while (*a && *a == *b) {
     ++a;

@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 """lathe export, proven by running: the model is exported for a target, the example program
-is built with that target's compiler (Debian's cross gcc for other CPUs, clang for wasm32)
-and run (under qemu-user for other CPUs, in Node for wasm32) on the same inputs `lathe run` gets on this machine, and the
-outputs must match.
+is built with that target's compiler (Debian's cross gcc for other CPUs, the Arm GNU toolchain
+for Cortex-M, clang for wasm32) and run (under qemu-user for other CPUs, qemu-system-arm with
+semihosting on a Cortex-M board, in Node for wasm32) on the same inputs `lathe run` gets on this
+machine, and the outputs must match. On a board, the program's flash and RAM must fit it.
 
   check_export.py LATHE MODEL WORKDIR --target "llvm ..." [--threads N] [--tolerance T]
                   [--api-check FILE.c]
@@ -36,6 +37,22 @@ def make_var(makefile, name):
         if line.startswith(name + " = "):
             return line[len(name) + 3:].strip()
     return ""
+
+
+def check_fits(out):
+    """Flash (code, read-only data and .data's initial values) and RAM (.data, .bss: arena,
+    scratch, inputs, outputs and the stack) of model.elf against link.ld's memory map."""
+    regions = {}
+    for line in open(os.path.join(out, "link.ld")):
+        words = line.split()
+        if len(words) >= 8 and words[0] in ("FLASH", "RAM") and words[-3] == "LENGTH":
+            regions[words[0]] = int(words[-1], 0)
+    text, data, bss = (int(v) for v in run(["arm-none-eabi-size", os.path.join(out, "model.elf")])
+                       .splitlines()[1].split()[:3])
+    flash, ram = text + data, data + bss
+    print(f"flash {flash} of {regions['FLASH']} bytes, RAM {ram} of {regions['RAM']} bytes")
+    if flash > regions["FLASH"] or ram > regions["RAM"]:
+        sys.exit("FAIL: model.elf does not fit the board")
 
 
 def main():
@@ -91,9 +108,15 @@ def main():
     os.makedirs(results)
     if "node main.js" in readme:  # wasm32: model.wasm in Node, one thread
         program = ["node", os.path.join(out, "main.js")]
+        printed = run(program + ["-o", results] + files)
+    elif os.path.exists(os.path.join(out, "link.ld")):  # a Cortex-M board under QEMU
+        check_fits(out)
+        args = " ".join(["-o", "outputs"] + [os.path.basename(f) for f in files])
+        printed = run(emulator + [os.path.join(out, "model.elf"), "-append", args],
+                      cwd=a.workdir, timeout=120)
     else:
         program = emulator + [os.path.join(out, "model"), "-t", str(a.threads)]
-    printed = run(program + ["-o", results] + files)
+        printed = run(program + ["-o", results] + files)
     worst = 0.0
     for o, vi in enumerate(graph.output):
         got = np.load(os.path.join(results, f"output_{o}.npy"))

@@ -40,6 +40,9 @@ Catalogue (float32, NCHW, batch 1, opset 13 unless noted):
   sample_cnn        the workbench's sample: small residual CNN, `image` [1,3,64,64] ->
                     `logits` [1,10]; contains an Identity, a Dropout, a duplicated Relu
                     pair and a shape-computing flatten chain for the graph passes.
+  kws_cnn           keyword spotting for microcontrollers (DS-CNN style, ~27 k params):
+                    `mfcc` [1,1,49,10] -> Conv/depthwise/pointwise with BatchNorm and
+                    Relu -> GlobalAveragePool -> Gemm/Relu/Gemm -> Softmax -> `scores` [1,12].
   conv_bn_relu      `x` [1,3,8,8] -> Conv(4, 3x3, bias) -> BatchNormalization -> Relu -> `y`.
   gemm_bn           `x` [2,16] -> Gemm(32) -> BatchNormalization on [N,C] -> `y`.
   shape_chain       `x` [2,3,4,5] -> Shape/Gather/Unsqueeze/Concat([-1]) -> Reshape -> Relu
@@ -467,6 +470,34 @@ def sample_cnn(seed):
     return g.model("lathe_sample_cnn", [f32_info("image", [1, 3, 64, 64])], [f32_info("logits", [1, 10])])
 
 
+def kws_cnn(seed):
+    """Keyword spotting sized for a Cortex-M: 49 frames x 10 MFCCs in, 12 classes out, a
+    small arena (the largest activation is 32 x 13 x 3 floats) so that it runs within a
+    Cortex-M0's 16 KB of RAM: no padded 3x3 Conv late in the net, whose input copy would
+    need 9 KB of scratch; most parameters are in the fully connected head."""
+    g = GraphBuilder(seed)
+
+    def conv_bn_relu(x, scope, cin, cout, k, stride=1, group=1):
+        y = g.conv(x, cin, cout, k, f"{scope}/Conv", f"{scope}.weight", stride=stride,
+                   pad=k // 2, group=group)
+        y = g.batchnorm(y, cout, f"{scope}/BatchNormalization", f"{scope}.bn.")
+        return g.op("Relu", [y], f"{scope}/Relu")
+
+    y = conv_bn_relu("mfcc", "conv1", 1, 8, 3, stride=2)              # 8 x 25 x 5
+    y = conv_bn_relu(y, "dw1", 8, 8, 3, stride=2, group=8)           # 8 x 13 x 3
+    y = conv_bn_relu(y, "pw1", 8, 32, 1)                              # 32 x 13 x 3
+    y = conv_bn_relu(y, "dw2", 32, 32, 3, stride=2, group=32)        # 32 x 7 x 2
+    y = conv_bn_relu(y, "pw2", 32, 64, 1)                             # 64 x 7 x 2
+    y = conv_bn_relu(y, "pw3", 64, 64, 1)                             # 64 x 7 x 2
+    y = g.op("GlobalAveragePool", [y], "pool/GlobalAveragePool")
+    y = g.op("Flatten", [y], "pool/Flatten", axis=1)
+    y = g.dense(y, 64, 256, "fc1/Gemm", "fc1.weight", "fc1.bias")
+    y = g.op("Relu", [y], "fc1/Relu")
+    y = g.dense(y, 256, 12, "fc2/Gemm", "fc2.weight", "fc2.bias")
+    g.op("Softmax", [y], "fc/Softmax", outputs=["scores"], axis=1)
+    return g.model("lathe_kws_cnn", [f32_info("mfcc", [1, 1, 49, 10])], [f32_info("scores", [1, 12])])
+
+
 def conv_zoo(seed):
     """Conv geometries for the register-tiled schedule: strides, dilations, asymmetric
     pads, 1-D and 3-D, channel counts that do and do not fill a tile."""
@@ -869,6 +900,7 @@ CATALOGUE = {
     "mobilenetv2": simple(mobilenetv2, "mobilenetv2.onnx"),
     "bert": simple(bert, "bert.onnx"),
     "sample_cnn": simple(sample_cnn, "sample_cnn.onnx"),
+    "kws_cnn": simple(kws_cnn, "kws_cnn.onnx"),
     "conv_bn_relu": simple(conv_bn_relu, "conv_bn_relu.onnx"),
     "conv_zoo": simple(conv_zoo, "conv_zoo.onnx"),
     "matmul_zoo": simple(matmul_zoo, "matmul_zoo.onnx"),

@@ -3,6 +3,7 @@
 #include "engine/codegen/llvm/codegen.h"
 #include "engine/codegen/llvm/kernel_emitter.h"
 #include "engine/codegen/llvm/llvm_backend.h"
+#include "engine/codegen/llvm/soft_float.h"
 #include "engine/runtime/runtime_abi.h"
 #include "engine/support/diagnostics.h"
 
@@ -74,7 +75,12 @@ BuiltModule build(const std::vector<loop::Kernel>& kernels, const CodegenOptions
   if (options.keepText)
     for (const loop::Kernel& k : kernels)
       before.push_back(kernelFunctionsText(*built.module, k.name));
+  const bool softFloat = softFloatTarget(machine);
+  if (softFloat)
+    expandFloatMinMax(*built.module);
   optimizeModule(*built.module, machine, options.target.optLevel);
+  if (softFloat) // in case a pass formed them again
+    expandFloatMinMax(*built.module);
   if (options.keepText) {
     auto copy = llvm::CloneModule(*built.module);
     const std::string assembly = emitAssembly(*copy, machine);

@@ -5,6 +5,8 @@
 #include <llvm/ADT/StringRef.h>
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/GlobalVariable.h>
+#include <llvm/Object/ObjectFile.h>
+#include <llvm/Support/MemoryBuffer.h>
 
 namespace lathe::codegen {
 
@@ -24,6 +26,20 @@ std::string dataObject(const target::Target& target, const std::string& symbol,
                                           llvm::GlobalValue::ExternalLinkage, init, symbol);
   global->setAlignment(llvm::Align(alignment));
   return emitObject(module, *machine);
+}
+
+std::uint64_t objectCodeBytes(std::string_view object) {
+  const llvm::MemoryBufferRef buffer(llvm::StringRef(object.data(), object.size()), "object");
+  auto file = llvm::object::ObjectFile::createObjectFile(buffer);
+  if (!file) {
+    llvm::consumeError(file.takeError());
+    return 0;
+  }
+  std::uint64_t bytes = 0;
+  for (const llvm::object::SectionRef& section : (*file)->sections())
+    if (section.isText())
+      bytes += section.getSize();
+  return bytes;
 }
 
 } // namespace lathe::codegen

@@ -119,7 +119,11 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const target::Target& t
   initializeLlvm();
   const target::Target r = resolveTarget(t);
   std::string error;
-  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(r.triple, error);
+  // "thumbv8m.main-none-eabihf" as written parses with no OS and no environment (so soft
+  // float); normalised, it is thumbv8m.main-unknown-none-eabihf.
+  const std::string normalized = llvm::Triple::normalize(r.triple);
+  const llvm::Triple triple(normalized);
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(normalized, error);
   if (!target)
     throw Error(ErrorKind::Unsupported, "target \"" + t.text() + "\": " + error);
   const llvm::TargetOptions options = targetOptions();
@@ -127,8 +131,12 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const target::Target& t
                                       : r.optLevel == 2 ? llvm::CodeGenOptLevel::Default
                                       : r.optLevel == 1 ? llvm::CodeGenOptLevel::Less
                                                         : llvm::CodeGenOptLevel::None;
+  // Bare metal is linked at fixed addresses: no GOT to place in a linker script.
+  const llvm::Reloc::Model reloc = triple.getOS() == llvm::Triple::UnknownOS && !triple.isWasm()
+                                       ? llvm::Reloc::Static
+                                       : llvm::Reloc::PIC_;
   std::unique_ptr<llvm::TargetMachine> machine(target->createTargetMachine(
-      r.triple, r.cpu, r.features, options, llvm::Reloc::PIC_, std::nullopt, level));
+      normalized, r.cpu, r.features, options, reloc, std::nullopt, level));
   if (!machine)
     throw Error(ErrorKind::Unsupported,
                 "LLVM cannot create a target machine for \"" + t.text() + "\"");
