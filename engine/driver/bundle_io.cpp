@@ -4,6 +4,7 @@
 #include "engine/driver/dump_files.h"
 #include "engine/driver/execution_plan.h"
 #include "engine/export/bundle.h"
+#include "engine/export/export_sources.h"
 #include "engine/export/manifest_check.h"
 #include "engine/loop_ir/ir_printer.h"
 #include "engine/support/diagnostics.h"
@@ -108,11 +109,20 @@ std::unique_ptr<CompiledModel> loadCompiledBundle(const std::string& path, int t
   const exporter::BundleManifest& m = loaded->manifest;
   const std::string hostTriple = codegen::resolveTarget(target::parseTarget("llvm")).triple;
   if (m.library != "kernels.so" ||
-      m.triple.substr(0, m.triple.find('-')) != hostTriple.substr(0, hostTriple.find('-')))
-    throw Error(ErrorKind::Invalid,
-                "the bundle was compiled for " + m.triple + " (\"" + m.target +
-                    "\"); this machine is " + hostTriple,
-                {path, {}, {}});
+      m.triple.substr(0, m.triple.find('-')) != hostTriple.substr(0, hostTriple.find('-'))) {
+    // Say how to run it after all: an export for that target, and the emulator for it here.
+    const exporter::ExportToolchain tc = exporter::toolchainFor(m.triple, "", hostTriple);
+    const std::string emulator = tc.emulator.substr(0, tc.emulator.find(' '));
+    throw Error(
+        ErrorKind::Invalid,
+        "the bundle was compiled for " + m.triple + " (\"" + m.target + "\"); this machine is " +
+            hostTriple +
+            ". To run the model there, export it for that target: lathe export MODEL "
+            "--target \"" +
+            m.target + "\" -o DIR, then make -C DIR" +
+            (emulator.empty() ? std::string() : " (and try it here under " + emulator + ")"),
+        {path, {}, {}});
+  }
   auto compiled = std::make_unique<CompiledModel>();
   compiled->jit = std::make_unique<BundleKernels>(loaded->libraryPath);
   const std::string& weights = loaded->weights;

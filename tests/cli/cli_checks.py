@@ -213,6 +213,8 @@ def check_compile_and_run_bundle(lathe, models):
     expect(rc == 0, "cross compile", out + err)
     rc, out, err = run(lathe, "run", f"{work}/arm.tar")
     expect(rc == 1 and "aarch64" in err and "this machine" in err, "foreign bundle refused", err)
+    expect("lathe export MODEL --target" in err and "qemu-aarch64" in err,
+           "the refusal says how to run it: export, and the emulator", err)
 
 
 def check_run_bad_input(lathe, models):
