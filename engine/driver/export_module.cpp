@@ -116,9 +116,7 @@ ExportSummary writeExport(const lowering::LoweredModel& lowered,
   summary.triple = resolved.triple;
   summary.codeBytes = codegen::objectCodeBytes(kernels);
   summary.scratchBytes = source.scratchBytes;
-  for (const std::vector<int>* list : {&layout.inputs, &layout.outputs})
-    for (const int s : *list)
-      summary.ioBytes += (layout.slots[static_cast<std::size_t>(s)].bytes + 63) / 64 * 64;
+  summary.ioBytes = exporter::ioBytes(layout);
   if (toolchain.board) {
     summary.board = toolchain.board->machine + ": " + toolchain.board->description;
     summary.boardFlashBytes = toolchain.board->flashBytes;

@@ -7,10 +7,6 @@ namespace lathe::exporter {
 
 namespace {
 
-std::string arch(const std::string& triple) {
-  return triple.substr(0, triple.find('-'));
-}
-
 std::string hex(std::uint64_t v) {
   std::ostringstream s;
   s << "0x" << std::hex << v;
@@ -43,8 +39,12 @@ const std::vector<BoardEntry>& boards() {
 
 } // namespace
 
+std::string tripleArch(const std::string& triple) {
+  return triple.substr(0, triple.find('-'));
+}
+
 std::string defaultCortexM(const std::string& triple) {
-  const std::string a = arch(triple);
+  const std::string a = tripleArch(triple);
   if (a == "thumbv6m" || a == "armv6m")
     return "cortex-m0";
   if (a == "thumbv7m" || a == "armv7m")

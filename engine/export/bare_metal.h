@@ -16,6 +16,9 @@ struct BareBoard {
   std::uint64_t stackBytes = 0;
 };
 
+// A triple's architecture, its first component ("thumbv6m-none-eabi" -> "thumbv6m").
+std::string tripleArch(const std::string& triple);
+
 // The core a bare-metal triple means when no -mcpu is given ("thumbv6m" -> "cortex-m0").
 std::string defaultCortexM(const std::string& triple);
 

@@ -13,10 +13,6 @@ namespace lathe::exporter {
 
 namespace {
 
-std::string arch(const std::string& triple) {
-  return triple.substr(0, triple.find('-'));
-}
-
 // A C string literal of `text` (names from the ONNX file may hold anything).
 std::string cString(const std::string& text) {
   std::string out = "\"";
@@ -43,14 +39,6 @@ std::string commentText(std::string text) {
     if (c == '\n' || c == '\r')
       c = ' ';
   return text;
-}
-
-std::uint64_t ioBytes(const BundleManifest& m) {
-  std::uint64_t total = 0;
-  for (const std::vector<int>* list : {&m.inputs, &m.outputs})
-    for (const int s : *list)
-      total += (m.slots[static_cast<std::size_t>(s)].bytes + 63) / 64 * 64;
-  return std::max<std::uint64_t>(total, 64);
 }
 
 const char* dtypeEnum(const std::string& dtype) {
@@ -341,7 +329,7 @@ std::string readme(const ExportLayout& l, const ExportToolchain& t) {
 ExportToolchain toolchainFor(const std::string& triple, const std::string& cpu,
                              const std::string& hostTriple) {
   ExportToolchain t;
-  const std::string a = arch(triple);
+  const std::string a = tripleArch(triple);
   if (a == "wasm32") {
     t.platform = ExportPlatform::Wasm;
     t.compiler = "clang-19 --target=wasm32 -msimd128";
@@ -361,7 +349,7 @@ ExportToolchain toolchainFor(const std::string& triple, const std::string& cpu,
     return t;
   }
   t.platform = ExportPlatform::Linux;
-  t.crossCompiled = a != arch(hostTriple);
+  t.crossCompiled = a != tripleArch(hostTriple);
   if (!t.crossCompiled) {
     t.compiler = "cc";
   } else if (a == "aarch64") {
@@ -375,6 +363,14 @@ ExportToolchain toolchainFor(const std::string& triple, const std::string& cpu,
     t.compiler = a + "-linux-gnu-gcc";
   }
   return t;
+}
+
+std::uint64_t ioBytes(const BundleManifest& m) {
+  std::uint64_t total = 0;
+  for (const std::vector<int>* list : {&m.inputs, &m.outputs})
+    for (const int s : *list)
+      total += (m.slots[static_cast<std::size_t>(s)].bytes + 63) / 64 * 64;
+  return std::max<std::uint64_t>(total, 64);
 }
 
 std::string cIdentifier(const std::string& text) {

@@ -42,6 +42,10 @@ struct ExportLayout {
   std::string modelFile;          // the ONNX file's name, for comments
 };
 
+// Bytes of a model's inputs and outputs, each rounded up to 64 (at least 64): model.h's
+// MODEL_IO_BYTES, the static buffers of a bare-metal example.
+std::uint64_t ioBytes(const BundleManifest& m);
+
 // A C identifier made of `text` ("mobilenet-v2.onnx" stem -> "mobilenet_v2").
 std::string cIdentifier(const std::string& text);
 

@@ -75,11 +75,8 @@ BuiltModule build(const std::vector<loop::Kernel>& kernels, const CodegenOptions
   if (options.keepText)
     for (const loop::Kernel& k : kernels)
       before.push_back(kernelFunctionsText(*built.module, k.name));
-  const bool softFloat = softFloatTarget(machine);
-  if (softFloat)
-    expandFloatMinMax(*built.module);
   optimizeModule(*built.module, machine, options.target.optLevel);
-  if (softFloat) // in case a pass formed them again
+  if (softFloatTarget(machine)) // what the instruction selector cannot lower there
     expandFloatMinMax(*built.module);
   if (options.keepText) {
     auto copy = llvm::CloneModule(*built.module);
