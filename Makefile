@@ -4,7 +4,7 @@ BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 SAMPLE := $(BUILD_DIR)/models/sample_cnn.onnx
 
-.PHONY: all deps configure build run test format format-check clean fuzz test-asan
+.PHONY: all deps configure build run test format format-check clean fuzz test-asan bench-wasm
 
 all: build
 
@@ -35,6 +35,20 @@ format-check: deps
 
 clean:
 	rm -rf $(BUILD_DIR)
+
+# Lathe's wasm32 export against onnxruntime-web's wasm backend, both in Node on one thread
+# (tests/bench/compare_wasm.py). onnxruntime-web is installed here, into $(BUILD_DIR)/npm-bench,
+# not by `make deps`: `make test` never downloads it. MobileNetV2 is generated as `make test`
+# does (tests/cli/CMakeLists.txt) when it is not in $(BUILD_DIR)/models/big/ yet.
+BENCH_ROUNDS ?= 3
+BENCH_REPEAT ?= 20
+bench-wasm: build
+	@packaging/install-npm-bench.sh $(BUILD_DIR)/npm-bench
+	@test -f $(BUILD_DIR)/models/big/mobilenetv2.onnx || \
+	  /usr/bin/python3 tests/models/gen_models.py --out $(BUILD_DIR)/models/big --models mobilenetv2
+	/usr/bin/python3 tests/bench/compare_wasm.py $(BUILD_DIR)/app/cli/lathe \
+	  $(BUILD_DIR)/npm-bench/node_modules $(SAMPLE) $(BUILD_DIR)/models/big/mobilenetv2.onnx \
+	  --rounds $(BENCH_ROUNDS) --repeat $(BENCH_REPEAT)
 
 # libFuzzer targets built with clang-19 (ASan + UBSan), each run for FUZZ_SECONDS; see
 # tests/fuzz/ and tools/run_fuzzers.sh. Not part of `make test` (which replays the corpus).

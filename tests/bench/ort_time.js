@@ -5,21 +5,7 @@
 'use strict';
 const ort = require('onnxruntime-node');
 
-const ARRAYS = { float32: Float32Array, float64: Float64Array, int64: BigInt64Array, int32: Int32Array,
-                 bool: Uint8Array, uint8: Uint8Array, int8: Int8Array };
-
-function makeTensor(meta, random) {
-  const dims = meta.shape.map(d => (typeof d === 'number' && d > 0 ? d : 1));
-  const n = dims.reduce((a, b) => a * b, 1);
-  const Type = ARRAYS[meta.type];
-  const data = new Type(n);
-  for (let i = 0; i < n; i++) {
-    if (meta.type === 'int64') data[i] = BigInt(Math.floor(random() * 2));
-    else if (meta.type.startsWith('float')) data[i] = random() * 2 - 1;
-    else if (meta.type !== 'bool') data[i] = Math.floor(random() * 2);
-  }
-  return new ort.Tensor(meta.type, meta.type === 'bool' ? Array.from(data, v => v !== 0) : data, dims);
-}
+const { seededRandom, makeTensor } = require('./ort_inputs.js');
 
 async function main() {
   const args = process.argv.slice(2);
@@ -30,13 +16,12 @@ async function main() {
     executionProviders: ['cpu'], intraOpNumThreads: threads, interOpNumThreads: 1,
     graphOptimizationLevel: 'all', executionMode: 'sequential',
   });
-  let seed = 12345;
-  const random = () => { seed = (seed * 1103515245 + 12345) % 2147483648; return seed / 2147483648; };
+  const random = seededRandom();
   const feeds = {};
   for (const name of session.inputNames) {
     const meta = session.inputMetadata.find ? session.inputMetadata.find(m => m.name === name) : null;
     if (!meta) throw new Error('no input metadata for ' + name);
-    feeds[name] = makeTensor(meta, random);
+    feeds[name] = makeTensor(ort, meta, random);
   }
   for (let i = 0; i < 3; i++) await session.run(feeds); // warm-up
   const times = [];
