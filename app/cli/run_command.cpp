@@ -52,16 +52,6 @@ int runModel(const RunCommandOptions& o) {
       std::cerr << "lathe: error: " << opened.failure->message << "\n";
       return 1;
     }
-  } else {
-    api::CompileOptions compile;
-    compile.target = o.target;
-    compile.threads = boundedThreads(o.threads);
-    compile.tuningRecords = o.tuningRecords;
-    const auto compiled = openAndCompile(session, o.model, o.inputShapes, compile, o.inputs);
-    if (!compiled)
-      return 1;
-    if (!o.tuningRecords.empty())
-      printTuningSummary(std::cerr, *compiled);
   }
   api::RunOptions run;
   run.inputsNpz = o.inputs;
@@ -70,7 +60,38 @@ int runModel(const RunCommandOptions& o) {
   run.repeat = o.repeat;
   run.topK = o.top;
   run.profile = o.profile;
-  const api::RunResult result = session.run(run);
+  api::CompileOptions compile;
+  compile.target = o.target;
+  compile.threads = boundedThreads(o.threads);
+  compile.tuningRecords = o.tuningRecords;
+  // Code for another machine runs there: exported, built and run under its emulator.
+  const bool elsewhere = !bundle && !api::runsInThisProcess(o.target);
+  if (elsewhere && o.profile) {
+    std::cerr << "lathe: error: --profile needs code that runs in this process; \"" << o.target
+              << "\" runs under an emulator\n";
+    return 2;
+  }
+  if (elsewhere) {
+    api::OpenOptions open;
+    open.inputShapes = parseInputShapes(o.inputShapes);
+    open.inputShapesFile = o.inputs;
+    const api::OpenResult opened = session.openModel(o.model, open);
+    if (!opened.ok()) {
+      std::cerr << "lathe: error: " << opened.failure->message << "\n";
+      return 1;
+    }
+    compile.inputsFile = o.inputs;
+  } else if (!bundle) {
+    const auto compiled = openAndCompile(session, o.model, o.inputShapes, compile, o.inputs);
+    if (!compiled)
+      return 1;
+    if (!o.tuningRecords.empty())
+      printTuningSummary(std::cerr, *compiled);
+  }
+  const api::RunResult result = elsewhere ? session.runOnTarget(compile, run) : session.run(run);
+  if (result.ok() && !result.report->runner.empty())
+    std::cerr << "lathe: ran the export for \"" << result.report->target
+              << "\": " << result.report->runner << "\n";
   if (!result.ok()) {
     std::cerr << "lathe: error: " << result.failure->message << "\n";
     return 1;
@@ -164,7 +185,10 @@ void addRunCommand(CLI::App& app, int& exitCode) {
                   "Apply the best schedules of this records file (lathe tune) for this CPU and "
                   "--threads")
       ->check(CLI::ExistingFile);
-  cmd->add_option("--target", o->target, "Target string (running needs the host)")
+  cmd->add_option(
+         "--target", o->target,
+         "Target string; code for another machine is exported, built with its toolchain and run "
+         "under its emulator (qemu) or Node (see lathe targets)")
       ->capture_default_str();
   CLI::Option* profile = cmd->add_flag(
       "--profile", o->profile,

@@ -72,6 +72,25 @@ RunOutcome runJob(api::Session& session, const std::string& path, const RunSetti
                   const SessionWorker::Context& context) {
   RunOutcome outcome;
   const auto progress = context.progress;
+  if (!api::runsInThisProcess(settings.target)) {
+    // Code for another machine: exported, built with its toolchain and run under its
+    // emulator (or Node), in one engine call that reports its stages and polls Cancel.
+    api::CompileOptions compile;
+    compile.target = settings.target;
+    compile.scheduleText = settings.scheduleText;
+    compile.tuningRecords = settings.tuningRecords;
+    compile.inputsFile = settings.inputsNpz;
+    compile.inputShapes = settings.inputShapes;
+    api::RunOptions options;
+    options.inputsNpz = settings.inputsNpz;
+    options.fill = settings.inputsNpz.empty() ? settings.fill : std::string();
+    options.topK = settings.topK;
+    options.repeat = std::max(1, settings.repeat);
+    options.cancel = &context.cancel;
+    options.onProgress = [&](const api::Progress& p) { progress(p.percent, p.stage); };
+    outcome.run = session.runOnTarget(compile, options);
+    return outcome;
+  }
   if (settings.compileThreads >= 0) {
     progress(-1, "compiling for " + (settings.compileThreads == 0
                                          ? std::string("every core")
@@ -136,6 +155,39 @@ RunOutcome runJob(api::Session& session, const std::string& path, const RunSetti
   report->threads = last.report->threads;
   fillStatistics(*report);
   outcome.run.report = std::move(report);
+  return outcome;
+}
+
+ExportOutcome exportJob(const std::string& path, const RunSettings& settings,
+                        const ExportRequest& request, const SessionWorker::Context& context) {
+  ExportOutcome outcome;
+  api::Session session;
+  api::OpenOptions open;
+  open.cancel = &context.cancel;
+  open.onProgress = [&](const api::Progress& p) { context.progress(-1, p.stage); };
+  const api::OpenResult opened = session.openModel(path, open);
+  if (!opened.ok()) {
+    outcome.compiled.failure =
+        opened.failure ? *opened.failure : internalFailure(path, "the model did not open");
+    return outcome;
+  }
+  api::CompileOptions options;
+  options.target = request.target;
+  options.exportDir = request.folder;
+  options.exportName = request.name;
+  options.scheduleText = settings.scheduleText;
+  options.tuningRecords = settings.tuningRecords;
+  options.inputsFile = settings.inputsNpz;
+  options.inputShapes = settings.inputShapes;
+  options.cancel = &context.cancel;
+  options.onProgress = [&](const api::Progress& p) { context.progress(-1, p.stage); };
+  outcome.compiled = session.compile(options);
+  if (!outcome.compiled.ok() && !outcome.compiled.failure)
+    outcome.compiled.failure = internalFailure(path, "the export returned nothing");
+  if (outcome.compiled.ok() && outcome.compiled.report->exported && request.build) {
+    context.progress(-1, "building the example");
+    outcome.build = api::buildExport(*outcome.compiled.report->exported, &context.cancel);
+  }
   return outcome;
 }
 

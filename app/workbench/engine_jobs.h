@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@ inline const QString kSchedule = QStringLiteral("schedule");
 inline const QString kStats = QStringLiteral("stats");
 inline const QString kCompare = QStringLiteral("compare");
 inline const QString kTune = QStringLiteral("tune");
+inline const QString kExport = QStringLiteral("export");
 } // namespace jobs
 
 using ShapeMap = std::map<std::string, std::vector<std::int64_t>>;
@@ -58,6 +60,8 @@ api::CompileResult compileJob(api::Session& session, api::CompileOptions options
                               const SessionWorker::Context& context);
 
 // A run, compiled first when settings.compileThreads >= 0: `compiled` has that compile.
+// For a target whose code cannot run in this process, Session::runOnTarget (export, build,
+// emulator) instead, without a profile.
 // Progress is per timed run and Cancel stops between runs; a profiled run is one engine
 // call (its profile spans every timed run) that reports and polls the flag itself.
 struct RunOutcome {
@@ -67,6 +71,25 @@ struct RunOutcome {
 };
 RunOutcome runJob(api::Session& session, const std::string& path, const RunSettings& settings,
                   const SessionWorker::Context& context);
+
+// File > Export…: what to write, and what came of it.
+struct ExportRequest {
+  std::string target; // the picked target with the CPU typed in
+  std::string folder;
+  std::string name; // C identifier of the symbols; empty: from the model file's name
+  bool build = true;
+};
+
+struct ExportOutcome {
+  api::CompileResult compiled; // compiled.report->exported on success
+  std::optional<api::ExportBuild> build;
+};
+
+// Exports the model file at `path` with a Session of its own (the document's compiled model
+// stays as it is), for the shapes and schedules of `settings`, then builds the example when
+// asked.
+ExportOutcome exportJob(const std::string& path, const RunSettings& settings,
+                        const ExportRequest& request, const SessionWorker::Context& context);
 
 // A failure of kind "internal" for a bug that threw out of the engine.
 api::Failure internalFailure(const std::string& path, const std::string& reason);

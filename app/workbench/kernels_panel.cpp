@@ -62,6 +62,7 @@ KernelsPanel::KernelsPanel(QWidget* parent)
   header->setSectionResizeMode(KernelListModel::KernelColumn, QHeaderView::ResizeToContents);
   header->setSectionResizeMode(KernelListModel::NodesColumn, QHeaderView::Stretch);
   header->setSectionResizeMode(KernelListModel::LinesColumn, QHeaderView::ResizeToContents);
+  header->setSectionResizeMode(KernelListModel::CodeColumn, QHeaderView::ResizeToContents);
   header->setSectionResizeMode(KernelListModel::ScheduleColumn, QHeaderView::ResizeToContents);
   // Plan order first; a click on a header sorts.
   header->setSortIndicator(-1, Qt::AscendingOrder);

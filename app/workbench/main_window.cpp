@@ -1,6 +1,7 @@
 #include "app/workbench/main_window.h"
 
 #include "app/workbench/engine_jobs.h"
+#include "app/workbench/export_dialog.h"
 #include "app/workbench/kernels_panel.h"
 #include "app/workbench/main_window_text.h"
 #include "app/workbench/model_browser.h"
@@ -97,6 +98,8 @@ MainWindow::MainWindow(QWidget* parent)
                   tr("Compiling %1: %2\u2026").arg(QFileInfo(doc_->path()).fileName(), stage));
             } else if (tag == jobs::kRun) {
               runPanel_->setProgress(percent, stage);
+            } else if (tag == jobs::kExport && exportDialog_) {
+              exportDialog_->setProgress(stage);
             }
           });
   connect(worker_, &SessionWorker::idle, this, &MainWindow::updateScheduleAvailability);
@@ -168,6 +171,14 @@ void MainWindow::createActions() {
   compileAction_->setEnabled(false);
   connect(compileAction_, &QAction::triggered, this, &MainWindow::compile);
 
+  exportAction_ = new QAction(tr("&Export\u2026"), this);
+  exportAction_->setObjectName(QStringLiteral("exportAction"));
+  exportAction_->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_E));
+  exportAction_->setStatusTip(tr("Write the model for the standalone C runtime, for this machine "
+                                 "or another (AArch64, RISC-V, Cortex-M, WebAssembly)"));
+  exportAction_->setEnabled(false);
+  connect(exportAction_, &QAction::triggered, this, &MainWindow::showExportDialog);
+
   runAction_ = new QAction(s->standardIcon(QStyle::SP_MediaSeekForward), tr("&Run"), this);
   runAction_->setObjectName(QStringLiteral("runAction"));
   runAction_->setShortcut(QKeySequence(Qt::Key_F5));
@@ -187,6 +198,8 @@ void MainWindow::createActions() {
   recentFiles_ = new RecentFiles(recent, this);
   connect(recentFiles_, &RecentFiles::openRequested, this, &MainWindow::openFile);
   file->addAction(reloadAction_);
+  file->addSeparator();
+  file->addAction(exportAction_);
   file->addSeparator();
   file->addAction(quitAction_);
 
@@ -245,12 +258,16 @@ void MainWindow::createToolBar(QMenu* recent) {
     auto* item = new QStandardItem(qs(target.label));
     item->setData(qs(target.text), Qt::UserRole);
     item->setToolTip(QStringLiteral("%1\n%2").arg(qs(target.text), qs(target.description)));
-    if (!target.runsHere) {
-      // Cross targets are listed so the choice is visible, but code for them cannot run in
-      // this process: `lathe compile --target` builds bundles for them.
+    if (!target.unavailable.empty()) {
+      // Listed so that the choice is visible, but this build cannot generate code for it.
       item->setEnabled(false);
+      item->setToolTip(item->toolTip() + tr("\nNot available: %1").arg(qs(target.unavailable)));
+    } else if (!target.runsHere) {
+      // Code for another machine: compiled here to be read; Run exports it and runs it
+      // under the emulator (or Node), File > Export writes it for deployment.
       item->setToolTip(item->toolTip() +
-                       tr("\nCross target: cannot run here; use lathe compile --target"));
+                       tr("\nAnother machine's code: Compile shows it; Run builds the export "
+                          "and runs it under an emulator or Node."));
     }
     targets->appendRow(item);
   }
@@ -610,6 +627,7 @@ void MainWindow::showModel(const QString& path, std::shared_ptr<const api::Model
 
   reloadAction_->setEnabled(true);
   compileAction_->setEnabled(doc_->session() != nullptr);
+  exportAction_->setEnabled(doc_->session() != nullptr);
   updateRunAvailability();
   if (persistSettings_)
     recentFiles_->add(path);

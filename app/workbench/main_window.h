@@ -6,6 +6,7 @@
 #include "engine/api/session.h"
 
 #include <QMainWindow>
+#include <QPointer>
 #include <atomic>
 #include <memory>
 
@@ -37,6 +38,8 @@ class SessionWorker;
 class TunePanel;
 class WorkbenchDocument;
 struct Opened;
+class ExportDialog;
+struct ExportOutcome;
 struct RunOutcome;
 struct RunSettings;
 
@@ -136,6 +139,10 @@ public:
   void stopTuning();
   bool isTuning() const;
   TunePanel* tunePanel() const { return tunePanel_; }
+  // File > Export…: opens the Export dialog (or raises the open one) for the model on
+  // display, its target preselected from the toolbar; nullptr without a model.
+  ExportDialog* showExportDialog();
+  ExportDialog* exportDialog() const;
 
 signals:
   void modelLoaded();
@@ -147,6 +154,7 @@ signals:
   void scheduleTried();
   void tuneFinished();
   void tuneFailed(const QString& message);
+  void exportFinished();
 
 protected:
   void closeEvent(QCloseEvent* event) override;
@@ -192,6 +200,7 @@ private:
                  const RunOutcome& outcome);
   void finishTry(const std::shared_ptr<const api::ModelReport>& model, const QString& steps,
                  const api::KernelScheduleResult& result);
+  void finishExport(const QPointer<ExportDialog>& dialog, const ExportOutcome& outcome);
   void updateRunAvailability();
   void updateScheduleAvailability();
   // The Code panel's code is for another target than the picked one: say so.
@@ -225,6 +234,8 @@ private:
   QAction* findInModelAction_ = nullptr;
   QAction* compileAction_ = nullptr;
   QAction* runAction_ = nullptr;
+  QAction* exportAction_ = nullptr;
+  QPointer<ExportDialog> exportDialog_;
   QComboBox* targetPicker_ = nullptr;
 
   QStackedWidget* centralStack_ = nullptr;

@@ -113,12 +113,18 @@ bool MainWindow::run() {
   settings.scheduleText = doc_->keptSchedules();
   settings.tuningRecords = doc_->tuningRecords();
   const int threads = runPanel_->threads();
+  const bool elsewhere = !api::runsInThisProcess(settings.target);
+  if (elsewhere && settings.profile) {
+    settings.profile = false;
+    log(tr("%1 runs under an emulator: the run is not profiled").arg(target()), LogLevel::Warning);
+  }
   // Compiled first (keeping the code, so that a profiled kernel can show it) unless the
   // Session holds code for these threads. A model with symbolic input dims goes through
   // compile() each time: its shapes may have changed (code compiled for them before is
   // reused). A compile in flight is waited for: the worker runs jobs in order.
-  const bool compiled = compileReport() && !worker_->isBusy(jobs::kCompile) &&
-                        !runPanel_->hasSymbolicInputs() && threads == doc_->compiledThreads();
+  const bool compiled =
+      elsewhere || (compileReport() && !worker_->isBusy(jobs::kCompile) &&
+                    !runPanel_->hasSymbolicInputs() && threads == doc_->compiledThreads());
   settings.compileThreads = compiled ? -1 : threads;
   const auto model = doc_->model();
   const std::string path = doc_->path().toStdString();
@@ -139,8 +145,10 @@ bool MainWindow::run() {
     runPanel_->setProgress(-1, tr("Waiting for the engine\u2026"));
   updateRunAvailability();
   updateScheduleAvailability();
-  log(tr("Running %1: %2 timed runs, %3 inputs%4")
-          .arg(QFileInfo(doc_->path()).fileName())
+  log(tr("Running %1%2: %3 timed runs, %4 inputs%5")
+          .arg(QFileInfo(doc_->path()).fileName(),
+               elsewhere ? tr(" for %1 (exported, built and run under its emulator)").arg(target())
+                         : QString())
           .arg(settings.repeat)
           .arg(settings.inputsNpz.empty() ? qs(settings.fill) : qs(settings.inputsNpz))
           .arg(settings.profile ? tr(", profiled") : QString()));
@@ -204,13 +212,18 @@ void MainWindow::showRunReport(const std::shared_ptr<const api::ModelReport>& mo
     return;
   runPanel_->setRunning(false);
   const api::RunReport& r = *report;
-  log(tr("Ran %1: %2 timed %3 on %4 %5, median %6 (min %7, max %8)")
-          .arg(QFileInfo(doc_->path()).fileName())
-          .arg(r.latenciesMs.size())
-          .arg(r.latenciesMs.size() == 1 ? tr("run") : tr("runs"))
-          .arg(r.threads)
-          .arg(r.threads == 1 ? tr("thread") : tr("threads"))
-          .arg(ms(r.medianMs), ms(r.minMs), ms(r.maxMs)));
+  if (!r.runner.empty())
+    log(tr("Ran %1 for %2: %3%4")
+            .arg(QFileInfo(doc_->path()).fileName(), qs(r.target), qs(r.runner),
+                 r.timed ? tr("; median %1").arg(ms(r.medianMs)) : QString()));
+  else
+    log(tr("Ran %1: %2 timed %3 on %4 %5, median %6 (min %7, max %8)")
+            .arg(QFileInfo(doc_->path()).fileName())
+            .arg(r.latenciesMs.size())
+            .arg(r.latenciesMs.size() == 1 ? tr("run") : tr("runs"))
+            .arg(r.threads)
+            .arg(r.threads == 1 ? tr("thread") : tr("threads"))
+            .arg(ms(r.medianMs), ms(r.minMs), ms(r.maxMs)));
   if (r.profile) {
     profileView_->setReport(
         report, std::shared_ptr<const api::GraphSnapshot>(doc_->model(), &doc_->model()->final));

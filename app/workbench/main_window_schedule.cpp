@@ -20,10 +20,10 @@ void MainWindow::updateScheduleAvailability() {
     schedulePanel_->setAvailable(false, tr("The kernels are compiled for %1; compile for %2 "
                                            "first")
                                             .arg(qs(report->target), target()));
-  } else if (report->target.rfind("llvm", 0) != 0 ||
-             report->target.find("-mtriple") != std::string::npos) {
-    schedulePanel_->setAvailable(false, tr("Schedules are tried on this machine: compile for "
-                                           "the host target"));
+  } else if (!api::runsInThisProcess(report->target)) {
+    schedulePanel_->setAvailable(false, tr("Schedules are timed on this machine, and code for "
+                                           "%1 does not run here: pick a host target")
+                                            .arg(qs(report->target)));
   } else if (worker_->isBusy(jobs::kCompile) || worker_->isBusy(jobs::kRun) ||
              worker_->isBusy(jobs::kSchedule)) {
     schedulePanel_->setAvailable(false, tr("Waiting for the engine"));

@@ -322,15 +322,30 @@ void RunPanel::showReport(std::shared_ptr<const api::RunReport> report) {
     stats_->setText(tr("No run yet. Press Run (F5)."));
   } else {
     const api::RunReport& r = *report_;
-    const double p10 = views::percentile(r.latenciesMs, 10);
-    const double p90 = views::percentile(r.latenciesMs, 90);
-    stats_->setText(tr("<b>median %1</b> (p10 %2, p90 %3); mean %4 \u00b1 %5, min %6, "
-                       "max %7 \u00b7 %8 on %9%10")
-                        .arg(ms(r.medianMs), ms(p10), ms(p90), ms(r.meanMs), ms(r.stdMs),
-                             ms(r.minMs), ms(r.maxMs))
-                        .arg(countOf(static_cast<int>(r.latenciesMs.size()), tr("run"), tr("runs")))
-                        .arg(countOf(r.threads, tr("thread"), tr("threads")))
-                        .arg(r.profile ? tr(", profiled") : QString()));
+    // Run for another target: how it ran says what its time means, if it has one.
+    const QString runner = r.runner.empty()
+                               ? QString()
+                               : tr("<br>%1: %2")
+                                     .arg(QString::fromStdString(r.target).toHtmlEscaped(),
+                                          QString::fromStdString(r.runner).toHtmlEscaped());
+    if (!r.timed) {
+      stats_->setText(tr("<b>not timed</b>") + runner);
+    } else if (!r.runner.empty()) {
+      stats_->setText(
+          tr("<b>median %1</b>, as the exported program timed itself").arg(ms(r.medianMs)) +
+          runner);
+    } else {
+      const double p10 = views::percentile(r.latenciesMs, 10);
+      const double p90 = views::percentile(r.latenciesMs, 90);
+      stats_->setText(
+          tr("<b>median %1</b> (p10 %2, p90 %3); mean %4 \u00b1 %5, min %6, max %7 \u00b7 %8 on "
+             "%9%10")
+              .arg(ms(r.medianMs), ms(p10), ms(p90), ms(r.meanMs), ms(r.stdMs), ms(r.minMs),
+                   ms(r.maxMs))
+              .arg(countOf(static_cast<int>(r.latenciesMs.size()), tr("run"), tr("runs")))
+              .arg(countOf(r.threads, tr("thread"), tr("threads")))
+              .arg(r.profile ? tr(", profiled") : QString()));
+    }
   }
   // The top-5 of classifier-like outputs (those with a top list) in full below the table.
   QStringList tops;

@@ -83,4 +83,19 @@ InputFileSummary describeInputFile(const std::string& path) {
   return summary;
 }
 
+OutputSummary summarizeOutput(const std::string& name, const runtime::Tensor& t, int topK) {
+  OutputSummary s;
+  s.name = name;
+  s.dtype = std::string(runtime::elementTypeName(t.elementType()));
+  s.shape = t.shape();
+  if (t.numElements() == 0)
+    return s;
+  const runtime::TensorSummary values = runtime::summarize(t); // finite values only
+  s.min = values.min;
+  s.max = values.max;
+  s.mean = values.mean;
+  s.top = runtime::largest(t, topK);
+  return s;
+}
+
 } // namespace lathe::api

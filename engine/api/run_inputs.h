@@ -1,5 +1,7 @@
 #pragma once
-// Internal to engine/api: the inputs of a run, from an .npz file or filled (seeded).
+// Internal to engine/api: the inputs of a run, from an .npz file or filled (seeded), and
+// the summary of an output.
+#include "engine/api/session.h"
 #include "engine/runtime/executor.h"
 
 #include <cstdint>
@@ -15,5 +17,8 @@ namespace lathe::api {
 std::vector<runtime::Tensor> prepareRunInputs(const runtime::ExecutionPlan& plan,
                                               const std::string& inputsNpz, const std::string& fill,
                                               std::uint64_t seed);
+
+// An output's dtype, shape, min/max/mean of its finite values and its `topK` largest.
+OutputSummary summarizeOutput(const std::string& name, const runtime::Tensor& t, int topK);
 
 } // namespace lathe::api

@@ -169,6 +169,10 @@ struct TargetSummary {
 };
 std::vector<TargetSummary> knownTargets();
 
+// Whether code for the target string `target` runs in this process (the host's triple, and
+// every instruction set extension it asks for present); false for an invalid string.
+bool runsInThisProcess(const std::string& target);
+
 // The arrays of an inputs file (.npz) as TensorSummary (name, dtype, dims), read from each
 // member's header only: nothing is inflated, so it is cheap for large files.
 struct InputFileSummary {
@@ -220,6 +224,7 @@ struct ExportReport {
   std::string folder, triple;
   std::vector<ExportedFile> files;
   std::uint64_t codeBytes = 0, weightBytes = 0, arenaBytes = 0;
+  std::vector<std::pair<std::string, std::uint64_t>> kernelCodeBytes; // per kernel, plan order
   std::uint64_t scratchBytes = 0, ioBytes = 0; // kernels' temporaries; inputs and outputs
   // Bare metal: the board the example is linked for ("" elsewhere), its memory, the stack.
   std::string board;
@@ -227,6 +232,15 @@ struct ExportReport {
   std::string buildCommand; // e.g. "make -C out"
   std::string runCommand;   // e.g. "qemu-aarch64 out/model", or "" where nothing runs it here
 };
+
+// Building an export's example program (make in its folder) with the target's toolchain, as
+// its README says: the check that what was written builds.
+struct ExportBuild {
+  std::string status;  // "built", "skipped" (a tool is missing), "failed", "cancelled"
+  std::string message; // what was run, or what is missing and its Debian package, or the
+                       // compiler's last lines
+};
+ExportBuild buildExport(const ExportReport& exported, const std::atomic<bool>* cancel = nullptr);
 
 struct KernelReport {
   std::string name;
@@ -237,7 +251,8 @@ struct KernelReport {
   // one line per choice; empty for plain loop nests.
   std::string strategy;
   std::string llvmIr, llvmIrOptimized, assembly; // when keepCode
-  int tunedTrials = 0; // `schedule` came from tuning records, found in this many trials
+  std::uint64_t codeBytes = 0; // machine code of its functions for the target (0: unknown)
+  int tunedTrials = 0;         // `schedule` came from tuning records, found in this many trials
 };
 
 struct CompileReport {
@@ -351,6 +366,10 @@ struct RunReport {
   double meanMs = 0, medianMs = 0, minMs = 0, maxMs = 0, stdMs = 0;
   int threads = 0;
   std::optional<RunProfile> profile; // with RunOptions::profile
+  // runOnTarget: how it ran ("qemu-aarch64 (emulated; times are the emulator's ...)"), the target,
+  // and whether latenciesMs holds anything (a bare-metal board is not timed).
+  std::string runner, target;
+  bool timed = true;
 };
 
 // A run's profile as "table" (aligned text, units in the headers), "csv" or "json";
@@ -431,6 +450,13 @@ public:
   CompileResult compile(const CompileOptions& options = {});
   // Runs the compiled model (compiling for the host first if needed).
   RunResult run(const RunOptions& options = {});
+  // Runs the open model on a target that is not this machine's: exports it for
+  // `compile.target` (as lathe export does) into a temporary folder, builds the example
+  // program with the target's toolchain and runs it under the emulator (qemu-user,
+  // qemu-system-arm with semihosting) or Node (wasm32) on the inputs `run` describes.
+  // Fails with kind "unsupported" and the packages to install when a tool is missing.
+  // Leaves compile()'s state as a compile for that target (nothing runs in this process).
+  RunResult runOnTarget(const CompileOptions& compile, const RunOptions& run);
 
   // Replays `options.steps` on one kernel of the last compile() (which must have been for
   // this machine), compiles it alone, and times it and the default next to each other.

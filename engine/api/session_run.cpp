@@ -2,6 +2,7 @@
 #include "engine/api/profile_report.h"
 #include "engine/api/run_inputs.h"
 #include "engine/api/session_state.h"
+#include "engine/codegen/llvm/codegen.h"
 #include "engine/driver/bundle_io.h"
 #include "engine/driver/compile_model.h"
 #include "engine/loop_ir/ir_printer.h"
@@ -21,21 +22,6 @@
 
 namespace lathe::api {
 namespace {
-
-OutputSummary summarize(const std::string& name, const runtime::Tensor& t, int topK) {
-  OutputSummary s;
-  s.name = name;
-  s.dtype = std::string(runtime::elementTypeName(t.elementType()));
-  s.shape = t.shape();
-  if (t.numElements() == 0)
-    return s;
-  const runtime::TensorSummary values = runtime::summarize(t); // finite values only
-  s.min = values.min;
-  s.max = values.max;
-  s.mean = values.mean;
-  s.top = runtime::largest(t, topK);
-  return s;
-}
 
 // What decides which records a compile applies: the file, its size and time.
 std::string recordsVersion(const std::string& path) {
@@ -111,7 +97,7 @@ CompileResult Session::compile(const CompileOptions& options) {
     // Code compiled in memory for the host is kept per set of shapes and options, and a
     // compile asked for again is not done again.
     const target::Target target = target::parseTarget(options.target);
-    const bool reusable = target.isHost() && options.bundlePath.empty() &&
+    const bool reusable = codegen::runsOnHost(target) && options.bundlePath.empty() &&
                           options.exportDir.empty() && options.schedulePath.empty();
     const std::string optionsKey =
         reusable ? target.text() + "|threads " + std::to_string(options.threads) +
@@ -176,6 +162,7 @@ CompileResult Session::compile(const CompileOptions& options) {
       exported.folder = e.folder;
       exported.triple = e.triple;
       exported.codeBytes = e.codeBytes;
+      exported.kernelCodeBytes = e.kernelCodeBytes;
       exported.weightBytes = e.weightBytes;
       exported.arenaBytes = e.arenaBytes;
       exported.scratchBytes = e.scratchBytes;
@@ -204,11 +191,14 @@ CompileResult Session::compile(const CompileOptions& options) {
         kr.tunedTrials = outcome.tunedTrials[k];
         ++report->tunedKernels;
       }
-      if (options.keepCode && jit && k < jit->code().size()) {
-        const auto& code = jit->code()[k];
-        kr.llvmIr = code.llvmIr;
-        kr.llvmIrOptimized = code.llvmIrOptimized;
-        kr.assembly = code.assembly;
+      const std::vector<codegen::KernelCode>& code = jit ? jit->code() : outcome.crossCode;
+      if (k < code.size()) {
+        kr.codeBytes = code[k].codeBytes;
+        if (options.keepCode) {
+          kr.llvmIr = code[k].llvmIr;
+          kr.llvmIrOptimized = code[k].llvmIrOptimized;
+          kr.assembly = code[k].assembly;
+        }
       }
       report->kernels.push_back(std::move(kr));
     }
@@ -216,6 +206,7 @@ CompileResult Session::compile(const CompileOptions& options) {
       report->tuningNotes = std::move(tuningNotes);
     state_->folded = outcome.folded;
     state_->target = target;
+    state_->layoutPlan = outcome.layoutPlan;
     // Kernels are tried against the default lowering: without schedules, this one.
     state_->defaultLowered = settings.schedules || settings.tuned ? nullptr : outcome.lowered;
     state_->defaultMedianMs.clear();
@@ -346,7 +337,7 @@ RunResult Session::run(const RunOptions& options) {
     std::vector<runtime::NamedTensor> named;
     for (std::size_t o = 0; o < outputs.size(); ++o) {
       const std::string& name = plan.slots[plan.outputs[o]].name;
-      report->outputs.push_back(summarize(name, outputs[o], options.topK));
+      report->outputs.push_back(summarizeOutput(name, outputs[o], options.topK));
       if (!options.outputsNpz.empty())
         named.push_back({name, std::move(outputs[o])});
     }

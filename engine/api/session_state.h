@@ -57,6 +57,8 @@ struct Session::State {
   std::optional<target::Target> target;
   std::shared_ptr<const lowering::LoweredModel> defaultLowered;
   std::map<std::string, double> defaultMedianMs;
+  // A compile for code that does not run here: its plan's inputs and outputs (runOnTarget).
+  std::shared_ptr<const runtime::ExecutionPlan> layoutPlan;
   // The pool tryKernelSchedule times on, kept between calls so that its workers are warm
   // (a fresh pool's first loops pay for starting threads).
   std::unique_ptr<runtime::ThreadPool> trialPool;
@@ -71,6 +73,7 @@ struct Session::State {
     target.reset();
     defaultLowered.reset();
     defaultMedianMs.clear();
+    layoutPlan.reset();
   }
   // Moves the current compile into `variants` (dropping the oldest beyond kMaxVariants);
   // nothing when it cannot be reused.

@@ -3,25 +3,15 @@
 
 #include "engine/api/session.h"
 #include "engine/codegen/llvm/codegen.h"
+#include "engine/support/diagnostics.h"
 #include "engine/target/target.h"
 
 namespace lathe::api {
 
-namespace {
-// Whether this CPU has every feature in `wanted` ("+avx2,+fma").
-[[maybe_unused]] bool hostHas(std::initializer_list<const char*> wanted) {
-  const std::string features = "," + codegen::hostCpuFeatures() + ",";
-  for (const char* f : wanted)
-    if (features.find(",+" + std::string(f) + ",") == std::string::npos)
-      return false;
-  return true;
-}
-} // namespace
-
 std::vector<TargetSummary> knownTargets() {
   std::vector<TargetSummary> targets;
   for (const target::KnownTarget& known : target::knownTargets()) {
-    const bool host = target::parseTarget(known.text).isHost();
+    const bool host = codegen::runsOnHost(target::parseTarget(known.text));
     targets.push_back({known.label, known.text, known.description, host, {}, {}, 0, {}});
 #if defined(__x86_64__)
     if (known.text != "llvm")
@@ -31,7 +21,7 @@ std::vector<TargetSummary> knownTargets() {
     targets.push_back({"x86-64-v3 (AVX2)",
                        "llvm -mcpu=x86-64-v3",
                        "this machine's triple, code limited to x86-64-v3 (AVX2, FMA)",
-                       hostHas({"avx2", "fma"}),
+                       codegen::runsOnHost(target::parseTarget("llvm -mcpu=x86-64-v3")),
                        {},
                        {},
                        0,
@@ -40,7 +30,7 @@ std::vector<TargetSummary> knownTargets() {
                        "llvm -mcpu=x86-64-v4",
                        "this machine's triple, code for x86-64-v4 (AVX-512); runs only on "
                        "CPUs that have it",
-                       hostHas({"avx512f", "avx512bw", "avx512dq", "avx512vl"}),
+                       codegen::runsOnHost(target::parseTarget("llvm -mcpu=x86-64-v4")),
                        {},
                        {},
                        0,
@@ -52,6 +42,8 @@ std::vector<TargetSummary> knownTargets() {
     if (parsed.kind != target::Kind::Llvm) {
       t.triple = parsed.kind == target::Kind::Cuda ? "nvptx64-nvidia-cuda" : "";
       t.cpu = parsed.arch;
+      if (parsed.kind == target::Kind::Cuda)
+        t.unavailable = "Lathe does not generate PTX yet";
       continue;
     }
     if (!codegen::targetAvailable(parsed, &t.unavailable))
@@ -62,6 +54,14 @@ std::vector<TargetSummary> knownTargets() {
     t.vectorBits = codegen::vectorBits(resolved);
   }
   return targets;
+}
+
+bool runsInThisProcess(const std::string& text) {
+  try {
+    return codegen::runsOnHost(target::parseTarget(text));
+  } catch (const Error&) {
+    return false;
+  }
 }
 
 } // namespace lathe::api

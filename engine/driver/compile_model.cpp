@@ -223,10 +223,11 @@ CompileOutcome compileModel(const graph::Graph& graph, const CompileSettings& se
       describeModel(*out.lowered, profiler::estimateCallFlops(*source, callNodes));
 
   // 3. Code: in memory when it runs here and no bundle is asked for, else into the bundle
-  // (a bundle for this machine is loaded back to run).
+  // (a bundle for this machine is loaded back to run), or an object for another machine
+  // kept only to be looked at.
   stage(20, "generating code");
   watch.restart();
-  const bool host = settings.target.isHost();
+  const bool host = codegen::runsOnHost(settings.target); // not x86-64-v4 code without AVX-512
   if (!settings.exportDir.empty()) {
     out.exported = writeExport(*out.lowered, layout, settings.target, settings.modelPath,
                                settings.exportDir, settings.exportName);
@@ -239,6 +240,12 @@ CompileOutcome compileModel(const graph::Graph& graph, const CompileSettings& se
       out.compiled = loadCompiledBundle(settings.bundlePath, settings.threads);
       out.compiled->lowered = out.lowered;
     }
+  } else {
+    // Code for another machine, to look at: compiled to an object for it and kept as text.
+    codegen::CodegenOptions options;
+    options.target = settings.target;
+    options.keepText = settings.keepText;
+    out.crossCode = codegen::compileToObject(out.lowered->kernels, options).code;
   }
   out.codegenMilliseconds = watch.elapsedMs();
 
@@ -248,8 +255,10 @@ CompileOutcome compileModel(const graph::Graph& graph, const CompileSettings& se
     out.naiveArenaBytes = out.compiled->executor->naiveArenaBytes();
     out.constantBytes = out.compiled->executor->constantBytes();
   } else {
-    const runtime::PlanLayout memory = runtime::layOut(buildExecutionPlan(
+    auto plan = std::make_shared<const runtime::ExecutionPlan>(buildExecutionPlan(
         layout, [](std::size_t, const exporter::BundleSlot&) { return nullptr; }, nullptr));
+    const runtime::PlanLayout memory = runtime::layOut(*plan);
+    out.layoutPlan = std::move(plan);
     out.arenaBytes = memory.arenaBytes;
     out.naiveArenaBytes = memory.naiveArenaBytes;
     out.constantBytes = memory.constantBytes;

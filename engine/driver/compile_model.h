@@ -97,6 +97,12 @@ struct CompileOutcome {
   std::uint64_t arenaBytes = 0, naiveArenaBytes = 0, constantBytes = 0;
   std::uint64_t bundleBytes = 0;
   std::optional<ExportSummary> exported; // with CompileSettings::exportDir
+  // For a target that does not run here, compiled with neither bundle nor export: each
+  // kernel's code for that target (its size; its texts with keepText).
+  std::vector<codegen::KernelCode> crossCode;
+  // When nothing runs here: the plan's tensors (inputs, outputs, their types and shapes) and
+  // calls, with no code or constants behind them.
+  std::shared_ptr<const runtime::ExecutionPlan> layoutPlan;
 };
 
 // The checks a graph must pass to be compiled: every op known, every input static (the

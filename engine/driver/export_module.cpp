@@ -102,7 +102,8 @@ ExportSummary writeExport(const lowering::LoweredModel& lowered,
 
   codegen::CodegenOptions options;
   options.target = target;
-  const std::string kernels = codegen::compileToObject(lowered.kernels, options).object;
+  codegen::ObjectCode compiled = codegen::compileToObject(lowered.kernels, options);
+  const std::string kernels = std::move(compiled.object);
   const std::string weightsObject =
       codegen::dataObject(target, source.name + "_weights", weights, 64);
 
@@ -115,6 +116,8 @@ ExportSummary writeExport(const lowering::LoweredModel& lowered,
   summary.folder = folder;
   summary.triple = resolved.triple;
   summary.codeBytes = codegen::objectCodeBytes(kernels);
+  for (const codegen::KernelCode& k : compiled.code)
+    summary.kernelCodeBytes.push_back({k.name, k.codeBytes});
   summary.scratchBytes = source.scratchBytes;
   summary.ioBytes = exporter::ioBytes(layout);
   if (toolchain.board) {

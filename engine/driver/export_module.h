@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lathe::driver {
@@ -22,7 +23,9 @@ struct ExportSummary {
   std::string folder;
   std::string triple;
   std::vector<ExportedFile> files;
-  std::uint64_t codeBytes = 0;    // machine code in kernels.o
+  std::uint64_t codeBytes = 0; // machine code in kernels.o
+  // Per kernel, in plan order: its name and the bytes of its functions' machine code.
+  std::vector<std::pair<std::string, std::uint64_t>> kernelCodeBytes;
   std::uint64_t weightBytes = 0;  // the weights linked in
   std::uint64_t arenaBytes = 0;   // the arena a run needs
   std::uint64_t scratchBytes = 0; // kernels' temporaries, static where there is no heap

@@ -295,10 +295,14 @@ std::string readme(const ExportLayout& l, const ExportToolchain& t) {
          "output and with -o writes them as output_<i>.npy.\n";
     break;
   case ExportPlatform::Wasm:
+    // The same flags as the Makefile's: without the static scratch and the larger stack, a
+    // model whose kernels need temporaries traps in lathe_alloc.
     r << "Build `model.wasm` with `make` (`" << t.compiler
-      << " -O2 -std=c11 -DLATHE_RUNTIME_FREESTANDING -ffreestanding -nostdlib -o model.wasm "
-         "wasm_main.c model.c lathe_runtime.c kernels.o weights.o -Wl,--no-entry`: no libc, "
-         "no WASI) and run it in Node with `node main.js [-r REPEAT] [-o DIR] [input_0.npy "
+      << " -O2 -std=c11 -DLATHE_RUNTIME_FREESTANDING -DLATHE_RUNTIME_SCRATCH_BYTES="
+      << l.scratchBytes
+      << " -ffreestanding -nostdlib -o model.wasm wasm_main.c model.c lathe_runtime.c kernels.o "
+         "weights.o -Wl,--no-entry -Wl,-z,stack-size=8388608`: no libc, no WASI) and run it in "
+         "Node with `node main.js [-r REPEAT] [-o DIR] [input_0.npy "
          "...]`: it reads the inputs from .npy files in the model's order (a fixed pattern "
          "without them), prints each output and with -o writes them as output_<i>.npy. In a "
          "browser, instantiate model.wasm the same way: main.js shows the calls "

@@ -3,6 +3,7 @@
 #include "engine/frontend/onnx/expose_values.h"
 #include "engine/reference/onnxruntime_script.h"
 #include "engine/support/diagnostics.h"
+#include "engine/support/temporary_folder.h"
 
 #include <csignal>
 #include <cstdlib>
@@ -18,23 +19,6 @@ namespace lathe::reference {
 namespace {
 
 namespace fs = std::filesystem;
-
-// A fresh temporary folder, removed with everything in it at the end of the scope.
-struct TemporaryFolder {
-  fs::path path;
-  TemporaryFolder() {
-    std::string pattern = (fs::temp_directory_path() / "lathe-ort-XXXXXX").string();
-    if (!::mkdtemp(pattern.data()))
-      throw Error(ErrorKind::Io, "cannot create a temporary folder");
-    path = pattern;
-  }
-  ~TemporaryFolder() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  TemporaryFolder(const TemporaryFolder&) = delete;
-  TemporaryFolder& operator=(const TemporaryFolder&) = delete;
-};
 
 std::string readText(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -105,26 +89,26 @@ runOnnxRuntime(const std::string& modelPath,
     throw Error(ErrorKind::Unsupported,
                 "the npm package onnxruntime-node is not installed in '" + options.nodeModules +
                     "' (npm install onnxruntime-node there, or name another node_modules folder)");
-  const TemporaryFolder work;
-  const fs::path script = work.path / "lathe_onnxruntime_values.js";
+  const TemporaryFolder work("lathe-ort");
+  const fs::path script = work.path() / "lathe_onnxruntime_values.js";
   std::ofstream(script, std::ios::binary) << kOnnxRuntimeScript;
-  const fs::path copy = work.path / "model_with_values.onnx";
+  const fs::path copy = work.path() / "model_with_values.onnx";
   frontend::writeModelExposingValues(modelPath, values, copy.string());
   nlohmann::json request{{"model", copy.string()},
                          {"threads", options.threads},
-                         {"outdir", work.path.string()},
+                         {"outdir", work.path().string()},
                          {"inputs", nlohmann::json::array()}};
   for (std::size_t i = 0; i < inputs.size(); ++i) {
-    const fs::path file = work.path / ("in_" + std::to_string(i) + ".npy");
+    const fs::path file = work.path() / ("in_" + std::to_string(i) + ".npy");
     runtime::writeNpy(file, inputs[i].tensor);
     request["inputs"].push_back({{"name", inputs[i].name}, {"file", file.string()}});
   }
-  const fs::path requestFile = work.path / "request.json";
+  const fs::path requestFile = work.path() / "request.json";
   // A name that is not UTF-8 cannot reach JavaScript as it is; it is sent replaced (and then
   // not found) rather than aborting the dump.
   std::ofstream(requestFile, std::ios::binary)
       << request.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
-  const fs::path log = work.path / "node.log";
+  const fs::path log = work.path() / "node.log";
   const int status = runNode(script, requestFile, log, options.nodeModules, options.cancel);
   if (status == 127)
     throw Error(ErrorKind::Unsupported,
@@ -138,7 +122,7 @@ runOnnxRuntime(const std::string& modelPath,
     throw Error(ErrorKind::Invalid, "ONNX Runtime failed: " + tail(readText(log)),
                 {modelPath, {}, {}});
   std::vector<runtime::NamedTensor> outputs;
-  const auto written = nlohmann::json::parse(readText(work.path / "outputs.json"));
+  const auto written = nlohmann::json::parse(readText(work.path() / "outputs.json"));
   for (const auto& entry : written)
     outputs.push_back({entry.at("name").get<std::string>(),
                        runtime::readNpy(entry.at("file").get<std::string>())});

@@ -1082,6 +1082,58 @@ def check_export_refusals(lathe, models):
         expect(triple in out, "lathe targets lists " + triple, out)
 
 
+def check_run_on_target(lathe, models):
+    """lathe run --target for another machine exports the model, builds it with that target's
+    toolchain and runs it under the emulator (or Node): its outputs are the host's; with a tool
+    missing it says which and its Debian package, and exits 1."""
+    import shutil
+    import tempfile
+    import numpy as np
+    work = tempfile.mkdtemp(prefix="lathe_cli_")
+    model = os.path.join(models, "kws_cnn.onnx")
+    host = os.path.join(work, "host.npz")
+    rc, out, err = run(lathe, "run", model, "--outputs", host, "--threads", "1")
+    expect(rc == 0, "the host run", out + err)
+    want = np.load(host)
+    targets = [("aarch64", "llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72", "qemu-aarch64"),
+               ("m33", "llvm -mtriple=thumbv8m.main-none-eabihf -mcpu=cortex-m33",
+                "qemu-system-arm"),
+               ("wasm", "llvm -mtriple=wasm32-unknown-unknown -mattr=+simd128", "node")]
+    ran = 0
+    for name, target, tool in targets:
+        if not shutil.which(tool):
+            print(f"skipped {name}: {tool} is not installed")
+            continue
+        got_path = os.path.join(work, name + ".npz")
+        rc, out, err = run(lathe, "run", model, "--target", target, "--outputs", got_path,
+                           "--repeat", "3")
+        expect(rc == 0 and "ran the export for" in err and tool in err,
+               f"{name}: runs under {tool} and says so", out + err)
+        got = np.load(got_path)
+        for key in want.files:
+            err_max = float(np.max(np.abs(got[key].astype(np.float64) - want[key])))
+            print(f"{name}: {key} max error vs host {err_max:.3g}")
+            expect(got[key].shape == want[key].shape and err_max < 1e-5,
+                   f"{name}: output {key} matches the host's", str(err_max))
+        ran += 1
+    expect(ran > 0, "at least one cross target could run here")
+    # --profile needs code in this process.
+    rc, out, err = run(lathe, "run", model, "--target", targets[0][1], "--profile")
+    expect(rc == 2 and "--profile" in err and "emulator" in err,
+           "a profile of emulated code is refused", out + err)
+    # Without the emulator on PATH: what is missing, and where to get it.
+    bare = os.path.join(work, "bin")
+    os.makedirs(bare)
+    for tool in ("make", "aarch64-linux-gnu-gcc"):
+        if shutil.which(tool):
+            os.symlink(shutil.which(tool), os.path.join(bare, tool))
+    p = subprocess.run([lathe, "run", model, "--target", targets[0][1]], capture_output=True,
+                       text=True, timeout=600, env=dict(os.environ, PATH=bare))
+    expect(p.returncode == 1 and "qemu-aarch64" in p.stderr and "qemu-user" in p.stderr
+           and "kws_cnn.onnx" in p.stderr, "a missing emulator is named with its package",
+           p.stdout + p.stderr)
+
+
 CHECKS = {name[len("check_"):]: fn for name, fn in globals().items() if name.startswith("check_")}
 
 if __name__ == "__main__":

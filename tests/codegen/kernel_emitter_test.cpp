@@ -231,7 +231,19 @@ TEST(KernelEmitter, CrossTargetObjects) {
     const ObjectCode obj = compileToObject({k}, options);
     EXPECT_GT(obj.object.size(), 100u) << t;
     EXPECT_NE(obj.code[0].assembly.find("relu16"), std::string::npos) << t;
+    // Its machine code's size, from the object's symbols: more than a return, less than
+    // the whole object.
+    EXPECT_GT(obj.code[0].codeBytes, 8u) << t;
+    EXPECT_LT(obj.code[0].codeBytes, obj.object.size()) << t;
   }
+  // In memory for this machine: the JIT's object gives the same size.
+  std::unique_ptr<JitKernels> jit;
+  compileOne(k, jit);
+  ASSERT_EQ(jit->code().size(), 1u);
+  CodegenOptions host;
+  host.target = target::parseTarget("llvm");
+  EXPECT_GT(jit->code()[0].codeBytes, 8u);
+  EXPECT_EQ(jit->code()[0].codeBytes, compileToObject({k}, host).code[0].codeBytes);
 }
 
 } // namespace

@@ -9,6 +9,7 @@
 
 #include <QAbstractItemModelTester>
 #include <QIcon>
+#include <QLocale>
 #include <QSortFilterProxyModel>
 #include <QTest>
 
@@ -401,6 +402,8 @@ std::shared_ptr<api::CompileReport> makeCompileReport() {
   r->kernels[2].schedule = "split(n, 16)\nvectorize(n.i)\n";
   r->kernels[1].schedule = "vectorize(i)\n"; // from tuning records
   r->kernels[1].tunedTrials = 12;
+  r->kernels[0].codeBytes = 1234;
+  r->kernels[1].codeBytes = 20480;
   return r;
 }
 
@@ -414,7 +417,17 @@ void TestViewModels::kernelListShowsKernels() {
   model.setReport(makeCompileReport());
 
   QCOMPARE(model.rowCount(), 3);
-  QCOMPARE(model.columnCount(), 4);
+  QCOMPARE(model.columnCount(), 5);
+  QCOMPARE(model.headerData(KernelListModel::CodeColumn, Qt::Horizontal).toString(),
+           QStringLiteral("Code"));
+  QCOMPARE(model.index(0, KernelListModel::CodeColumn).data().toString(),
+           QLocale().toString(1234) + QStringLiteral(" B"));
+  QCOMPARE(model.index(1, KernelListModel::CodeColumn).data().toString(),
+           QStringLiteral("20.0 KiB"));
+  QCOMPARE(model.index(2, KernelListModel::CodeColumn).data().toString(), QString());
+  QCOMPARE(
+      model.index(1, KernelListModel::CodeColumn).data(KernelListModel::SortRole).toULongLong(),
+      20480ull);
   QCOMPARE(model.index(0, KernelListModel::ScheduleColumn).data().toString(),
            QStringLiteral("default"));
   QCOMPARE(model.index(2, KernelListModel::ScheduleColumn).data().toString(),

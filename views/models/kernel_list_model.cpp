@@ -1,5 +1,6 @@
 #include "views/models/kernel_list_model.h"
 
+#include <QLocale>
 #include <QStringList>
 #include <algorithm>
 
@@ -69,6 +70,14 @@ int KernelListModel::columnCount(const QModelIndex& parent) const {
   return parent.isValid() ? 0 : ColumnCount;
 }
 
+QString KernelListModel::codeSize(std::uint64_t bytes) {
+  if (bytes == 0)
+    return {};
+  if (bytes < 10 * 1024)
+    return tr("%1 B").arg(QLocale().toString(static_cast<qulonglong>(bytes)));
+  return tr("%1 KiB").arg(QString::number(static_cast<double>(bytes) / 1024.0, 'f', 1));
+}
+
 QVariant KernelListModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
     return {};
@@ -82,18 +91,24 @@ QVariant KernelListModel::data(const QModelIndex& index, int role) const {
       return joinedNodes(k);
     case LinesColumn:
       return lines_[index.row()];
+    case CodeColumn:
+      return codeSize(k.codeBytes);
     case ScheduleColumn:
       return scheduleSummary(k);
     }
     return {};
   case Qt::ToolTipRole:
+    if (index.column() == CodeColumn && k.codeBytes)
+      return tr("%1 bytes of machine code for %2")
+          .arg(QLocale().toString(static_cast<qulonglong>(k.codeBytes)),
+               QString::fromStdString(report_->target));
     if (index.column() == NodesColumn && !k.nodes.empty())
       return joinedNodes(k).replace(QStringLiteral(", "), QStringLiteral("\n"));
     if (index.column() == ScheduleColumn && !k.schedule.empty())
       return QString::fromStdString(k.schedule).trimmed();
     return {};
   case Qt::TextAlignmentRole:
-    if (index.column() == LinesColumn)
+    if (index.column() == LinesColumn || index.column() == CodeColumn)
       return static_cast<int>(Qt::AlignRight | Qt::AlignVCenter);
     return {};
   case SortRole:
@@ -104,6 +119,8 @@ QVariant KernelListModel::data(const QModelIndex& index, int role) const {
       return joinedNodes(k);
     case LinesColumn:
       return lines_[index.row()];
+    case CodeColumn:
+      return static_cast<qulonglong>(k.codeBytes);
     case ScheduleColumn:
       return scheduleSummary(k);
     }
@@ -120,10 +137,12 @@ QVariant KernelListModel::data(const QModelIndex& index, int role) const {
 QVariant KernelListModel::headerData(int section, Qt::Orientation orientation, int role) const {
   if (orientation != Qt::Horizontal)
     return {};
-  if (role == Qt::TextAlignmentRole && section == LinesColumn)
+  if (role == Qt::TextAlignmentRole && (section == LinesColumn || section == CodeColumn))
     return static_cast<int>(Qt::AlignRight | Qt::AlignVCenter);
   if (role == Qt::ToolTipRole && section == LinesColumn)
     return tr("Lines of loop IR");
+  if (role == Qt::ToolTipRole && section == CodeColumn)
+    return tr("Bytes of machine code of the kernel's functions for the target");
   if (role != Qt::DisplayRole)
     return {};
   switch (section) {
@@ -133,6 +152,8 @@ QVariant KernelListModel::headerData(int section, Qt::Orientation orientation, i
     return tr("ONNX nodes");
   case LinesColumn:
     return tr("Lines");
+  case CodeColumn:
+    return tr("Code");
   case ScheduleColumn:
     return tr("Schedule");
   default:

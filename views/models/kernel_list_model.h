@@ -1,6 +1,6 @@
 #pragma once
-// A compiled model's kernels as a table: name, the ONNX nodes each computes and the size of
-// its loop IR.
+// A compiled model's kernels as a table: name, the ONNX nodes each computes, the size of
+// its loop IR and of its machine code for the target.
 
 #include "engine/api/session.h"
 
@@ -15,10 +15,10 @@ class KernelListModel : public QAbstractTableModel {
   Q_OBJECT
 
 public:
-  enum Column { KernelColumn, NodesColumn, LinesColumn, ScheduleColumn, ColumnCount };
+  enum Column { KernelColumn, NodesColumn, LinesColumn, CodeColumn, ScheduleColumn, ColumnCount };
   enum Role {
     // What a QSortFilterProxyModel should sort by: position in the plan for the Kernel
-    // column, the node list as text, the loop-IR line count as an int.
+    // column, the node list as text, the loop-IR line count and code bytes as numbers.
     SortRole = Qt::UserRole + 1,
     KernelIndexRole, // int: index into CompileReport::kernels
     NodeCountRole,   // int: how many ONNX nodes the kernel computes
@@ -38,6 +38,8 @@ public:
   // "default", "3 steps" for a kernel compiled with a schedule, or "tuned (12 trials)" for
   // one whose schedule came from tuning records.
   static QString scheduleSummary(const api::KernelReport& kernel);
+  // "1,234 B" or "12.3 KiB"; "" when the size is not known.
+  static QString codeSize(std::uint64_t bytes);
 
   int rowCount(const QModelIndex& parent = {}) const override;
   int columnCount(const QModelIndex& parent = {}) const override;

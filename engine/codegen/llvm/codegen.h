@@ -20,6 +20,10 @@ target::Target resolveTarget(const target::Target& target);
 // (512 with AVX-512, 256 with AVX/AVX2, 128 with SSE, NEON or wasm SIMD; 0 without).
 int vectorBits(const target::Target& target);
 
+// Whether code for `target` runs in this process: the host's triple, and no instruction set
+// extension this CPU lacks (x86-64-v4 code on a CPU without AVX-512 does not).
+bool runsOnHost(const target::Target& target);
+
 // Whether LLVM can generate code for `target`; if not, `why` says what is missing.
 bool targetAvailable(const target::Target& target, std::string* why = nullptr);
 

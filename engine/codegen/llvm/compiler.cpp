@@ -1,6 +1,7 @@
 #include "engine/codegen/llvm/compiler.h"
 
 #include "engine/codegen/llvm/codegen.h"
+#include "engine/codegen/llvm/data_object.h"
 #include "engine/codegen/llvm/kernel_emitter.h"
 #include "engine/codegen/llvm/llvm_backend.h"
 #include "engine/codegen/llvm/soft_float.h"
@@ -78,15 +79,34 @@ BuiltModule build(const std::vector<loop::Kernel>& kernels, const CodegenOptions
   optimizeModule(*built.module, machine, options.target.optLevel);
   if (softFloatTarget(machine)) // what the instruction selector cannot lower there
     expandFloatMinMax(*built.module);
+  std::string assembly;
   if (options.keepText) {
     auto copy = llvm::CloneModule(*built.module);
-    const std::string assembly = emitAssembly(*copy, machine);
-    for (std::size_t i = 0; i < kernels.size(); ++i)
-      built.code.push_back({kernels[i].name, before[i],
-                            kernelFunctionsText(*built.module, kernels[i].name),
-                            kernelAssembly(assembly, kernels[i].name)});
+    assembly = emitAssembly(*copy, machine);
+  }
+  for (std::size_t i = 0; i < kernels.size(); ++i) {
+    KernelCode code;
+    code.name = kernels[i].name;
+    if (options.keepText) {
+      code.llvmIr = before[i];
+      code.llvmIrOptimized = kernelFunctionsText(*built.module, kernels[i].name);
+      code.assembly = kernelAssembly(assembly, kernels[i].name);
+    }
+    built.code.push_back(std::move(code));
   }
   return built;
+}
+
+// Fills each kernel's code size from the function sizes of the object it was compiled into.
+void fillCodeBytes(std::vector<KernelCode>& code, std::string_view object) {
+  const std::map<std::string, std::uint64_t> sizes = functionSizes(object);
+  for (KernelCode& k : code)
+    for (auto it = sizes.lower_bound(k.name); it != sizes.end(); ++it) {
+      if (it->first == k.name || it->first.rfind(k.name + "_body", 0) == 0)
+        k.codeBytes += it->second;
+      else if (it->first.rfind(k.name, 0) != 0)
+        break;
+    }
 }
 
 class JitKernelsImpl : public JitKernels {
@@ -96,6 +116,9 @@ public:
     auto machine = createTargetMachine(options.target);
     BuiltModule built = build(kernels, options, *machine);
     code_ = std::move(built.code);
+    // The JIT compiles the module to an object before linking it: its symbols give each
+    // kernel's code size.
+    jit_.observeObjects([this](std::string_view object) { fillCodeBytes(code_, object); });
     jit_.defineSymbol("lathe_parallel_for", reinterpret_cast<void*>(&lathe_parallel_for));
     jit_.defineSymbol("lathe_alloc", reinterpret_cast<void*>(&lathe_alloc));
     jit_.defineSymbol("lathe_free", reinterpret_cast<void*>(&lathe_free));
@@ -132,6 +155,7 @@ ObjectCode compileToObject(const std::vector<loop::Kernel>& kernels,
   ObjectCode out;
   out.object = emitObject(*built.module, *machine);
   out.code = std::move(built.code);
+  fillCodeBytes(out.code, out.object);
   return out;
 }
 

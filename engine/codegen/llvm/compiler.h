@@ -9,6 +9,7 @@
 #include "engine/loop_ir/ir.h"
 #include "engine/target/target.h"
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,6 +26,9 @@ struct KernelCode {
   std::string llvmIr;          // before optimisation
   std::string llvmIrOptimized; // after
   std::string assembly;
+  // Bytes of machine code of the kernel's functions (itself, its bodies and outlined loops),
+  // from the symbol sizes of the object LLVM emitted; 0 where the object does not say.
+  std::uint64_t codeBytes = 0;
 };
 
 using KernelFunction = void (*)(void** args);
@@ -34,6 +38,7 @@ class JitKernels {
 public:
   virtual ~JitKernels() = default;
   virtual KernelFunction function(const std::string& name) const = 0;
+  // One entry per kernel, in order: its code size always, its texts with keepText.
   const std::vector<KernelCode>& code() const { return code_; }
 
 protected:
@@ -44,6 +49,7 @@ protected:
 std::unique_ptr<JitKernels> jitKernels(const std::vector<loop::Kernel>& kernels,
                                        const CodegenOptions& options);
 
+// `code` has one entry per kernel, in order: its sizes always, its texts with keepText.
 struct ObjectCode {
   std::string object; // an ELF/Wasm object file for options.target
   std::vector<KernelCode> code;

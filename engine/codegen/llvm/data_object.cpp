@@ -6,6 +6,7 @@
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/GlobalVariable.h>
 #include <llvm/Object/ObjectFile.h>
+#include <llvm/Object/SymbolSize.h>
 #include <llvm/Support/MemoryBuffer.h>
 
 namespace lathe::codegen {
@@ -40,6 +41,30 @@ std::uint64_t objectCodeBytes(std::string_view object) {
     if (section.isText())
       bytes += section.getSize();
   return bytes;
+}
+
+std::map<std::string, std::uint64_t> functionSizes(std::string_view object) {
+  std::map<std::string, std::uint64_t> sizes;
+  const llvm::MemoryBufferRef buffer(llvm::StringRef(object.data(), object.size()), "object");
+  auto file = llvm::object::ObjectFile::createObjectFile(buffer);
+  if (!file) {
+    llvm::consumeError(file.takeError());
+    return sizes;
+  }
+  for (const auto& [symbol, size] : llvm::object::computeSymbolSizes(**file)) {
+    auto type = symbol.getType();
+    auto name = symbol.getName();
+    if (!type || !name) {
+      if (!type)
+        llvm::consumeError(type.takeError());
+      if (!name)
+        llvm::consumeError(name.takeError());
+      continue;
+    }
+    if (*type == llvm::object::SymbolRef::ST_Function)
+      sizes[name->str()] += size;
+  }
+  return sizes;
 }
 
 } // namespace lathe::codegen

@@ -6,6 +6,7 @@
 #include "engine/target/target.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <string_view>
 
@@ -19,5 +20,9 @@ std::string dataObject(const target::Target& target, const std::string& symbol,
 // The bytes of machine code in an object file (its executable sections), 0 when it cannot be
 // read. The object file itself is larger: symbols, relocations, attributes.
 std::uint64_t objectCodeBytes(std::string_view object);
+
+// The size in bytes of each function symbol an object file defines (empty when it cannot be
+// read).
+std::map<std::string, std::uint64_t> functionSizes(std::string_view object);
 
 } // namespace lathe::codegen

@@ -6,6 +6,7 @@
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ObjectTransformLayer.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Verifier.h>
@@ -61,6 +62,28 @@ target::Target resolveTarget(const target::Target& t) {
   if (host && r.features.empty() && r.cpu == hostCpuName())
     r.features = hostCpuFeatures();
   return r;
+}
+
+bool runsOnHost(const target::Target& t) {
+  if (!t.isHost())
+    return false;
+  initializeLlvm();
+  const target::Target r = resolveTarget(t);
+  const std::string hostCpu = hostCpuName();
+  if (r.cpu == hostCpu && (r.features.empty() || r.features == hostCpuFeatures()))
+    return true;
+  std::string error;
+  const llvm::Target* target = llvm::TargetRegistry::lookupTarget(r.triple, error);
+  if (!target)
+    return false;
+  std::unique_ptr<llvm::MCSubtargetInfo> wanted(
+      target->createMCSubtargetInfo(r.triple, r.cpu, r.features));
+  std::unique_ptr<llvm::MCSubtargetInfo> have(
+      target->createMCSubtargetInfo(r.triple, hostCpu, hostCpuFeatures()));
+  if (!wanted || !have)
+    return false;
+  // Every feature the code may use is one this CPU has.
+  return (wanted->getFeatureBits() & ~have->getFeatureBits()).none();
 }
 
 int vectorBits(const target::Target& t) {
@@ -226,6 +249,15 @@ void LlvmJit::addModule(std::unique_ptr<llvm::Module> module,
   if (auto err =
           jit_->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context))))
     throw Error(ErrorKind::Internal, "JIT rejected the module: " + llvm::toString(std::move(err)));
+}
+
+void LlvmJit::observeObjects(std::function<void(std::string_view)> observe) {
+  jit_->getObjTransformLayer().setTransform(
+      [observe = std::move(observe)](std::unique_ptr<llvm::MemoryBuffer> object)
+          -> llvm::Expected<std::unique_ptr<llvm::MemoryBuffer>> {
+        observe(std::string_view(object->getBufferStart(), object->getBufferSize()));
+        return object;
+      });
 }
 
 void* LlvmJit::lookup(const std::string& name) {

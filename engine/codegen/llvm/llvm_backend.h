@@ -5,11 +5,13 @@
 
 #include "engine/target/target.h"
 
+#include <functional>
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 #include <llvm/Target/TargetMachine.h>
 #include <memory>
 #include <string>
+#include <string_view>
 
 namespace llvm::orc {
 class LLJIT;
@@ -37,6 +39,9 @@ public:
   void defineSymbol(const std::string& name, void* address);
   void addModule(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context);
   void* lookup(const std::string& name); // throws lathe::Error if missing
+  // `observe` sees each object file the JIT compiles, before it is linked (set it before
+  // addModule; it runs on the thread that triggers the compile, e.g. in lookup).
+  void observeObjects(std::function<void(std::string_view)> observe);
 
 private:
   std::unique_ptr<llvm::orc::LLJIT> jit_;
