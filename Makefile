@@ -4,7 +4,8 @@ BUILD_TYPE ?= Release
 JOBS ?= $(shell nproc)
 SAMPLE := $(BUILD_DIR)/models/sample_cnn.onnx
 
-.PHONY: all deps configure build run test format format-check clean fuzz test-asan bench-wasm
+.PHONY: all deps configure build run test package format format-check clean fuzz test-asan \
+        bench-wasm
 
 all: build
 
@@ -25,6 +26,11 @@ run: build
 
 test: build
 	cd $(BUILD_DIR) && ctest --output-on-failure -j $(JOBS)
+
+# An installable .deb (cpack -G DEB) in $(BUILD_DIR): lathe, lathe-workbench, the C runtime's
+# header, library and sources, a desktop entry, an icon and the .onnx MIME type.
+package: build
+	cd $(BUILD_DIR) && cpack -G DEB
 
 format:
 	find engine app views tests -name '*.cpp' -o -name '*.h' | xargs clang-format-19 -i
