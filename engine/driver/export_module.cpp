@@ -88,6 +88,15 @@ ExportSummary writeExport(const lowering::LoweredModel& lowered,
   source.manifest.triple = resolved.triple;
   source.modelFile = source.manifest.model;
   source.name = exporter::cIdentifier(name.empty() ? fs::path(modelPath).stem().string() : name);
+  // Kernel symbols start with the model's C name too, so that two exported models link into
+  // one program (their kernels would share names like fused_conv_relu_0 otherwise).
+  std::vector<loop::Kernel> kernels = lowered.kernels;
+  for (loop::Kernel& k : kernels)
+    k.name = source.name + "_" + k.name;
+  for (exporter::BundleKernel& k : source.manifest.kernels)
+    k.name = source.name + "_" + k.name;
+  for (exporter::BundleCall& c : source.manifest.calls)
+    c.kernel = source.name + "_" + c.kernel;
 
   // Intermediates where the executor would put them; constants packed as in a bundle.
   const runtime::PlanLayout memory = runtime::layOut(buildExecutionPlan(
@@ -102,8 +111,8 @@ ExportSummary writeExport(const lowering::LoweredModel& lowered,
 
   codegen::CodegenOptions options;
   options.target = target;
-  codegen::ObjectCode compiled = codegen::compileToObject(lowered.kernels, options);
-  const std::string kernels = std::move(compiled.object);
+  codegen::ObjectCode compiled = codegen::compileToObject(kernels, options);
+  const std::string kernelsObject = std::move(compiled.object);
   const std::string weightsObject =
       codegen::dataObject(target, source.name + "_weights", weights, 64);
 
@@ -115,9 +124,9 @@ ExportSummary writeExport(const lowering::LoweredModel& lowered,
   ExportSummary summary;
   summary.folder = folder;
   summary.triple = resolved.triple;
-  summary.codeBytes = codegen::objectCodeBytes(kernels);
-  for (const codegen::KernelCode& k : compiled.code)
-    summary.kernelCodeBytes.push_back({k.name, k.codeBytes});
+  summary.codeBytes = codegen::objectCodeBytes(kernelsObject);
+  for (std::size_t k = 0; k < compiled.code.size(); ++k) // by the kernel's name in Lathe
+    summary.kernelCodeBytes.push_back({lowered.kernels[k].name, compiled.code[k].codeBytes});
   summary.scratchBytes = source.scratchBytes;
   summary.ioBytes = exporter::ioBytes(layout);
   if (toolchain.board) {
@@ -132,7 +141,7 @@ ExportSummary writeExport(const lowering::LoweredModel& lowered,
     writeFile(folder, file, bytes);
     summary.files.push_back({file, what, bytes.size()});
   };
-  add("kernels.o", kernels,
+  add("kernels.o", kernelsObject,
       std::to_string(lowered.kernels.size()) + " kernels for " + resolved.triple);
   add("weights.o", weightsObject, std::to_string(weights.size()) + " bytes of weights");
   for (const exporter::SourceFile& f : sources)
