@@ -235,7 +235,7 @@ std::string makefile(const ExportToolchain& t, std::uint64_t scratchBytes) {
   case ExportPlatform::Linux:
     mk << "EMULATOR = " << t.emulator << "\n"
        << "RUNTIME_FLAGS = -DLATHE_RUNTIME_PTHREADS -pthread\n"
-       << "LDFLAGS = " << (t.crossCompiled ? "-static" : "") << "\n\n"
+       << "LDFLAGS = " << (t.crossCompiled ? "-static " : "") << "-lm\n\n"
        << "model: main.c model.c lathe_runtime.c model.h lathe_runtime.h kernels.o weights.o\n"
        << "\t$(CC) $(CFLAGS) $(RUNTIME_FLAGS) -o $@ main.c model.c lathe_runtime.c kernels.o "
           "weights.o $(LDFLAGS)\n";
@@ -288,7 +288,7 @@ std::string readme(const ExportLayout& l, const ExportToolchain& t) {
     r << "Build the example with `make` (that is, `" << t.compiler
       << " -O2 -std=c11 -DLATHE_RUNTIME_PTHREADS -pthread -o model main.c model.c "
          "lathe_runtime.c kernels.o weights.o"
-      << (t.crossCompiled ? " -static" : "") << "`) and run it with `"
+      << (t.crossCompiled ? " -static" : "") << " -lm`) and run it with `"
       << (t.emulator.empty() ? "" : t.emulator + " ")
       << "./model [-t THREADS] [-r REPEAT] [-o DIR] [input_0.npy ...]`: it reads the inputs "
          "from .npy files in the model's order (a fixed pattern without them), prints each "

@@ -64,6 +64,37 @@ void __aeabi_memclr(void* dst, size_t n) { memset(dst, 0, n); }
 void __aeabi_memclr4(void* dst, size_t n) { memset(dst, 0, n); }
 void __aeabi_memclr8(void* dst, size_t n) { memset(dst, 0, n); }
 #endif
+/* Round half to even, what kernels call for quantization (llvm.roundeven) where the target
+ * has no instruction for it (Cortex-M) and there is no libm. Bit operations only: no FPU
+ * needed. */
+float roundevenf(float x) {
+  union {
+    float f;
+    uint32_t u;
+  } v;
+  v.f = x;
+  const uint32_t exponent = (v.u >> 23) & 0xffu;
+  if (exponent >= 150u) /* integral already (|x| >= 2^23), infinity or NaN */
+    return x;
+  if (exponent < 126u) { /* |x| < 0.5: a zero of x's sign */
+    v.u &= 0x80000000u;
+    return v.f;
+  }
+  if (exponent == 126u) { /* 0.5 <= |x| < 1: 0 for 0.5 (even), else 1 */
+    const int above_half = (v.u & 0x7fffffu) != 0;
+    v.u = (v.u & 0x80000000u) | (above_half ? 0x3f800000u : 0u);
+    return v.f;
+  }
+  const uint32_t shift = 150u - exponent; /* fraction bits, 1..23 */
+  const uint32_t mask = (1u << shift) - 1u;
+  const uint32_t fraction = v.u & mask;
+  const uint32_t half = 1u << (shift - 1u);
+  const uint32_t odd = shift == 23u ? 1u : (v.u >> shift) & 1u; /* 1.x has an odd 1 */
+  v.u &= ~mask;
+  if (fraction > half || (fraction == half && odd))
+    v.u += 1u << shift; /* a carry into the exponent is right: 1.5 -> 2 */
+  return v.f;
+}
 static int lathe_strcmp(const char* a, const char* b) {
   while (*a && *a == *b) {
     ++a;

@@ -43,6 +43,7 @@ Catalogue (float32, NCHW, batch 1, opset 13 unless noted):
   kws_cnn           keyword spotting for microcontrollers (DS-CNN style, ~27 k params):
                     `mfcc` [1,1,49,10] -> Conv/depthwise/pointwise with BatchNorm and
                     Relu -> GlobalAveragePool -> Gemm/Relu/Gemm -> Softmax -> `scores` [1,12].
+  kws_int8          kws_cnn's layers in int8 (QLinearConv, QLinearMatMul), calibrated scales
   conv_bn_relu      `x` [1,3,8,8] -> Conv(4, 3x3, bias) -> BatchNormalization -> Relu -> `y`.
   gemm_bn           `x` [2,16] -> Gemm(32) -> BatchNormalization on [N,C] -> `y`.
   shape_chain       `x` [2,3,4,5] -> Shape/Gather/Unsqueeze/Concat([-1]) -> Reshape -> Relu
@@ -498,6 +499,109 @@ def kws_cnn(seed):
     return g.model("lathe_kws_cnn", [f32_info("mfcc", [1, 1, 49, 10])], [f32_info("scores", [1, 12])])
 
 
+def _int_conv(xq, x_zero, wq, bias, stride, pad, group):
+    """QLinearConv's int32 accumulator, in numpy: sum over the window of (x - x_zero) * w,
+    plus the int32 bias. Padding holds the zero point, i.e. contributes 0."""
+    x = np.pad(xq.astype(np.int64) - x_zero, ((0, 0), (0, 0), (pad, pad), (pad, pad)))
+    m_out, cin_g, k, _ = wq.shape
+    n, _, h, w = x.shape
+    ho, wo = (h - k) // stride + 1, (w - k) // stride + 1
+    acc = np.zeros((n, m_out, ho, wo), np.int64)
+    per_group = m_out // group
+    for m in range(m_out):
+        g = m // per_group
+        xs = x[:, g * cin_g:(g + 1) * cin_g]
+        for i in range(k):
+            for j in range(k):
+                window = xs[:, :, i:i + stride * ho:stride, j:j + stride * wo:stride]
+                acc[:, m] += (window * wq[m, :, i, j].astype(np.int64)[None, :, None, None]).sum(1)
+    return acc + bias.astype(np.int64)[None, :, None, None]
+
+
+def kws_int8(seed):
+    """kws_cnn's layers quantized to int8 in ONNX's operator form (QLinearConv, QLinearMatMul,
+    QuantizeLinear/DequantizeLinear around the float pooling, biases and softmax): weights int8
+    per tensor, activations int8 with the ReLU folded into each conv's output range (zero point
+    -128). The scales are calibrated here, by running the integer network in numpy on random
+    inputs like the tests' (uniform in [-1, 1)), so that the activations use their range without
+    saturating. For the Cortex-M0, which has no FPU: the integer MACs need none."""
+    g = GraphBuilder(seed)
+    rng = np.random.RandomState(seed + 1)
+    calib = rng.uniform(-1, 1, (8, 1, 49, 10)).astype(np.float32)
+    in_scale = 1.0 / 127
+    xq = np.clip(np.rint(calib / in_scale), -128, 127).astype(np.int64)
+    x_zero = 0
+    s_x = in_scale
+    cur = g.op("QuantizeLinear", ["mfcc", g.f32("mfcc.scale", in_scale),
+                                  g.tensor("mfcc.zero_point", np.array(0, np.int8))], "quant/in")
+
+    def qconv(name, cin, cout, k, stride=1, group=1):
+        nonlocal cur, xq, x_zero, s_x
+        wq = rng.randint(-127, 128, (cout, cin // group, k, k)).astype(np.int8)
+        acc = _int_conv(xq, x_zero, wq, np.zeros(cout, np.int64), stride, k // 2, group)
+        w_scale = 1.0 / (s_x * max(float(acc.std()), 1.0))  # real outputs of about unit size
+        bias = np.rint(rng.uniform(-0.3, 0.3, cout) * acc.std()).astype(np.int32)
+        acc = acc + bias.astype(np.int64)[None, :, None, None]
+        # ReLU in the output range: zero point -128, the 99.9th percentile of the positive
+        # part at the top.
+        top = max(float(np.percentile(np.maximum(acc, 0), 99.9)), 1.0)
+        s_y = s_x * w_scale * top / 255.0
+        y_zero = -128
+        yq = np.clip(np.rint(acc * (s_x * w_scale / s_y)) + y_zero, -128, 127).astype(np.int64)
+        cur = g.op("QLinearConv",
+                   [cur, g.f32(f"{name}.x_scale", s_x), g.tensor(f"{name}.x_zero_point", np.array(x_zero, np.int8)),
+                    g.tensor(f"{name}.weight", wq), g.f32(f"{name}.w_scale", w_scale),
+                    g.tensor(f"{name}.w_zero_point", np.array(0, np.int8)),
+                    g.f32(f"{name}.y_scale", s_y), g.tensor(f"{name}.y_zero_point", np.array(y_zero, np.int8)),
+                    g.tensor(f"{name}.bias", bias)],
+                   f"{name}/QLinearConv", kernel_shape=[k, k], strides=[stride, stride],
+                   pads=[k // 2] * 4, group=group)
+        xq, x_zero, s_x = yq, y_zero, s_y
+
+    qconv("conv1", 1, 8, 3, stride=2)
+    qconv("dw1", 8, 8, 3, stride=2, group=8)
+    qconv("pw1", 8, 32, 1)
+    qconv("dw2", 32, 32, 3, stride=2, group=32)
+    qconv("pw2", 32, 64, 1)
+    qconv("pw3", 64, 64, 1)
+    y = g.op("DequantizeLinear", [cur, g.f32("pw3.out_scale", s_x),
+                                  g.tensor("pw3.out_zero_point", np.array(x_zero, np.int8))], "pool/dequant")
+    y = g.op("GlobalAveragePool", [y], "pool/GlobalAveragePool")
+    y = g.op("Flatten", [y], "pool/Flatten", axis=1)
+    h = ((xq - x_zero) * s_x).mean(axis=(2, 3))  # the pooled features, for calibration
+
+    def qdense(x, h, name, cin, cout, spread):
+        """QLinearMatMul (int8 in and out, zero point -128 for the non-negative input), then
+        the float bias; returns the output name and its calibration values, whose standard
+        deviation is about `spread`."""
+        h_scale = max(float(np.percentile(h, 99.9)), 1e-6) / 255.0
+        hq = np.clip(np.rint(h / h_scale) - 128, -128, 127).astype(np.int64)
+        wq = rng.randint(-127, 128, (cin, cout)).astype(np.int8)
+        acc = (hq + 128) @ wq.astype(np.int64)
+        w_scale = spread / (h_scale * max(float(acc.std()), 1.0))  # outputs' spread
+        s_y = h_scale * w_scale * max(float(np.percentile(np.abs(acc), 99.9)), 1.0) / 127.0
+        yq = np.clip(np.rint(acc * (h_scale * w_scale / s_y)), -128, 127)
+        xq_name = g.op("QuantizeLinear", [x, g.f32(f"{name}.in_scale", h_scale),
+                                          g.tensor(f"{name}.in_zero_point", np.array(-128, np.int8))],
+                       f"{name}/quant")
+        zero = g.tensor(f"{name}.zero_point", np.array(0, np.int8))
+        out = g.op("QLinearMatMul",
+                   [xq_name, f"{name}.in_scale", f"{name}.in_zero_point", g.tensor(f"{name}.weight", wq),
+                    g.f32(f"{name}.w_scale", w_scale), zero, g.f32(f"{name}.y_scale", s_y), zero],
+                   f"{name}/QLinearMatMul")
+        out = g.op("DequantizeLinear", [out, f"{name}.y_scale", zero], f"{name}/dequant")
+        value = yq * s_y
+        bias = (rng.uniform(-0.3, 0.3, cout) * value.std()).astype(np.float32)
+        out = g.op("Add", [out, g.tensor(f"{name}.bias", bias)], f"{name}/Add")
+        return out, value + bias
+
+    y, h = qdense(y, h, "fc1", 64, 256, 1.0)
+    y = g.op("Relu", [y], "fc1/Relu")
+    y, _ = qdense(y, np.maximum(h, 0), "fc2", 256, 12, 1.5)  # logits: a softmax not saturated
+    g.op("Softmax", [y], "fc/Softmax", outputs=["scores"], axis=1)
+    return g.model("lathe_kws_int8", [f32_info("mfcc", [1, 1, 49, 10])], [f32_info("scores", [1, 12])])
+
+
 def conv_zoo(seed):
     """Conv geometries for the register-tiled schedule: strides, dilations, asymmetric
     pads, 1-D and 3-D, channel counts that do and do not fill a tile."""
@@ -901,6 +1005,7 @@ CATALOGUE = {
     "bert": simple(bert, "bert.onnx"),
     "sample_cnn": simple(sample_cnn, "sample_cnn.onnx"),
     "kws_cnn": simple(kws_cnn, "kws_cnn.onnx"),
+    "kws_int8": simple(kws_int8, "kws_int8.onnx"),
     "conv_bn_relu": simple(conv_bn_relu, "conv_bn_relu.onnx"),
     "conv_zoo": simple(conv_zoo, "conv_zoo.onnx"),
     "matmul_zoo": simple(matmul_zoo, "matmul_zoo.onnx"),
