@@ -1075,6 +1075,14 @@ def check_export_refusals(lathe, models):
                        os.path.join(work, "kws"))
     expect(rc == 0 and "of 16.0 KiB" in out and "board microbit" in out,
            "the keyword spotter fits the micro:bit and the RAM budget is printed", out + err)
+    # A CPU or feature LLVM does not know is refused by name (LLVM itself only warns, then
+    # generated code without an FPU and aborted the process).
+    for bad, word in (("-mcpu=foo", 'no CPU "foo"'), ("-mattr=+nosuch", 'no feature "nosuch"')):
+        rc, out, err = run(lathe, "export", os.path.join(models, "kws_cnn.onnx"), "--target",
+                           "llvm -mtriple=aarch64-linux-gnu " + bad, "-o",
+                           os.path.join(work, "badcpu"))
+        expect(rc == 1 and word in err and "some it knows" in err,
+               "an unknown " + bad + " is refused with what LLVM knows", out + err)
     rc, out, err = run(lathe, "targets")
     expect(rc == 0, "lathe targets exits 0", out + err)
     for triple in ("aarch64-linux-gnu", "riscv64-linux-gnu", "thumbv8m.main-none-eabihf",

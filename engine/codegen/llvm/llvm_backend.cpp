@@ -18,6 +18,7 @@
 #include <llvm/TargetParser/Host.h>
 #include <llvm/TargetParser/Triple.h>
 #include <mutex>
+#include <sstream>
 
 namespace lathe::codegen {
 
@@ -64,6 +65,50 @@ target::Target resolveTarget(const target::Target& t) {
   return r;
 }
 
+namespace {
+
+// Why LLVM would not know the CPU or a feature the target string `t` names (not those filled
+// in for the host) for `target`, or "". LLVM only warns
+// about an unknown CPU and then generates for a CPU without an FPU, which on some targets
+// aborts the process ("Do not know how to soften ..."): unknown names are refused first.
+std::string unknownCpuOrFeature(const llvm::Target& target, const std::string& triple,
+                                const target::Target& t) {
+  std::unique_ptr<llvm::MCSubtargetInfo> info(target.createMCSubtargetInfo(triple, "", ""));
+  if (!info)
+    return {};
+  const auto listed = [](const auto& table) {
+    std::string names;
+    std::size_t count = 0;
+    for (const auto& entry : table) {
+      if (count++ == 14) {
+        names += ", ...";
+        break;
+      }
+      names += (names.empty() ? "" : ", ") + std::string(entry.Key);
+    }
+    return names;
+  };
+  if (!t.cpu.empty() && t.cpu != "generic" && t.cpu != "native" && !info->isCPUStringValid(t.cpu))
+    return "LLVM knows no CPU \"" + t.cpu + "\" for " + triple +
+           " (some it knows: " + listed(info->getAllProcessorDescriptions()) + ")";
+  std::istringstream features(t.features);
+  std::string feature;
+  while (std::getline(features, feature, ',')) {
+    if (feature.size() < 2 || (feature[0] != '+' && feature[0] != '-'))
+      continue;
+    const std::string name = feature.substr(1);
+    bool known = false;
+    for (const auto& entry : info->getAllProcessorFeatures())
+      known = known || name == entry.Key;
+    if (!known)
+      return "LLVM knows no feature \"" + name + "\" for " + triple +
+             " (some it knows: " + listed(info->getAllProcessorFeatures()) + ")";
+  }
+  return {};
+}
+
+} // namespace
+
 bool runsOnHost(const target::Target& t) {
   if (!t.isHost())
     return false;
@@ -93,8 +138,8 @@ int vectorBits(const target::Target& t) {
   const target::Target r = resolveTarget(t);
   std::string error;
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(r.triple, error);
-  if (!target)
-    return 0;
+  if (!target || !unknownCpuOrFeature(*target, r.triple, t).empty())
+    return 0; // compiling says why, once
   std::unique_ptr<llvm::MCSubtargetInfo> info(
       target->createMCSubtargetInfo(r.triple, r.cpu, r.features));
   if (!info)
@@ -125,6 +170,11 @@ bool targetAvailable(const target::Target& t, std::string* why) {
       *why = error;
     return false;
   }
+  if (const std::string unknown = unknownCpuOrFeature(*target, r.triple, t); !unknown.empty()) {
+    if (why)
+      *why = unknown;
+    return false;
+  }
   return true;
 }
 
@@ -149,6 +199,8 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const target::Target& t
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(normalized, error);
   if (!target)
     throw Error(ErrorKind::Unsupported, "target \"" + t.text() + "\": " + error);
+  if (const std::string unknown = unknownCpuOrFeature(*target, normalized, t); !unknown.empty())
+    throw Error(ErrorKind::Unsupported, "target \"" + t.text() + "\": " + unknown);
   const llvm::TargetOptions options = targetOptions();
   const llvm::CodeGenOptLevel level = r.optLevel >= 3   ? llvm::CodeGenOptLevel::Aggressive
                                       : r.optLevel == 2 ? llvm::CodeGenOptLevel::Default
