@@ -1,4 +1,5 @@
 // Loop IR kernels through the LLVM emitter and the JIT, run on real buffers.
+#include "engine/codegen/llvm/codegen.h"
 #include "engine/codegen/llvm/compiler.h"
 #include "engine/loop_ir/ir_operators.h"
 #include "engine/runtime/thread_pool.h"
@@ -244,6 +245,31 @@ TEST(KernelEmitter, CrossTargetObjects) {
   host.target = target::parseTarget("llvm");
   EXPECT_GT(jit->code()[0].codeBytes, 8u);
   EXPECT_EQ(jit->code()[0].codeBytes, compileToObject({k}, host).code[0].codeBytes);
+}
+
+} // namespace
+} // namespace lathe::codegen
+
+namespace lathe::codegen {
+namespace {
+
+// Which target strings run in this process: the host at any x86-64 level its CPU has (the
+// CPU models' tuning flags do not count), never another triple or an unknown CPU.
+TEST(RunsOnHost, LevelsThisCpuHasRunHere) {
+  EXPECT_TRUE(runsOnHost(target::parseTarget("llvm")));
+  EXPECT_FALSE(runsOnHost(target::parseTarget("llvm -mtriple=aarch64-linux-gnu")));
+  EXPECT_FALSE(runsOnHost(target::parseTarget("llvm -mcpu=no-such-cpu")));
+#if defined(__x86_64__)
+  const std::string features = "," + hostCpuFeatures() + ","; // "+avx2,-xop,..."
+  const auto has = [&](const char* f) {
+    return features.find(",+" + std::string(f) + ",") != std::string::npos;
+  };
+  EXPECT_TRUE(runsOnHost(target::parseTarget("llvm -mcpu=x86-64")));
+  EXPECT_EQ(runsOnHost(target::parseTarget("llvm -mcpu=x86-64-v3")), has("avx2") && has("fma"));
+  EXPECT_EQ(runsOnHost(target::parseTarget("llvm -mcpu=x86-64-v4")),
+            has("avx512f") && has("avx512bw") && has("avx512dq") && has("avx512vl"));
+  EXPECT_EQ(runsOnHost(target::parseTarget("llvm -mattr=+avx512f")), has("avx512f"));
+#endif
 }
 
 } // namespace

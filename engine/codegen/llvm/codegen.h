@@ -11,7 +11,7 @@ namespace lathe::codegen {
 std::string llvmVersion();
 std::string hostTriple();
 std::string hostCpuName();     // e.g. "znver4"
-std::string hostCpuFeatures(); // "+avx2,+fma,..." as LLVM sees this CPU
+std::string hostCpuFeatures(); // "+avx2,-avx512fp16,+fma,...": what this CPU has and lacks
 
 // The target with every field filled in (host triple, cpu and features resolved).
 target::Target resolveTarget(const target::Target& target);

@@ -3,6 +3,7 @@
 #include "engine/codegen/llvm/codegen.h"
 #include "engine/support/diagnostics.h"
 
+#include <algorithm>
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -44,10 +45,16 @@ std::string hostCpuName() {
 }
 
 std::string hostCpuFeatures() {
-  std::string out;
+  // What this CPU has and what it lacks: the CPU model's name alone implies extensions a
+  // virtual machine may not pass through (znver5 implies movdiri, pku, ...). Sorted, so that
+  // the string is the same in every run.
+  std::vector<std::string> features;
   for (const auto& [name, enabled] : llvm::sys::getHostCPUFeatures())
-    if (enabled)
-      out += (out.empty() ? "+" : ",+") + name.str();
+    features.push_back((enabled ? "+" : "-") + name.str());
+  std::sort(features.begin(), features.end());
+  std::string out;
+  for (const std::string& f : features)
+    out += (out.empty() ? "" : ",") + f;
   return out;
 }
 
@@ -121,14 +128,29 @@ bool runsOnHost(const target::Target& t) {
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(r.triple, error);
   if (!target)
     return false;
-  std::unique_ptr<llvm::MCSubtargetInfo> wanted(
-      target->createMCSubtargetInfo(r.triple, r.cpu, r.features));
-  std::unique_ptr<llvm::MCSubtargetInfo> have(
-      target->createMCSubtargetInfo(r.triple, hostCpu, hostCpuFeatures()));
-  if (!wanted || !have)
+  if (!unknownCpuOrFeature(*target, r.triple, t).empty())
     return false;
-  // Every feature the code may use is one this CPU has.
-  return (wanted->getFeatureBits() & ~have->getFeatureBits()).none();
+  // This CPU's model with extensions asked for on top: what the host lacks stays off unless
+  // asked for.
+  const std::string features =
+      r.cpu == hostCpu ? hostCpuFeatures() + (r.features.empty() ? "" : "," + r.features)
+                       : r.features;
+  std::unique_ptr<llvm::MCSubtargetInfo> wanted(
+      target->createMCSubtargetInfo(r.triple, r.cpu, features));
+  if (!wanted)
+    return false;
+  // Every instruction set extension the code may use is one this CPU has. The CPU's feature
+  // bits also hold tuning flags (x86-64-v3 has some a newer CPU lacks): only the names the
+  // host's feature list has are instruction sets.
+  const llvm::StringMap<bool> host = llvm::sys::getHostCPUFeatures();
+  for (const llvm::SubtargetFeatureKV& feature : wanted->getAllProcessorFeatures()) {
+    if (!wanted->getFeatureBits()[feature.Value])
+      continue;
+    const auto it = host.find(feature.Key);
+    if (it != host.end() && !it->second)
+      return false;
+  }
+  return true;
 }
 
 int vectorBits(const target::Target& t) {
