@@ -2,6 +2,7 @@
 //   [--schedule FILE] [--input-shapes "name:[...]"]
 #include "app/cli/commands.h"
 #include "app/cli/option_checks.h"
+#include "app/cli/session_option.h"
 #include "engine/api/session.h"
 
 #include <algorithm>
@@ -13,6 +14,8 @@ namespace {
 
 struct CompileCommandOptions {
   std::string model, target = "llvm", output, dump, schedule, inputShapes, inputs, tuningRecords;
+  std::string session, sessionSchedules; // --session FILE and the schedules it keeps
+  bool targetGiven = false;
   int threads = 0;
 };
 
@@ -33,7 +36,15 @@ std::string scheduledSummary(const api::CompileReport& c) {
          "\n";
 }
 
-int compileModel(const CompileCommandOptions& o) {
+int compileModel(CompileCommandOptions o) {
+  if (!o.session.empty() &&
+      !applySessionFile(o.session, {&o.model, &o.target, o.targetGiven, &o.inputs, nullptr,
+                                    &o.inputShapes, &o.tuningRecords, &o.sessionSchedules}))
+    return 1;
+  if (o.model.empty()) {
+    std::cerr << "lathe: error: compile needs a model (or --session FILE)\n";
+    return 2;
+  }
   for (const std::string* input : {&o.model, &o.schedule, &o.tuningRecords})
     if (!input->empty() && api::isSameFile(o.output, *input)) {
       std::cerr << "lathe: error: -o " << o.output << " is the input " << *input
@@ -46,6 +57,8 @@ int compileModel(const CompileCommandOptions& o) {
   options.bundlePath = o.output;
   options.dumpDir = o.dump;
   options.schedulePath = o.schedule;
+  if (o.schedule.empty())
+    options.scheduleText = o.sessionSchedules; // the session's kept schedules
   options.tuningRecords = o.tuningRecords;
   options.threads = o.threads;
   const auto report = openAndCompile(session, o.model, o.inputShapes, options, o.inputs);
@@ -106,7 +119,8 @@ void addCompileCommand(CLI::App& app, int& exitCode) {
   auto o = std::make_shared<CompileCommandOptions>();
   CLI::App* cmd = app.add_subcommand(
       "compile", "Compile a model to a bundle: kernels (shared object), manifest and weights");
-  cmd->add_option("model", o->model, "ONNX model (.onnx)")->required();
+  cmd->add_option("model", o->model, "ONNX model (.onnx); optional with --session");
+  addSessionOption(cmd, o->session);
   cmd->add_option("--target", o->target,
                   "Target string: \"llvm\" (this machine), \"llvm -mcpu=znver4\", "
                   "\"llvm -mtriple=aarch64-linux-gnu\", ... (see lathe targets)")
@@ -137,8 +151,9 @@ void addCompileCommand(CLI::App& app, int& exitCode) {
                   "its arrays' shapes, and integer scalars (a sample rate) are compiled in by "
                   "value")
       ->check(CLI::ExistingFile);
-  cmd->callback([o, &exitCode] {
+  cmd->callback([o, cmd, &exitCode] {
     try {
+      o->targetGiven = cmd->count("--target") > 0;
       exitCode = compileModel(*o);
     } catch (const CLI::ValidationError& e) {
       std::cerr << "lathe: error: " << e.what() << "\n";

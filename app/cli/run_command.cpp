@@ -3,6 +3,7 @@
 //   [--profile [--report table|csv|json] [--trace trace.json]]
 #include "app/cli/commands.h"
 #include "app/cli/option_checks.h"
+#include "app/cli/session_option.h"
 #include "engine/api/session.h"
 
 #include <cstdio>
@@ -18,6 +19,8 @@ namespace {
 
 struct RunCommandOptions {
   std::string model, inputs, outputs, fill, inputShapes, target = "llvm", tuningRecords;
+  std::string session, sessionSchedules; // --session FILE and the schedules it keeps
+  bool targetGiven = false;
   std::string report = "table", trace; // with profile
   int repeat = 1, threads = 0, top = 0;
   bool printTime = false, json = false, profile = false;
@@ -30,7 +33,15 @@ std::string shapeText(const std::vector<std::int64_t>& shape) {
   return s + "]";
 }
 
-int runModel(const RunCommandOptions& o) {
+int runModel(RunCommandOptions o) {
+  if (!o.session.empty() &&
+      !applySessionFile(o.session, {&o.model, &o.target, o.targetGiven, &o.inputs, &o.fill,
+                                    &o.inputShapes, &o.tuningRecords, &o.sessionSchedules}))
+    return 1;
+  if (o.model.empty()) {
+    std::cerr << "lathe: error: run needs a model or bundle (or --session FILE)\n";
+    return 2;
+  }
   for (const std::string* output : {&o.outputs, &o.trace})
     for (const std::string* input : {&o.model, &o.inputs})
       if (!output->empty() && !input->empty() && api::isSameFile(*output, *input)) {
@@ -64,6 +75,7 @@ int runModel(const RunCommandOptions& o) {
   compile.target = o.target;
   compile.threads = boundedThreads(o.threads);
   compile.tuningRecords = o.tuningRecords;
+  compile.scheduleText = o.sessionSchedules;
   // Code for another machine runs there: exported, built and run under its emulator.
   const bool elsewhere = !bundle && !api::runsInThisProcess(o.target);
   if (elsewhere && o.profile) {
@@ -154,7 +166,9 @@ void addRunCommand(CLI::App& app, int& exitCode) {
   CLI::App* cmd = app.add_subcommand(
       "run",
       "Run a bundle from lathe compile (.tar), or compile an ONNX model in memory and run it");
-  cmd->add_option("model", o->model, "A bundle (.tar) or an ONNX model (.onnx)")->required();
+  cmd->add_option("model", o->model,
+                  "A bundle (.tar) or an ONNX model (.onnx); optional with --session");
+  addSessionOption(cmd, o->session);
   cmd->footer("A bundle runs native code; open only bundles you trust. Its manifest is checked and "
               "its kernels.so and weights.bin must match the SHA-256 hashes the manifest records "
               "before the kernels are loaded; that catches damaged or swapped files, but whoever "
@@ -204,8 +218,9 @@ void addRunCommand(CLI::App& app, int& exitCode) {
                   "With --profile: write a Chrome trace (JSON) of the timed runs, one lane per "
                   "thread, for Perfetto or chrome://tracing")
       ->needs(profile);
-  cmd->callback([o, &exitCode] {
+  cmd->callback([o, cmd, &exitCode] {
     try {
+      o->targetGiven = cmd->count("--target") > 0;
       exitCode = runModel(*o);
     } catch (const CLI::ValidationError& e) {
       std::cerr << "lathe: error: " << e.what() << "\n";

@@ -51,8 +51,6 @@
 namespace lathe::workbench {
 namespace {
 
-// 2: the graph became the central widget and every panel a dock. 3: the Schedule dock.
-constexpr int kLayoutVersion = 3;
 const QString kModelFilter = QStringLiteral("ONNX models (*.onnx);;All files (*)");
 
 // The first local .onnx file among dropped URLs, or an empty string.
@@ -198,6 +196,8 @@ void MainWindow::createActions() {
   recentFiles_ = new RecentFiles(recent, this);
   connect(recentFiles_, &RecentFiles::openRequested, this, &MainWindow::openFile);
   file->addAction(reloadAction_);
+  file->addSeparator();
+  createSessionActions(file);
   file->addSeparator();
   file->addAction(exportAction_);
   file->addSeparator();
@@ -639,6 +639,7 @@ void MainWindow::showModel(const QString& path, std::shared_ptr<const api::Model
   for (const std::string& warning : r.warnings)
     log(tr("warning: %1").arg(qs(warning)), LogLevel::Warning);
   emit modelLoaded();
+  applyPendingSession(path); // a session opened for this model
 }
 
 void MainWindow::showFailure(const QString& path, const api::Failure& failure) {
@@ -649,6 +650,10 @@ void MainWindow::showFailure(const QString& path, const api::Failure& failure) {
   log(tr("error: %1").arg(message), LogLevel::Error);
   showErrorDialog(QStringLiteral("loadErrorDialog"), tr("Cannot Open Model"),
                   tr("Lathe could not open %1.").arg(QFileInfo(path).fileName()), message);
+  if (pendingSession_ && pendingSession_->model == QFile::encodeName(path).toStdString()) {
+    pendingSession_.reset(); // nothing to restore it onto
+    emit sessionFailed(message);
+  }
   emit loadFailed(message);
 }
 

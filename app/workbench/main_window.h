@@ -4,6 +4,7 @@
 // compiling and running with progress and Cancel.
 
 #include "engine/api/session.h"
+#include "engine/api/session_file.h"
 
 #include <QMainWindow>
 #include <QPointer>
@@ -143,6 +144,13 @@ public:
   // display, its target preselected from the toolbar; nullptr without a model.
   ExportDialog* showExportDialog();
   ExportDialog* exportDialog() const;
+  // File > Save Session / Open Session (.lathe, engine/api/session_file.h): the model, its
+  // inputs and shapes, target, kept schedules, tuning records, pinned run and layout. Both
+  // work on the worker (the model file is hashed); sessionSaved(), or sessionOpened() once
+  // the model has loaded and the rest is restored, or sessionFailed() follows. False when
+  // there is nothing to save or a session job is in flight.
+  bool saveSession(const QString& path);
+  bool openSession(const QString& path);
 
 signals:
   void modelLoaded();
@@ -155,6 +163,10 @@ signals:
   void tuneFinished();
   void tuneFailed(const QString& message);
   void exportFinished();
+  void sessionSaved(const QString& path);
+  // `modelChange`: empty, or what changed in the model file since the session was saved.
+  void sessionOpened(const QString& modelChange);
+  void sessionFailed(const QString& message);
 
 protected:
   void closeEvent(QCloseEvent* event) override;
@@ -201,6 +213,8 @@ private:
   void finishTry(const std::shared_ptr<const api::ModelReport>& model, const QString& steps,
                  const api::KernelScheduleResult& result);
   void finishExport(const QPointer<ExportDialog>& dialog, const ExportOutcome& outcome);
+  void createSessionActions(QMenu* file);
+  void applyPendingSession(const QString& modelPath);
   void updateRunAvailability();
   void updateScheduleAvailability();
   // The Code panel's code is for another target than the picked one: say so.
@@ -235,6 +249,11 @@ private:
   QAction* compileAction_ = nullptr;
   QAction* runAction_ = nullptr;
   QAction* exportAction_ = nullptr;
+  QAction* saveSessionAction_ = nullptr;
+  RecentFiles* recentSessions_ = nullptr;
+  // A session being opened: restored once its model has loaded.
+  std::shared_ptr<const api::WorkbenchSession> pendingSession_;
+  QString pendingSessionChange_;
   QPointer<ExportDialog> exportDialog_;
   QComboBox* targetPicker_ = nullptr;
 

@@ -6,6 +6,11 @@
 
 namespace lathe::workbench {
 
+// The version of the dock layout QMainWindow::saveState writes (in QSettings and sessions);
+// raised when docks are added or renamed, so that an older layout is not half-applied.
+// 2: the graph became the central widget and every panel a dock. 3: the Schedule dock.
+inline constexpr int kLayoutVersion = 3;
+
 inline QString qs(const std::string& s) {
   return QString::fromStdString(s);
 }

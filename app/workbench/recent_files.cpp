@@ -4,15 +4,13 @@
 #include <QFileInfo>
 #include <QMenu>
 #include <QSettings>
+#include <utility>
 
 namespace lathe::workbench {
-namespace {
+namespace {} // namespace
 
-const QString kSettingsKey = QStringLiteral("recentFiles");
-
-} // namespace
-
-RecentFiles::RecentFiles(QMenu* menu, QObject* parent) : QObject(parent), menu_(menu) {
+RecentFiles::RecentFiles(QMenu* menu, QObject* parent, QString settingsKey)
+    : QObject(parent), menu_(menu), key_(std::move(settingsKey)) {
   menu_->setToolTipsVisible(true);
   // Rebuilt on every show so that files deleted since are greyed out.
   connect(menu_, &QMenu::aboutToShow, this, &RecentFiles::rebuildMenu);
@@ -20,7 +18,7 @@ RecentFiles::RecentFiles(QMenu* menu, QObject* parent) : QObject(parent), menu_(
 }
 
 QStringList RecentFiles::files() const {
-  QStringList files = QSettings().value(kSettingsKey).toStringList();
+  QStringList files = QSettings().value(key_).toStringList();
   files.removeAll(QString());
   return files.mid(0, kMaxFiles);
 }
@@ -38,7 +36,7 @@ void RecentFiles::clear() {
 }
 
 void RecentFiles::store(const QStringList& files) {
-  QSettings().setValue(kSettingsKey, files);
+  QSettings().setValue(key_, files);
   // The entries are rebuilt on the next aboutToShow; rebuilding here could delete the very
   // action ("Clear Recent Files") whose signal is running.
   menu_->menuAction()->setEnabled(!files.isEmpty());

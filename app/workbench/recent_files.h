@@ -1,7 +1,8 @@
 #pragma once
-// The most recently opened models, kept in QSettings and shown as a menu.
+// The most recently opened models (or sessions), kept in QSettings and shown as a menu.
 
 #include <QObject>
+#include <QString>
 #include <QStringList>
 
 class QMenu;
@@ -14,8 +15,10 @@ class RecentFiles : public QObject {
 public:
   static constexpr int kMaxFiles = 8;
 
-  // Fills `menu` (owned by the caller) and keeps it current.
-  explicit RecentFiles(QMenu* menu, QObject* parent = nullptr);
+  // Fills `menu` (owned by the caller) and keeps it current; the list is stored under
+  // `settingsKey`.
+  explicit RecentFiles(QMenu* menu, QObject* parent = nullptr,
+                       QString settingsKey = QStringLiteral("recentFiles"));
 
   QStringList files() const;
   // Moves `path` to the top of the list.
@@ -30,6 +33,7 @@ private:
   void rebuildMenu();
 
   QMenu* menu_;
+  QString key_;
 };
 
 } // namespace lathe::workbench

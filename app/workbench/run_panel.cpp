@@ -383,6 +383,15 @@ bool RunPanel::pin() {
   return true;
 }
 
+void RunPanel::setPinned(std::shared_ptr<const api::RunReport> run) {
+  if (!run)
+    return unpin();
+  pinned_ = std::move(run);
+  pinButton_->setChecked(true);
+  pinButton_->setText(tr("Pinned"));
+  updateComparison();
+}
+
 void RunPanel::unpin() {
   pinned_ = nullptr;
   pinButton_->setChecked(false);

@@ -71,6 +71,8 @@ public:
   // Keeps the run on display as the baseline of the next ones; false if there is none.
   bool pin();
   void unpin();
+  // A pinned run from elsewhere (a saved session) as the baseline; nullptr unpins.
+  void setPinned(std::shared_ptr<const api::RunReport> run);
   const std::shared_ptr<const api::RunReport>& pinned() const { return pinned_; }
   // Writes the comparison table as CSV; false (and a message in the panel) on failure.
   bool exportComparison(const QString& path);

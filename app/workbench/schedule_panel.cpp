@@ -320,7 +320,14 @@ bool SchedulePanel::saveKept(const QString& path, QString* error) {
 }
 
 bool SchedulePanel::loadKept(const QString& path, QString* error) {
-  const api::ScheduleSetFile file = api::readScheduleSet(path.toStdString());
+  return setKept(api::readScheduleSet(path.toStdString()), error);
+}
+
+bool SchedulePanel::setKeptText(const std::string& text, QString* error) {
+  return setKept(api::parseScheduleSet(text), error);
+}
+
+bool SchedulePanel::setKept(const api::ScheduleSetFile& file, QString* error) {
   if (!file.ok()) {
     *error = QString::fromStdString(file.failure->message);
     return false;

@@ -53,6 +53,8 @@ public:
   const std::map<std::string, std::string>& kept() const { return kept_; }
   bool saveKept(const QString& path, QString* error);
   bool loadKept(const QString& path, QString* error);
+  // Keeps the schedules of a schedule-set text (a saved session's), replacing those kept.
+  bool setKeptText(const std::string& text, QString* error);
 
   views::CodeEditor* editor() const { return editor_; }
   views::IrDiffView* diffView() const { return diff_; }
@@ -69,6 +71,7 @@ public slots:
   void keep();
 
 private:
+  bool setKept(const api::ScheduleSetFile& file, QString* error);
   void updateButtons();
   void updateKeptLabel();
   void markFailedLine(int line);

@@ -118,6 +118,17 @@ ScheduleSetFile readScheduleSet(const std::string& path) {
   return file;
 }
 
+ScheduleSetFile parseScheduleSet(const std::string& text) {
+  ScheduleSetFile set;
+  try {
+    for (const schedule::Schedule& s : schedule::parseText(text, "schedule").schedules)
+      set.kernels.emplace_back(s.kernel, schedule::traceText(s));
+  } catch (const Error& e) {
+    set.failure = toFailure(e);
+  }
+  return set;
+}
+
 std::string formatScheduleSet(const std::vector<std::pair<std::string, std::string>>& kernels) {
   std::string text;
   for (const auto& [kernel, steps] : kernels) {

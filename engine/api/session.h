@@ -421,6 +421,8 @@ struct ScheduleSetFile {
   bool ok() const { return !failure; }
 };
 ScheduleSetFile readScheduleSet(const std::string& path);
+// The same from schedule-set text (what formatScheduleSet writes).
+ScheduleSetFile parseScheduleSet(const std::string& text);
 // The text form of a schedule set: `kernel NAME:` and the steps indented below it.
 std::string formatScheduleSet(const std::vector<std::pair<std::string, std::string>>& kernels);
 

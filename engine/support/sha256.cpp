@@ -107,16 +107,20 @@ std::array<std::uint8_t, 32> Sha256::finish() {
   return digest;
 }
 
-std::string sha256Hex(std::string_view bytes) {
-  Sha256 hash;
-  hash.update(bytes);
+std::string hexDigest(const std::array<std::uint8_t, 32>& digest) {
   static const char kDigits[] = "0123456789abcdef";
   std::string hex;
-  for (std::uint8_t byte : hash.finish()) {
+  for (std::uint8_t byte : digest) {
     hex += kDigits[byte >> 4];
     hex += kDigits[byte & 15];
   }
   return hex;
+}
+
+std::string sha256Hex(std::string_view bytes) {
+  Sha256 hash;
+  hash.update(bytes);
+  return hexDigest(hash.finish());
 }
 
 } // namespace lathe

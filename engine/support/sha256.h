@@ -26,6 +26,8 @@ private:
   std::uint64_t totalBytes_ = 0;
 };
 
+// A digest as 64 lowercase hexadecimal digits.
+std::string hexDigest(const std::array<std::uint8_t, 32>& digest);
 // The digest of `bytes` as 64 lowercase hexadecimal digits.
 std::string sha256Hex(std::string_view bytes);
 

@@ -1142,6 +1142,49 @@ def check_run_on_target(lathe, models):
            p.stdout + p.stderr)
 
 
+def check_session(lathe, models):
+    """lathe run/compile --session FILE take the model, target, inputs and kept schedules of a
+    workbench session (.lathe), paths relative to the file; options given win; a bad session
+    is refused naming the field."""
+    import shutil
+    import tempfile
+    work = tempfile.mkdtemp(prefix="lathe_cli_")
+    shutil.copy(os.path.join(models, "sample_cnn.onnx"), os.path.join(work, "model.onnx"))
+    session = os.path.join(work, "work.lathe")
+    with open(session, "w") as f:
+        json.dump({"format": "lathe-session", "version": 1, "model": "model.onnx",
+                   "target": "llvm", "fill": "ones",
+                   "schedules": "kernel k1_maxpool:\n  split(z1, 8)\n"}, f)
+    rc, want, err = run(lathe, "run", os.path.join(models, "sample_cnn.onnx"), "--fill", "ones",
+                        "--print-top", "3")
+    expect(rc == 0, "the plain run", want + err)
+    rc, out, err = run(lathe, "run", "--session", session, "--print-top", "3")
+    expect(rc == 0 and out == want, "run --session uses its model and its inputs (ones)",
+           out + err)
+    rc, out, err = run(lathe, "run", "--session", session, "--fill", "zeros", "--print-top", "3")
+    expect(rc == 0 and out != want, "an option given wins over the session", out + err)
+    rc, out, err = run(lathe, "compile", "--session", session, "-o", os.path.join(work, "b.tar"))
+    expect(rc == 0 and "scheduled 1 kernel: k1_maxpool (1 step)" in out,
+           "compile --session applies the kept schedules", out + err)
+    # The model changed since: said, not refused (the hash is of other bytes).
+    with open(session) as f:
+        data = json.load(f)
+    data["model_sha256"] = "0" * 64
+    with open(session, "w") as f:
+        json.dump(data, f)
+    rc, out, err = run(lathe, "run", "--session", session)
+    expect(rc == 0 and "has changed since the session was saved" in err,
+           "a changed model is said", out + err)
+    with open(session, "w") as f:
+        json.dump({"format": "lathe-session", "version": 1, "model": "model.onnx",
+                   "threads": "two"}, f)
+    rc, out, err = run(lathe, "run", "--session", session)
+    expect(rc == 1 and "work.lathe" in err and '"threads" must be a number' in err,
+           "a malformed session is refused naming the field", out + err)
+    rc, out, err = run(lathe, "run")
+    expect(rc == 2 and "--session" in err, "run without a model says what it needs", out + err)
+
+
 CHECKS = {name[len("check_"):]: fn for name, fn in globals().items() if name.startswith("check_")}
 
 if __name__ == "__main__":
