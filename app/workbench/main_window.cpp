@@ -21,6 +21,7 @@
 #include "views/profile/profile_view.h"
 
 #include <QAction>
+#include <QActionGroup>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QComboBox>
@@ -217,6 +218,7 @@ void MainWindow::createActions() {
   for (QAction* action : {graph_->fitAction(), graph_->zoomInAction(), graph_->zoomOutAction()})
     action->setShortcutContext(Qt::WindowShortcut);
   QMenu* view = menuBar()->addMenu(tr("&View"));
+  createGraphViewActions(view);
   view->addAction(graph_->fitAction());
   view->addAction(graph_->zoomInAction());
   view->addAction(graph_->zoomOutAction());
@@ -301,7 +303,12 @@ void MainWindow::createCentralArea() {
   graphBanner_->setBackgroundRole(QPalette::ToolTipBase);
   graphBanner_->setForegroundRole(QPalette::ToolTipText);
   graphBanner_->hide();
-  connect(graphBanner_, &QLabel::linkActivated, this, &MainWindow::showFinalGraph);
+  connect(graphBanner_, &QLabel::linkActivated, this, [this](const QString& link) {
+    if (link == QLatin1String("authored"))
+      showAuthoredGraph();
+    else
+      showFinalGraph();
+  });
   auto* graphPage = new QWidget(this);
   auto* graphLayout = new QVBoxLayout(graphPage);
   graphLayout->setContentsMargins(0, 0, 0, 0);
@@ -601,8 +608,9 @@ void MainWindow::showModel(const QString& path, std::shared_ptr<const api::Model
   const std::shared_ptr<const api::GraphSnapshot> finalGraph(doc_->model(), &r.final);
   browser_->setSnapshot(finalGraph);
   graph_->setSnapshot(finalGraph);
-  graphPass_ = -1;
+  graphPass_ = kFinalGraph;
   graphBanner_->hide();
+  finalGraphAction_->setChecked(true);
   properties_->setNode(nullptr, -1);
   passes_->setPasses(std::shared_ptr<const std::vector<api::PassRecord>>(doc_->model(), &r.passes),
                      std::shared_ptr<const api::GraphSnapshot>(doc_->model(), &r.imported));
@@ -818,29 +826,37 @@ void MainWindow::onTreeNodeSelected(int node) {
           ? std::shared_ptr<const api::GraphSnapshot>(doc_->model(), &doc_->model()->final)
           : nullptr;
   properties_->setNode(finalGraph, node);
-  // The tree shows the final graph; the graph view may show a pass's graph, whose indices differ.
-  if (graphPass_ < 0)
+  // The tree shows the final graph; the graph view may show another (a pass's, the authored
+  // one), whose indices differ: the node of the same name there, if it has one.
+  if (graphPass_ == kFinalGraph)
     graph_->selectNode(node);
+  else if (const auto shown = shownGraph();
+           shown && finalGraph && node >= 0 && node < static_cast<int>(finalGraph->nodes.size())) {
+    int same = -1;
+    for (int n = 0; n < static_cast<int>(shown->nodes.size()) && same < 0; ++n)
+      if (!shown->nodes[n].name.empty() && shown->nodes[n].name == finalGraph->nodes[node].name)
+        same = n;
+    graph_->selectNode(same);
+  }
   syncKernelToNode();
 }
 
 void MainWindow::onGraphNodeSelected(int node) {
   if (node < 0 || !doc_->model())
     return; // a click on empty space keeps what the panels show
-  if (graphPass_ < 0) {
+  if (graphPass_ == kFinalGraph) {
     browser_->selectNode(node); // the tree's nodeSelected updates everything else
     return;
   }
-  const auto& graph = doc_->model()->passes[graphPass_].graphAfter;
-  properties_->setNode(graph, node);
+  properties_->setNode(shownGraph(), node);
   showPanel(Panel::Properties);
 }
 
 void MainWindow::highlightKernel(int kernel) {
   const auto& compiled = doc_->compileReport();
-  if (!doc_->model() || graphPass_ >= 0 || !compiled || kernel < 0 ||
+  if (!doc_->model() || graphPass_ != kFinalGraph || !compiled || kernel < 0 ||
       kernel >= static_cast<int>(compiled->kernels.size())) {
-    if (graphPass_ < 0)
+    if (graphPass_ == kFinalGraph)
       graph_->highlightNodes({});
     return;
   }
@@ -861,6 +877,8 @@ void MainWindow::showGraphAfterPass(int pass) {
   if (!record.graphAfter)
     return;
   graphPass_ = pass;
+  if (QAction* checked = finalGraphAction_->actionGroup()->checkedAction())
+    checked->setChecked(false); // neither final nor authored
   graph_->setSnapshot(record.graphAfter);
   // Outline the nodes this pass made or changed (the same rule as the Passes panel's count).
   const views::NodeChanges changes = passes_->nodeChanges(pass);
@@ -883,8 +901,9 @@ void MainWindow::showGraphAfterPass(int pass) {
 void MainWindow::showFinalGraph() {
   if (!doc_->model())
     return;
-  graphPass_ = -1;
+  graphPass_ = kFinalGraph;
   graphBanner_->hide();
+  finalGraphAction_->setChecked(true);
   graph_->setSnapshot(
       std::shared_ptr<const api::GraphSnapshot>(doc_->model(), &doc_->model()->final));
   graph_->selectNode(doc_->selectedNode());

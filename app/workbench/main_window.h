@@ -102,9 +102,13 @@ public:
   bool selectNode(int node);
   // Index into report()->passes; shows the Passes panel and the graph after that pass.
   bool selectPass(int pass);
-  // Shows the final graph again after selectPass().
+  // Shows the final graph again after selectPass() or showAuthoredGraph().
   void showFinalGraph();
-  // The pass whose graph the graph view shows; -1 for the final graph.
+  // Shows the model as the ONNX file has it, before any pass (selections follow by node name).
+  void showAuthoredGraph();
+  // What the graph view shows: the final graph, the model as authored, or a pass's graph.
+  static constexpr int kFinalGraph = -1, kAuthoredGraph = -2;
+  // The pass whose graph the graph view shows, or kFinalGraph / kAuthoredGraph.
   int graphPass() const { return graphPass_; }
   views::GraphView* graphView() const { return graph_; }
   void showPanel(Panel panel);
@@ -185,6 +189,9 @@ private:
   void onGraphNodeSelected(int node);
   void highlightKernel(int kernel);
   void showGraphAfterPass(int pass);
+  // The snapshot the graph view shows (final, authored or a pass's); null without a model.
+  std::shared_ptr<const api::GraphSnapshot> shownGraph() const;
+  void createGraphViewActions(QMenu* view);
   void chooseFile();
   void reload();
   void cancelLoad();
@@ -260,7 +267,9 @@ private:
   QStackedWidget* centralStack_ = nullptr;
   views::GraphView* graph_ = nullptr;
   QLabel* graphBanner_ = nullptr; // "showing the graph after pass X — Show final graph"
-  int graphPass_ = -1;
+  int graphPass_ = kFinalGraph;
+  QAction* authoredGraphAction_ = nullptr;
+  QAction* finalGraphAction_ = nullptr;
   ModelBrowser* browser_ = nullptr;
   QDockWidget* modelDock_ = nullptr;
   QDockWidget* propertiesDock_ = nullptr;

@@ -40,7 +40,7 @@ void MainWindow::createRunDocks() {
   connect(profileView_, &views::ProfileView::kernelActivated, this,
           &MainWindow::selectProfiledKernel);
   connect(profileView_, &views::ProfileView::heatMapToggled, this, [this](bool on) {
-    if (on && graphPass_ >= 0)
+    if (on && graphPass_ != kFinalGraph)
       showFinalGraph(); // the profile times the final graph's nodes; applies the heat map
     else
       applyHeatMap();
@@ -54,7 +54,7 @@ void MainWindow::createRunDocks() {
   connect(numericsPanel_, &NumericsPanel::compareRequested, this, [this] { compareNumerics(); });
   connect(numericsPanel_, &NumericsPanel::nodeActivated, this, &MainWindow::selectNodeByName);
   connect(numericsPanel_, &NumericsPanel::heatMapToggled, this, [this](bool on) {
-    if (on && graphPass_ >= 0)
+    if (on && graphPass_ != kFinalGraph)
       showFinalGraph(); // applies the heat map
     else
       applyHeatMap();
@@ -93,7 +93,7 @@ void MainWindow::selectNodeByName(const QString& name) {
   const auto& nodes = doc_->model()->final.nodes;
   for (int n = 0; n < static_cast<int>(nodes.size()); ++n) {
     if (nodes[n].name == wanted) {
-      if (graphPass_ >= 0)
+      if (graphPass_ != kFinalGraph)
         showFinalGraph();
       selectNode(n);
       return;
@@ -279,7 +279,7 @@ void MainWindow::selectProfiledKernel(const QString& kernel, const QStringList& 
       }
     }
   }
-  if (!doc_->model() || graphPass_ >= 0)
+  if (!doc_->model() || graphPass_ != kFinalGraph)
     return;
   const std::set<QString> names(nodes.begin(), nodes.end());
   std::vector<int> indices;
@@ -297,7 +297,7 @@ void MainWindow::selectProfiledKernel(const QString& kernel, const QStringList& 
 void MainWindow::applyHeatMap() {
   // The Numerics heat map wins while it is on: each node's max relative error (capped at 1).
   if (const auto& compared = numericsPanel_->report();
-      compared && numericsPanel_->isHeatMapOn() && doc_->model() && graphPass_ < 0) {
+      compared && numericsPanel_->isHeatMapOn() && doc_->model() && graphPass_ == kFinalGraph) {
     std::map<std::string, double> errors;
     for (const auto& v : compared->values) {
       if (v.status == "match" || v.status == "diverges")
@@ -314,7 +314,8 @@ void MainWindow::applyHeatMap() {
   }
   graph_->setHeatTitle({});
   const auto& run = profileView_->report();
-  if (!profileView_->isHeatMapOn() || !run || !run->profile || !doc_->model() || graphPass_ >= 0) {
+  if (!profileView_->isHeatMapOn() || !run || !run->profile || !doc_->model() ||
+      graphPass_ != kFinalGraph) {
     graph_->setNodeHeat({});
     return;
   }

@@ -2,11 +2,13 @@
 
 #include "views/common/category_palette.h"
 #include "views/graph/graph_canvas.h"
+#include "views/graph/graph_image.h"
 #include "views/graph/heat_colors.h"
 #include "views/graph/layout_engine.h"
 
 #include <QAction>
 #include <QEvent>
+#include <QFileDialog>
 #include <QFontMetricsF>
 #include <QGraphicsScene>
 #include <QGuiApplication>
@@ -15,6 +17,7 @@
 #include <QLineEdit>
 #include <QLocale>
 #include <QMenu>
+#include <QMessageBox>
 #include <QProgressBar>
 #include <QStyle>
 #include <QToolButton>
@@ -101,6 +104,22 @@ GraphView::GraphView(QWidget* parent)
   fit->setToolTip(tr("Show the whole graph (Ctrl+0)"));
   connect(fit, &QToolButton::clicked, this, &GraphView::fitToView);
   fit->setAutoRaise(true);
+  auto* save = new QToolButton(this);
+  save->setObjectName(QStringLiteral("graphSaveImage"));
+  save->setText(tr("Save Image\u2026"));
+  save->setToolTip(tr("Save the whole graph as it is drawn, as SVG or PNG"));
+  save->setAutoRaise(true);
+  connect(save, &QToolButton::clicked, this, [this] {
+    const QString name = snapshot_ && !snapshot_->name.empty()
+                             ? QString::fromStdString(snapshot_->name)
+                             : QStringLiteral("graph");
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Save Graph Image"), name + QStringLiteral(".svg"),
+                                     tr("SVG image (*.svg);;PNG image (*.png)"));
+    QString error;
+    if (!path.isEmpty() && !saveImage(path, &error))
+      QMessageBox::warning(this, tr("Cannot Save Image"), error);
+  });
 
   auto* bar = new QHBoxLayout;
   bar->setContentsMargins(6, 4, 6, 4);
@@ -113,6 +132,7 @@ GraphView::GraphView(QWidget* parent)
   bar->addStretch(1);
   bar->addWidget(zoomLabel_);
   bar->addWidget(fit);
+  bar->addWidget(save);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(0);
@@ -691,6 +711,17 @@ void GraphView::updateMatchLabel() {
 void GraphView::focusSearch() {
   search_->setFocus(Qt::ShortcutFocusReason);
   search_->selectAll();
+}
+
+bool GraphView::saveImage(const QString& path, QString* error) {
+  const QString why =
+      nodeItems_.empty()
+          ? tr("there is no graph to save")
+          : saveSceneImage(*scene_, path,
+                           snapshot_ ? QString::fromStdString(snapshot_->name) : QString());
+  if (error)
+    *error = why;
+  return why.isEmpty();
 }
 
 void GraphView::fitToView() {

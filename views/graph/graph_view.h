@@ -80,6 +80,10 @@ public:
   void findPrevious();
   void focusSearch();
 
+  // The whole graph as laid out now, as .svg or .png; false (and `error`) when it cannot be
+  // written. The Save button of the view's bar asks for the file.
+  bool saveImage(const QString& path, QString* error = nullptr);
+
   void fitToView();
   void zoomIn();
   void zoomOut();

@@ -1,0 +1,116 @@
+// The central graph as authored and as optimised, offscreen: the authored view shows the ONNX
+// file's nodes with a banner that leads back, selections follow by node name, and the graph
+// as drawn saves as SVG and PNG. LATHE_SCREENSHOT_DIR=DIR keeps a picture of the authored view.
+#include "app/workbench/main_window.h"
+#include "views/graph/graph_items.h"
+#include "views/graph/graph_view.h"
+
+#include <QAction>
+#include <QFile>
+#include <QImage>
+#include <QLabel>
+#include <QSettings>
+#include <QSignalSpy>
+#include <QTemporaryDir>
+#include <QTest>
+#include <memory>
+
+using lathe::workbench::MainWindow;
+
+namespace {
+const QString kSample = QStringLiteral(LATHE_MODEL_DIR "/sample_cnn.onnx");
+constexpr int kTimeoutMs = 60000;
+} // namespace
+
+class TestGraphModes : public QObject {
+  Q_OBJECT
+
+private slots:
+  void initTestCase();
+  void authoredGraphAndBack();
+  void graphSavesAsSvgAndPng();
+
+private:
+  QTemporaryDir dir_;
+  std::unique_ptr<MainWindow> window_;
+};
+
+void TestGraphModes::initTestCase() {
+  QCoreApplication::setOrganizationName(QStringLiteral("Lathe"));
+  QCoreApplication::setApplicationName(QStringLiteral("GraphModesTest"));
+  QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, dir_.path());
+  QSettings::setPath(QSettings::IniFormat, QSettings::UserScope, dir_.path());
+  window_ = std::make_unique<MainWindow>();
+  window_->resize(1366, 768);
+  window_->show();
+  QVERIFY(QTest::qWaitForWindowExposed(window_.get()));
+  QSignalSpy loaded(window_.get(), &MainWindow::modelLoaded);
+  window_->openFile(kSample);
+  QVERIFY(loaded.wait(kTimeoutMs));
+}
+
+void TestGraphModes::authoredGraphAndBack() {
+  const auto& report = *window_->report();
+  // The sample has an Identity and a Dropout the passes remove: the file has more nodes.
+  QVERIFY(report.imported.nodes.size() > report.final.nodes.size());
+  auto* authored = window_->findChild<QAction*>(QStringLiteral("authoredGraphAction"));
+  QVERIFY(authored);
+  authored->trigger();
+  QCOMPARE(window_->graphPass(), MainWindow::kAuthoredGraph);
+  lathe::views::GraphView* graph = window_->graphView();
+  QCOMPARE(graph->snapshot().get(), &report.imported);
+  auto* banner = window_->findChild<QLabel*>(QStringLiteral("graphBanner"));
+  QVERIFY(banner->isVisible());
+  QVERIFY2(banner->text().contains(QStringLiteral("as authored")), qPrintable(banner->text()));
+  QTRY_VERIFY_WITH_TIMEOUT(!graph->isLayingOut(), kTimeoutMs);
+  for (int n = 0; n < static_cast<int>(report.imported.nodes.size()); ++n)
+    QVERIFY(graph->itemForNode(n)); // every node of the file is drawn
+
+  // Selecting a final-graph node in the tree selects the file's node of the same name.
+  int final = -1, same = -1;
+  for (int f = 0; f < static_cast<int>(report.final.nodes.size()) && same < 0; ++f)
+    for (int i = 0; i < static_cast<int>(report.imported.nodes.size()); ++i)
+      if (report.final.nodes[f].opType == "Conv" &&
+          report.imported.nodes[i].name == report.final.nodes[f].name) {
+        final = f;
+        same = i;
+        break;
+      }
+  QVERIFY(same >= 0);
+  QVERIFY(window_->selectNode(final));
+  QCOMPARE(graph->selectedNode(), same);
+  if (const QString shots = qEnvironmentVariable("LATHE_SCREENSHOT_DIR"); !shots.isEmpty())
+    QVERIFY(window_->grab().save(shots + QStringLiteral("/graph_as_authored.png")));
+
+  emit banner->linkActivated(QStringLiteral("final"));
+  QCOMPARE(window_->graphPass(), MainWindow::kFinalGraph);
+  QCOMPARE(graph->snapshot().get(), &report.final);
+  QVERIFY(!banner->isVisible());
+  QVERIFY(window_->findChild<QAction*>(QStringLiteral("finalGraphAction"))->isChecked());
+  QCOMPARE(graph->selectedNode(), final);
+}
+
+void TestGraphModes::graphSavesAsSvgAndPng() {
+  lathe::views::GraphView* graph = window_->graphView();
+  QTRY_VERIFY_WITH_TIMEOUT(!graph->isLayingOut(), kTimeoutMs);
+  const QString svg = dir_.filePath(QStringLiteral("graph.svg"));
+  const QString png = dir_.filePath(QStringLiteral("graph.png"));
+  QString error;
+  QVERIFY2(graph->saveImage(svg, &error), qPrintable(error));
+  QVERIFY2(graph->saveImage(png, &error), qPrintable(error));
+  QFile file(svg);
+  QVERIFY(file.open(QIODevice::ReadOnly));
+  const QByteArray text = file.readAll();
+  QVERIFY(text.contains("<svg"));
+  QVERIFY(text.contains("MaxPool")); // labels stay text
+  const QImage image(png);
+  QVERIFY(!image.isNull());
+  QVERIFY(image.height() > 400 && image.width() > 100);
+  if (const QString shots = qEnvironmentVariable("LATHE_SCREENSHOT_DIR"); !shots.isEmpty())
+    QVERIFY(graph->saveImage(shots + QStringLiteral("/graph_saved.png")));
+  QVERIFY(!graph->saveImage(dir_.filePath(QStringLiteral("graph.gif")), &error));
+  QVERIFY2(error.contains(QStringLiteral(".svg or .png")), qPrintable(error));
+}
+
+QTEST_MAIN(TestGraphModes)
+#include "tst_graph_modes.moc"
