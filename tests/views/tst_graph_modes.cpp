@@ -3,6 +3,7 @@
 // as drawn saves as SVG and PNG. LATHE_SCREENSHOT_DIR=DIR keeps a picture of the authored view.
 #include "app/workbench/main_window.h"
 #include "views/graph/graph_items.h"
+#include "views/graph/graph_minimap.h"
 #include "views/graph/graph_view.h"
 
 #include <QAction>
@@ -29,6 +30,7 @@ private slots:
   void initTestCase();
   void authoredGraphAndBack();
   void graphSavesAsSvgAndPng();
+  void minimapShowsAndMovesTheView();
 
 private:
   QTemporaryDir dir_;
@@ -110,6 +112,30 @@ void TestGraphModes::graphSavesAsSvgAndPng() {
     QVERIFY(graph->saveImage(shots + QStringLiteral("/graph_saved.png")));
   QVERIFY(!graph->saveImage(dir_.filePath(QStringLiteral("graph.gif")), &error));
   QVERIFY2(error.contains(QStringLiteral(".svg or .png")), qPrintable(error));
+}
+
+void TestGraphModes::minimapShowsAndMovesTheView() {
+  lathe::views::GraphView* graph = window_->graphView();
+  QTRY_VERIFY_WITH_TIMEOUT(!graph->isLayingOut(), kTimeoutMs);
+  lathe::views::GraphMinimap* minimap = graph->minimap();
+  QVERIFY(minimap);
+  graph->fitToView();
+  QVERIFY(!minimap->isVisible()); // the whole graph is on screen: nothing to show
+  for (int i = 0; i < 6; ++i)
+    graph->zoomIn();
+  QTRY_VERIFY(minimap->isVisible());
+  const QRectF before = minimap->visibleFrame();
+  QVERIFY(before.height() < minimap->height() / 2.0);
+  // A click near the bottom of the minimap moves the view down the graph.
+  QTest::mouseClick(minimap, Qt::LeftButton, {},
+                    QPoint(minimap->width() / 2, minimap->height() - 6));
+  const QRectF after = minimap->visibleFrame();
+  QVERIFY2(after.center().y() > before.center().y() + 20,
+           qPrintable(QStringLiteral("%1 -> %2").arg(before.center().y()).arg(after.center().y())));
+  if (const QString shots = qEnvironmentVariable("LATHE_SCREENSHOT_DIR"); !shots.isEmpty())
+    QVERIFY(window_->grab().save(shots + QStringLiteral("/graph_minimap.png")));
+  graph->fitToView();
+  QTRY_VERIFY(!minimap->isVisible());
 }
 
 QTEST_MAIN(TestGraphModes)

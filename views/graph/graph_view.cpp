@@ -3,6 +3,7 @@
 #include "views/common/category_palette.h"
 #include "views/graph/graph_canvas.h"
 #include "views/graph/graph_image.h"
+#include "views/graph/graph_minimap.h"
 #include "views/graph/heat_colors.h"
 #include "views/graph/layout_engine.h"
 
@@ -159,6 +160,8 @@ GraphView::GraphView(QWidget* parent)
   message_->setWordWrap(true);
   message_->hide();
   heatLegend_ = new HeatLegend(canvas_->viewport(), this);
+  minimap_ = new GraphMinimap(canvas_, scene_);
+  connect(canvas_, &GraphCanvas::zoomChanged, minimap_, &GraphMinimap::updateFrame);
 
   connect(search_, &QLineEdit::textChanged, this, &GraphView::setSearchText);
   connect(search_, &QLineEdit::returnPressed, this, [this] {
@@ -271,6 +274,7 @@ void GraphView::showLayout(quint64, const std::shared_ptr<const LayoutResult>& r
   applyHighlights();
   applyHeat();
   applySelection(false);
+  minimap_->refresh(); // before the view moves: the frame follows it
   if (fresh)
     showInitialView();
   if (revealNode_ >= 0) {
@@ -482,6 +486,7 @@ void GraphView::applyHighlights() {
 void GraphView::setNodeHeat(std::vector<double> share) {
   heat_ = snapshot_ ? std::move(share) : std::vector<double>();
   applyHeat();
+  minimap_->refresh(); // the colours changed
 }
 
 void GraphView::applyHeat() {
@@ -735,6 +740,7 @@ void GraphView::fitToView() {
     canvas_->setZoom(GraphCanvas::kMinZoom);
   canvas_->centerOn(bounds.center());
   zoomLabel_->setText(QStringLiteral("%1%").arg(qRound(canvas_->zoom() * 100)));
+  minimap_->updateFrame(); // fitInView says nothing of the new scale
 }
 
 void GraphView::zoomIn() {

@@ -23,6 +23,7 @@ class QToolButton;
 namespace lathe::views {
 
 class GraphCanvas;
+class GraphMinimap;
 class HeatLegend;
 class LayoutEngine;
 struct LayoutResult;
@@ -103,6 +104,7 @@ public:
   NodeItem* itemForNode(int node) const;
   const VisibleGraph& visibleGraph() const { return shown_; }
   GraphCanvas* canvas() const { return canvas_; }
+  GraphMinimap* minimap() const { return minimap_; }
   LayoutEngine* layoutEngine() const { return engine_; }
 
 signals:
@@ -171,6 +173,7 @@ private:
   QLabel* overlayLabel_;
   QLabel* message_;
   HeatLegend* heatLegend_;
+  GraphMinimap* minimap_;
   QAction* fitAction_;
   QAction* zoomInAction_;
   QAction* zoomOutAction_;
