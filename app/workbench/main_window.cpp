@@ -607,10 +607,9 @@ void MainWindow::showModel(const QString& path, std::shared_ptr<const api::Model
   // Aliasing pointers: the panels share the report instead of copying graphs and IR.
   const std::shared_ptr<const api::GraphSnapshot> finalGraph(doc_->model(), &r.final);
   browser_->setSnapshot(finalGraph);
-  graph_->setSnapshot(finalGraph);
-  graphPass_ = kFinalGraph;
-  graphBanner_->hide();
-  finalGraphAction_->setChecked(true);
+  // The graph opens as the file has it; the banner leads to the optimised graph (what the
+  // model tree lists and what compiles).
+  showAuthoredGraph();
   properties_->setNode(nullptr, -1);
   passes_->setPasses(std::shared_ptr<const std::vector<api::PassRecord>>(doc_->model(), &r.passes),
                      std::shared_ptr<const api::GraphSnapshot>(doc_->model(), &r.imported));
@@ -854,6 +853,11 @@ void MainWindow::onGraphNodeSelected(int node) {
 
 void MainWindow::highlightKernel(int kernel) {
   const auto& compiled = doc_->compileReport();
+  if (graphPass_ == kAuthoredGraph && compiled && kernel >= 0 &&
+      kernel < static_cast<int>(compiled->kernels.size())) {
+    showFinalGraph(); // a kernel's nodes are the optimised graph's; it highlights them
+    return;
+  }
   if (!doc_->model() || graphPass_ != kFinalGraph || !compiled || kernel < 0 ||
       kernel >= static_cast<int>(compiled->kernels.size())) {
     if (graphPass_ == kFinalGraph)

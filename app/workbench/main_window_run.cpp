@@ -65,7 +65,10 @@ void MainWindow::createRunDocks() {
             .arg(QFileInfo(doc_->path()).fileName(), qs(r->reference))
             .arg(r->matched)
             .arg(r->diverged));
-    applyHeatMap();
+    if (numericsPanel_->isHeatMapOn() && graphPass_ != kFinalGraph)
+      showFinalGraph(); // the comparison is of the optimised graph's values; applies the map
+    else
+      applyHeatMap();
   });
   connect(numericsPanel_, &NumericsPanel::failed, this, [this](const QString& message) {
     log(tr("error: comparison failed: %1").arg(message), LogLevel::Error);
@@ -227,7 +230,10 @@ void MainWindow::showRunReport(const std::shared_ptr<const api::ModelReport>& mo
   if (r.profile) {
     profileView_->setReport(
         report, std::shared_ptr<const api::GraphSnapshot>(doc_->model(), &doc_->model()->final));
-    applyHeatMap(); // the new profile's times
+    if (profileView_->isHeatMapOn() && graphPass_ == kAuthoredGraph)
+      showFinalGraph(); // the profile times the optimised graph's nodes; applies the map
+    else
+      applyHeatMap(); // the new profile's times
     const bool firstShow = profileDock_->isHidden();
     profileDock_->show();
     profileDock_->raise();
