@@ -1,5 +1,7 @@
-// lathe ops / lathe passes: the op table and the pass pipeline, as text or Markdown.
+// lathe ops / lathe passes / lathe explain: the op table, the pass pipeline and the
+// explanations of passes, schedule primitives and compile stages.
 #include "app/cli/commands.h"
+#include "engine/api/explain.h"
 #include "engine/api/session.h"
 
 #include <iomanip>
@@ -37,6 +39,39 @@ int printPasses() {
   return 0;
 }
 
+// `name` empty: every explanation's title by kind; else that explanation's text.
+int explain(const std::string& name) {
+  if (name.empty()) {
+    std::string kind;
+    for (const api::Explanation* e : api::explanationsInOrder()) {
+      if (e->kind != kind) {
+        std::cout << (kind.empty() ? "" : "\n")
+                  << (e->kind == "stage"  ? "Compile stages, in order"
+                      : e->kind == "pass" ? "Graph passes, as the pipeline runs them"
+                                          : "Schedule primitives")
+                  << ":\n";
+        kind = e->kind;
+      }
+      const std::string title = e->title();
+      const std::size_t colon = title.find(": ");
+      std::cout << "  " << std::left << std::setw(34) << e->name
+                << (colon == std::string::npos ? title : title.substr(colon + 2)) << "\n";
+    }
+    std::cout << "\nlathe explain NAME prints one.\n";
+    return 0;
+  }
+  if (const api::Explanation* e = api::findExplanation(name)) {
+    std::cout << e->text;
+    return 0;
+  }
+  std::string known;
+  for (const api::Explanation& e : api::explanations())
+    known += (known.empty() ? "" : ", ") + e.name;
+  std::cerr << "lathe: error: nothing is called \"" << name << "\"; lathe explain knows: " << known
+            << "\n";
+  return 1;
+}
+
 } // namespace
 
 void addTableCommands(CLI::App& app, int& exitCode) {
@@ -52,6 +87,12 @@ void addTableCommands(CLI::App& app, int& exitCode) {
   CLI::App* passes =
       app.add_subcommand("passes", "List the default graph pipeline's passes in order");
   passes->callback([&exitCode] { exitCode = printPasses(); });
+  auto name = std::make_shared<std::string>();
+  CLI::App* explainCmd = app.add_subcommand(
+      "explain", "Explain a graph pass, a schedule primitive or a compile stage: why it exists, "
+                 "what it changes, what it costs or saves (without NAME: the list)");
+  explainCmd->add_option("name", *name, "fold-batchnorm, split, lowering, ...");
+  explainCmd->callback([name, &exitCode] { exitCode = explain(*name); });
 }
 
 } // namespace lathe::cli

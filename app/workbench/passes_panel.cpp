@@ -1,5 +1,7 @@
 #include "app/workbench/passes_panel.h"
 
+#include "app/workbench/explanation_popup.h"
+#include "engine/api/explain.h"
 #include "views/common/code_view.h"
 #include "views/common/table_style.h"
 #include "views/diff/ir_diff_view.h"
@@ -13,6 +15,7 @@
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTableView>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <algorithm>
 
@@ -66,6 +69,13 @@ PassesPanel::PassesPanel(QWidget* parent)
   // Elided by its width, never a minimum: docks tabbed with this panel must be able to
   // narrow (the Profile dock shares the bottom area).
   irTitle_->setMinimumWidth(1);
+  explain_ = new QToolButton(this);
+  explain_->setObjectName(QStringLiteral("explainPass"));
+  explain_->setText(tr("Why?"));
+  explain_->setToolTip(tr("What this pass is for, what it changes and what it saves"));
+  explain_->setAutoRaise(true);
+  explain_->setEnabled(false);
+  connect(explain_, &QToolButton::clicked, this, [this] { explainPass(); });
   description_->setObjectName(QStringLiteral("passDescription"));
   description_->setWordWrap(true);
   description_->setForegroundRole(QPalette::PlaceholderText);
@@ -99,6 +109,7 @@ PassesPanel::PassesPanel(QWidget* parent)
   bottomLayout->setContentsMargins(0, 4, 0, 0);
   auto* titleRow = new QHBoxLayout;
   titleRow->addWidget(irTitle_, 1);
+  titleRow->addWidget(explain_);
   titleRow->addWidget(showDiff_);
   bottomLayout->addLayout(titleRow);
   bottomLayout->addWidget(description_);
@@ -184,6 +195,15 @@ views::NodeChanges PassesPanel::nodeChanges(int pass) const {
   return views::changedNodes(*before, *p->graphAfter);
 }
 
+bool PassesPanel::explainPass() {
+  const api::PassRecord* p = model_->pass(shown_);
+  if (!p)
+    return false;
+  if (!popup_)
+    popup_ = new ExplanationPopup(this);
+  return popup_->explain(p->name, "pass");
+}
+
 void PassesPanel::showPass(int pass) {
   const api::PassRecord* p = model_->pass(pass);
   shown_ = p ? pass : -1;
@@ -203,6 +223,9 @@ void PassesPanel::showPass(int pass) {
     irTitle_->setText(title);
     description_->setText(QString::fromStdString(p->description));
   }
+  explain_->setEnabled(p && api::findExplanation(p->name, "pass"));
+  if (p && popup_ && popup_->isVisible())
+    popup_->explain(p->name, "pass"); // an open explanation follows the selection
   irTitle_->setToolTip(description_->text());
   updateDescription();
   showIr(shown_);

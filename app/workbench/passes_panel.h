@@ -15,6 +15,7 @@ class QSortFilterProxyModel;
 class QSplitter;
 class QStackedWidget;
 class QTableView;
+class QToolButton;
 
 namespace lathe::views {
 class CodeEditor;
@@ -23,6 +24,8 @@ class PassListModel;
 } // namespace lathe::views
 
 namespace lathe::workbench {
+
+class ExplanationPopup;
 
 class PassesPanel : public QWidget {
   Q_OBJECT
@@ -42,6 +45,10 @@ public:
   views::NodeChanges nodeChanges(int pass) const;
   // Side by side diff (the default) or the IR after the pass alone.
   void setShowDiff(bool diff);
+  // Why? opens the selected pass's explanation (docs/explain) beside the panel; false without
+  // a selected pass that has one. The open window follows the selection.
+  bool explainPass();
+  ExplanationPopup* explanation() const { return popup_; }
 
 signals:
   void passSelected(int pass); // -1 when the selection is cleared
@@ -61,6 +68,8 @@ private:
   QCheckBox* showDiff_;
   QLabel* irTitle_;
   QLabel* description_;
+  QToolButton* explain_;
+  ExplanationPopup* popup_ = nullptr;
   QStackedWidget* irStack_;
   views::IrDiffView* diff_;
   views::CodeEditor* irView_;

@@ -1,5 +1,6 @@
 #include "app/workbench/schedule_panel.h"
 
+#include "app/workbench/explanation_popup.h"
 #include "views/code/code_editor.h"
 #include "views/common/code_view.h"
 #include "views/diff/ir_diff_view.h"
@@ -14,8 +15,10 @@
 #include <QShortcut>
 #include <QSplitter>
 #include <QTabWidget>
+#include <QTextBlock>
 #include <QTextStream>
 #include <QTimer>
+#include <QToolButton>
 #include <QVBoxLayout>
 #include <algorithm>
 
@@ -145,6 +148,14 @@ SchedulePanel::SchedulePanel(QWidget* parent)
   row1->addWidget(undoButton_);
   row1->addWidget(defaultButton_);
   row1->addStretch(1);
+  auto* why = new QToolButton(this);
+  why->setObjectName(QStringLiteral("scheduleExplain"));
+  why->setText(tr("Why?"));
+  why->setToolTip(tr("What the step on the cursor's line does, why and what it costs (on an "
+                     "empty line: what a schedule is)"));
+  why->setAutoRaise(true);
+  connect(why, &QToolButton::clicked, this, [this] { explainStepAtCursor(); });
+  row1->addWidget(why);
   auto* row2 = new QHBoxLayout;
   row2->addWidget(keepButton_);
   row2->addWidget(saveButton_);
@@ -340,6 +351,17 @@ bool SchedulePanel::setKept(const api::ScheduleSetFile& file, QString* error) {
   updateKeptLabel();
   emit keptChanged();
   return true;
+}
+
+bool SchedulePanel::explainStepAtCursor() {
+  // The primitive's name starts the line: "split(x, 8)".
+  const QString line = editor_->textCursor().block().text().trimmed();
+  const QString name = line.left(line.indexOf(QLatin1Char('('))).trimmed();
+  if (!popup_)
+    popup_ = new ExplanationPopup(this);
+  if (!name.isEmpty() && popup_->explain(name.toStdString(), "primitive"))
+    return true;
+  return popup_->explain("schedule", "stage");
 }
 
 void SchedulePanel::updateButtons() {

@@ -25,6 +25,8 @@ class IrDiffView;
 
 namespace lathe::workbench {
 
+class ExplanationPopup;
+
 class SchedulePanel : public QWidget {
   Q_OBJECT
 
@@ -53,6 +55,10 @@ public:
   const std::map<std::string, std::string>& kept() const { return kept_; }
   bool saveKept(const QString& path, QString* error);
   bool loadKept(const QString& path, QString* error);
+  // Why? explains the primitive of the editor's current line (or what a schedule is); false
+  // if nothing could be shown.
+  bool explainStepAtCursor();
+  ExplanationPopup* explanation() const { return popup_; }
   // Keeps the schedules of a schedule-set text (a saved session's), replacing those kept.
   bool setKeptText(const std::string& text, QString* error);
 
@@ -98,6 +104,7 @@ private:
   views::IrDiffView* diff_;
   views::CodeEditor* assembly_;
   QTimer* previewTimer_;
+  ExplanationPopup* popup_ = nullptr;
 };
 
 } // namespace lathe::workbench

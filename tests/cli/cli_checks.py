@@ -1185,6 +1185,24 @@ def check_session(lathe, models):
     expect(rc == 2 and "--session" in err, "run without a model says what it needs", out + err)
 
 
+def check_explain(lathe, models):
+    """lathe explain lists the stages, passes and primitives and prints one by name; every pass
+    lathe passes lists is explained; an unknown name exits 1 with the names it knows."""
+    rc, out, err = run(lathe, "explain")
+    expect(rc == 0 and out.index("Compile stages") < out.index("Graph passes") <
+           out.index("Schedule primitives"), "the list, stages first", out + err)
+    rc, passes, err = run(lathe, "passes")
+    for line in passes.splitlines():
+        name = line.split()[1]
+        expect(name in out, "lathe explain lists the pass " + name, out)
+    rc, out, err = run(lathe, "explain", "vectorize")
+    expect(rc == 0 and out.startswith("# vectorize:") and "**Why it exists.**" in out,
+           "one explanation in full", out + err)
+    rc, out, err = run(lathe, "explain", "vectorise")
+    expect(rc == 1 and "vectorize" in err and "nothing is called" in err,
+           "an unknown name lists the known ones", out + err)
+
+
 CHECKS = {name[len("check_"):]: fn for name, fn in globals().items() if name.startswith("check_")}
 
 if __name__ == "__main__":

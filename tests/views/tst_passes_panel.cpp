@@ -2,6 +2,7 @@
 // changed the graph selected, its side-by-side diff checked row by row. With the big
 // models generated (tests/cli), also times the diff of ResNet-50's largest pass.
 
+#include "app/workbench/explanation_popup.h"
 #include "app/workbench/passes_panel.h"
 #include "views/code/code_colors.h"
 #include "views/code/code_editor.h"
@@ -80,6 +81,7 @@ private slots:
   void foldBatchNormDiff();
   void navigationAndScrolling();
   void hideUnchangedAndIrOnly();
+  void whyExplainsThePass();
   void resnet50DiffTime();
 
 private:
@@ -266,6 +268,30 @@ void TestPassesPanel::hideUnchangedAndIrOnly() {
   QVERIFY(panel.diffView()->isVisibleTo(&panel));
   QVERIFY(panel.diffView()->diff().removed > 0);
   QCOMPARE(reselected.size(), 0); // switching views is not a new selection
+}
+
+// Why? opens the selected pass's explanation; the open window follows the selection.
+void TestPassesPanel::whyExplainsThePass() {
+  PassesPanel panel;
+  panel.resize(1100, 800);
+  panel.setPasses(std::shared_ptr<const std::vector<api::PassRecord>>(report_, &report_->passes));
+  panel.show();
+  QVERIFY(QTest::qWaitForWindowExposed(&panel));
+  auto* why = panel.findChild<QAbstractButton*>(QStringLiteral("explainPass"));
+  QVERIFY(why);
+  QVERIFY(!why->isEnabled()); // nothing selected
+  QVERIFY(panel.selectPass(passIndex(*report_, "fold-batchnorm")));
+  QVERIFY(why->isEnabled());
+  why->click();
+  QVERIFY(panel.explanation() && panel.explanation()->isVisible());
+  QVERIFY2(panel.explanation()->text().contains(QStringLiteral("gamma / sqrt(var + eps)")),
+           qPrintable(panel.explanation()->text()));
+  QVERIFY(panel.explanation()->text().contains(QStringLiteral("lathe explain fold-batchnorm")));
+  if (const QString shots = qEnvironmentVariable("LATHE_SCREENSHOT_DIR"); !shots.isEmpty())
+    QVERIFY(panel.explanation()->grab().save(shots + QStringLiteral("/explain_pass.png")));
+  QVERIFY(panel.selectPass(passIndex(*report_, "fuse-elementwise")));
+  QVERIFY(panel.explanation()->text().contains(QStringLiteral("epilogue")));
+  QVERIFY(panel.explanation()->windowTitle().contains(QStringLiteral("fuse-elementwise")));
 }
 
 void TestPassesPanel::resnet50DiffTime() {

@@ -3,6 +3,7 @@
 // step marked on its line, Undo, Keep, and a Compile that replays the kept schedule. Saving
 // and loading the kept set round-trips through a schedule file.
 
+#include "app/workbench/explanation_popup.h"
 #include "app/workbench/kernels_panel.h"
 #include "app/workbench/main_window.h"
 #include "app/workbench/schedule_panel.h"
@@ -18,6 +19,7 @@
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextCursor>
 
 using lathe::workbench::KernelsPanel;
 using lathe::workbench::MainWindow;
@@ -36,6 +38,7 @@ class TestSchedulePanel : public QObject {
 private slots:
   void initTestCase();
   void applyUndoKeepCompile();
+  void whyExplainsTheStepOnTheCursorLine();
 
 private:
   QTemporaryDir dir_;
@@ -171,6 +174,23 @@ void TestSchedulePanel::applyUndoKeepCompile() {
   broken.close();
   QVERIFY(!panel->loadKept(broken.fileName(), &error));
   QVERIFY2(error.contains(QStringLiteral("broken.txt:2: unknown primitive")), qPrintable(error));
+}
+
+// Why? explains the primitive of the line the cursor is on, or what a schedule is.
+void TestSchedulePanel::whyExplainsTheStepOnTheCursorLine() {
+  lathe::workbench::SchedulePanel panel;
+  panel.setSteps(QStringLiteral("split(x, 8)\nvectorize(x.i)\n\n"));
+  QTextCursor cursor = panel.editor()->textCursor();
+  cursor.movePosition(QTextCursor::Start);
+  cursor.movePosition(QTextCursor::Down);
+  panel.editor()->setTextCursor(cursor);
+  QVERIFY(panel.explainStepAtCursor());
+  QVERIFY2(panel.explanation()->text().contains(QStringLiteral("vector registers")),
+           qPrintable(panel.explanation()->text()));
+  cursor.movePosition(QTextCursor::End);
+  panel.editor()->setTextCursor(cursor);
+  QVERIFY(panel.explainStepAtCursor());
+  QVERIFY(panel.explanation()->windowTitle().contains(QStringLiteral("schedule")));
 }
 
 QTEST_MAIN(TestSchedulePanel)
