@@ -13,6 +13,7 @@
 #include "app/workbench/run_panel.h"
 #include "app/workbench/schedule_panel.h"
 #include "app/workbench/session_worker.h"
+#include "app/workbench/tour_dialog.h"
 #include "app/workbench/tune_panel.h"
 #include "app/workbench/workbench_document.h"
 #include "views/common/code_view.h"
@@ -229,6 +230,11 @@ void MainWindow::createActions() {
   view->addAction(findChild<QToolBar*>(QStringLiteral("mainToolBar"))->toggleViewAction());
 
   QMenu* help = menuBar()->addMenu(tr("&Help"));
+  auto* tour = help->addAction(tr("Guided &Tour\u2026"), this, [this] { showTour(); });
+  tour->setObjectName(QStringLiteral("tourAction"));
+  tour->setShortcut(QKeySequence::HelpContents);
+  tour->setStatusTip(tr("The window explained page by page, and the four journeys through it"));
+  help->addSeparator();
   help->addAction(tr("&About Lathe"), this, [this] {
     QMessageBox::about(this, tr("About Lathe"),
                        tr("<b>Lathe %1</b><p>A workbench for an ML compiler: open an ONNX model "
@@ -922,6 +928,17 @@ bool MainWindow::selectNode(int node) {
 bool MainWindow::selectPass(int pass) {
   showPanel(Panel::Passes);
   return passes_->selectPass(pass);
+}
+
+TourDialog* MainWindow::showTour() {
+  if (!tour_) {
+    tour_ = new TourDialog(this);
+    connect(tour_, &TourDialog::panelRequested, this,
+            [this](int panel) { showPanel(static_cast<Panel>(panel)); });
+  }
+  tour_->show();
+  tour_->raise();
+  return tour_;
 }
 
 void MainWindow::showPanel(Panel panel) {

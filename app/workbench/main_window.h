@@ -40,6 +40,7 @@ class TunePanel;
 class WorkbenchDocument;
 struct Opened;
 class ExportDialog;
+class TourDialog;
 struct ExportOutcome;
 struct RunOutcome;
 struct RunSettings;
@@ -112,6 +113,9 @@ public:
   int graphPass() const { return graphPass_; }
   views::GraphView* graphView() const { return graph_; }
   void showPanel(Panel panel);
+  // Help > Guided Tour (F1): the tour window, created on first use; it raises the panels it
+  // describes.
+  TourDialog* showTour();
 
   // Runs the model on display with the Run panel's settings in the background (compiling it
   // first if it has not been, or if the panel asks for other threads); runFinished() or
@@ -257,6 +261,7 @@ private:
   QAction* runAction_ = nullptr;
   QAction* exportAction_ = nullptr;
   QAction* saveSessionAction_ = nullptr;
+  TourDialog* tour_ = nullptr;
   RecentFiles* recentSessions_ = nullptr;
   // A session being opened: restored once its model has loaded.
   std::shared_ptr<const api::WorkbenchSession> pendingSession_;

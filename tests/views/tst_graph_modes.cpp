@@ -2,18 +2,22 @@
 // file's nodes with a banner that leads back, selections follow by node name, and the graph
 // as drawn saves as SVG and PNG. LATHE_SCREENSHOT_DIR=DIR keeps a picture of the authored view.
 #include "app/workbench/main_window.h"
+#include "app/workbench/tour_dialog.h"
 #include "views/graph/graph_items.h"
 #include "views/graph/graph_minimap.h"
 #include "views/graph/graph_view.h"
 
 #include <QAction>
+#include <QDockWidget>
 #include <QFile>
 #include <QImage>
 #include <QLabel>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBrowser>
 #include <memory>
 
 using lathe::workbench::MainWindow;
@@ -31,6 +35,7 @@ private slots:
   void authoredGraphAndBack();
   void graphSavesAsSvgAndPng();
   void minimapShowsAndMovesTheView();
+  void tourWalksThroughThePanels();
 
 private:
   QTemporaryDir dir_;
@@ -136,6 +141,35 @@ void TestGraphModes::minimapShowsAndMovesTheView() {
     QVERIFY(window_->grab().save(shots + QStringLiteral("/graph_minimap.png")));
   graph->fitToView();
   QTRY_VERIFY(!minimap->isVisible());
+}
+
+// Help > Guided Tour: pages in order, each raising the panel it describes.
+void TestGraphModes::tourWalksThroughThePanels() {
+  lathe::workbench::TourDialog* tour = window_->showTour();
+  QVERIFY(tour && tour->isVisible());
+  QVERIFY(tour->pageCount() >= 12);
+  QCOMPARE(tour->currentPage(), 0);
+  auto* previous = tour->findChild<QPushButton*>(QStringLiteral("tourPrevious"));
+  auto* next = tour->findChild<QPushButton*>(QStringLiteral("tourNext"));
+  QVERIFY(!previous->isEnabled());
+  int passesPage = -1;
+  for (int i = 0; i < tour->pageCount(); ++i)
+    if (tour->page(i).title == QStringLiteral("Passes"))
+      passesPage = i;
+  QVERIFY(passesPage > 0);
+  while (tour->currentPage() < passesPage)
+    next->click();
+  QTRY_VERIFY(window_->findChild<QDockWidget*>(QStringLiteral("passesDock"))->isVisible());
+  const QString text = tour->findChild<QTextBrowser*>(QStringLiteral("tourText"))->toPlainText();
+  QVERIFY2(text.contains(QStringLiteral("Why?")), qPrintable(text));
+  if (const QString shots = qEnvironmentVariable("LATHE_SCREENSHOT_DIR"); !shots.isEmpty())
+    QVERIFY(tour->grab().save(shots + QStringLiteral("/tour_passes.png")));
+  while (next->isEnabled())
+    next->click();
+  QCOMPARE(tour->currentPage(), tour->pageCount() - 1);
+  QVERIFY(tour->page(tour->currentPage()).title.startsWith(QStringLiteral("Journey")));
+  QCOMPARE(window_->showTour(), tour); // one tour window
+  tour->close();
 }
 
 QTEST_MAIN(TestGraphModes)
