@@ -13,6 +13,7 @@
 #include "app/workbench/run_panel.h"
 #include "app/workbench/schedule_panel.h"
 #include "app/workbench/session_worker.h"
+#include "app/workbench/step_through.h"
 #include "app/workbench/tour_dialog.h"
 #include "app/workbench/tune_panel.h"
 #include "app/workbench/workbench_document.h"
@@ -212,6 +213,13 @@ void MainWindow::createActions() {
   QMenu* build = menuBar()->addMenu(tr("&Build"));
   build->addAction(compileAction_);
   build->addAction(runAction_);
+  build->addSeparator();
+  auto* stepThrough =
+      build->addAction(tr("&Step Through Compilation\u2026"), this, [this] { showStepThrough(); });
+  stepThrough->setObjectName(QStringLiteral("stepThroughAction"));
+  stepThrough->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_T));
+  stepThrough->setStatusTip(tr("Follow the selected node from the ONNX file through each pass, "
+                               "its kernel's loops, LLVM IR and assembly, with explanations"));
 
   createToolBar(recent);
 
@@ -928,6 +936,30 @@ bool MainWindow::selectNode(int node) {
 bool MainWindow::selectPass(int pass) {
   showPanel(Panel::Passes);
   return passes_->selectPass(pass);
+}
+
+StepThroughDialog* MainWindow::showStepThrough(int node) {
+  const auto& model = doc_->model();
+  if (!model || model->final.nodes.empty())
+    return nullptr;
+  if (node < 0)
+    node = doc_->selectedNode() >= 0 ? doc_->selectedNode() : 0;
+  if (node >= static_cast<int>(model->final.nodes.size()))
+    return nullptr;
+  if (!stepThrough_) {
+    stepThrough_ = new StepThroughDialog(this);
+    // Code compiled later continues the steps of the node on display.
+    connect(this, &MainWindow::compiled, stepThrough_, [this] {
+      if (stepThrough_->isVisible() && stepThroughNode_ >= 0)
+        showStepThrough(stepThroughNode_);
+    });
+  }
+  stepThroughNode_ = node;
+  stepThrough_->setSteps(qs(model->final.nodes[static_cast<std::size_t>(node)].name),
+                         compileStepsOf(*model, doc_->compileReport().get(), node));
+  stepThrough_->show();
+  stepThrough_->raise();
+  return stepThrough_;
 }
 
 TourDialog* MainWindow::showTour() {

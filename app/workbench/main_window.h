@@ -41,6 +41,7 @@ class WorkbenchDocument;
 struct Opened;
 class ExportDialog;
 class TourDialog;
+class StepThroughDialog;
 struct ExportOutcome;
 struct RunOutcome;
 struct RunSettings;
@@ -116,6 +117,10 @@ public:
   // Help > Guided Tour (F1): the tour window, created on first use; it raises the panels it
   // describes.
   TourDialog* showTour();
+  // Build > Step Through Compilation (Ctrl+T): node `node` of the final graph (-1: the
+  // selected one, else the first) from the ONNX file to assembly, with explanations; the
+  // window follows a compile that finishes while it is open.
+  StepThroughDialog* showStepThrough(int node = -1);
 
   // Runs the model on display with the Run panel's settings in the background (compiling it
   // first if it has not been, or if the panel asks for other threads); runFinished() or
@@ -262,6 +267,8 @@ private:
   QAction* exportAction_ = nullptr;
   QAction* saveSessionAction_ = nullptr;
   TourDialog* tour_ = nullptr;
+  StepThroughDialog* stepThrough_ = nullptr;
+  int stepThroughNode_ = -1;
   RecentFiles* recentSessions_ = nullptr;
   // A session being opened: restored once its model has loaded.
   std::shared_ptr<const api::WorkbenchSession> pendingSession_;

@@ -2,6 +2,7 @@
 // file's nodes with a banner that leads back, selections follow by node name, and the graph
 // as drawn saves as SVG and PNG. LATHE_SCREENSHOT_DIR=DIR keeps a picture of the authored view.
 #include "app/workbench/main_window.h"
+#include "app/workbench/step_through.h"
 #include "app/workbench/tour_dialog.h"
 #include "views/graph/graph_items.h"
 #include "views/graph/graph_minimap.h"
@@ -36,6 +37,7 @@ private slots:
   void graphSavesAsSvgAndPng();
   void minimapShowsAndMovesTheView();
   void tourWalksThroughThePanels();
+  void stepThroughAConv();
 
 private:
   QTemporaryDir dir_;
@@ -170,6 +172,49 @@ void TestGraphModes::tourWalksThroughThePanels() {
   QVERIFY(tour->page(tour->currentPage()).title.startsWith(QStringLiteral("Journey")));
   QCOMPARE(window_->showTour(), tour); // one tour window
   tour->close();
+}
+
+// Teaching mode: the stem Conv from the file through fold-batchnorm and fusion; before a
+// compile the steps end with how to get the code, after it they go on to the assembly.
+void TestGraphModes::stepThroughAConv() {
+  const auto& report = *window_->report();
+  int conv = -1;
+  for (int n = 0; n < static_cast<int>(report.final.nodes.size()) && conv < 0; ++n)
+    if (report.final.nodes[n].opType == "Conv")
+      conv = n;
+  QVERIFY(conv >= 0);
+  lathe::workbench::StepThroughDialog* steps = window_->showStepThrough(conv);
+  QVERIFY(steps && steps->isVisible());
+  QStringList titles;
+  for (int i = 0; i < steps->stepCount(); ++i)
+    titles << steps->step(i).title;
+  QVERIFY2(titles.first() == QStringLiteral("ONNX node") &&
+               titles.contains(QStringLiteral("Pass fold-batchnorm")) &&
+               titles.last() == QStringLiteral("Kernel"),
+           qPrintable(titles.join(QStringLiteral(" | "))));
+  QVERIFY(steps->step(steps->stepCount() - 1).summary.contains(QStringLiteral("Compile")));
+  const int fold = static_cast<int>(titles.indexOf(QStringLiteral("Pass fold-batchnorm")));
+  steps->showStep(fold);
+  QVERIFY2(steps->codeText().contains(QStringLiteral("# before fold-batchnorm")) &&
+               steps->codeText().contains(QStringLiteral("_bn")),
+           qPrintable(steps->codeText()));
+  QVERIFY(steps->explanationText().contains(QStringLiteral("BatchNormalization")));
+
+  // Compiled while the window is open: the steps go on to the machine code.
+  QSignalSpy compiled(window_.get(), &MainWindow::compiled);
+  QVERIFY(window_->compile());
+  QVERIFY(compiled.wait(kTimeoutMs));
+  QTRY_VERIFY(steps->step(steps->stepCount() - 1).title == QStringLiteral("Assembly"));
+  steps->showStep(steps->stepCount() - 1);
+  QVERIFY(!steps->codeText().isEmpty());
+  QVERIFY(steps->explanationText().contains(QStringLiteral("machine code")));
+  auto* next = steps->findChild<QPushButton*>(QStringLiteral("stepNext"));
+  QVERIFY(!next->isEnabled());
+  if (const QString shots = qEnvironmentVariable("LATHE_SCREENSHOT_DIR"); !shots.isEmpty()) {
+    steps->showStep(steps->stepCount() - 4); // the loop nest
+    QVERIFY(steps->grab().save(shots + QStringLiteral("/step_through.png")));
+  }
+  steps->close();
 }
 
 QTEST_MAIN(TestGraphModes)
