@@ -885,6 +885,8 @@ void MainWindow::highlightKernel(int kernel) {
     if (names.count(doc_->model()->final.nodes[n].name))
       nodes.push_back(n);
   }
+  if (!nodes.empty())
+    graph_->revealNode(nodes.front()); // the kernel's nodes on screen, wherever they are
   graph_->highlightNodes(std::move(nodes));
 }
 

@@ -4,6 +4,7 @@
 #include "app/workbench/main_window.h"
 #include "app/workbench/step_through.h"
 #include "app/workbench/tour_dialog.h"
+#include "views/graph/graph_canvas.h"
 #include "views/graph/graph_items.h"
 #include "views/graph/graph_minimap.h"
 #include "views/graph/graph_view.h"
@@ -38,6 +39,7 @@ private slots:
   void minimapShowsAndMovesTheView();
   void tourWalksThroughThePanels();
   void stepThroughAConv();
+  void selectingAKernelScrollsToItsNodes();
 
 private:
   QTemporaryDir dir_;
@@ -215,6 +217,31 @@ void TestGraphModes::stepThroughAConv() {
     QVERIFY(steps->grab().save(shots + QStringLiteral("/step_through.png")));
   }
   steps->close();
+}
+
+// After stepThroughAConv's compile: the last kernel's nodes (the bottom of the graph) come on
+// screen when it is selected, outlined.
+void TestGraphModes::selectingAKernelScrollsToItsNodes() {
+  const auto& compiled = window_->compileReport();
+  QVERIFY(compiled && compiled->kernels.size() > 2);
+  lathe::views::GraphView* graph = window_->graphView();
+  QTRY_VERIFY_WITH_TIMEOUT(!graph->isLayingOut(), kTimeoutMs);
+  for (int i = 0; i < 6; ++i)
+    graph->zoomIn(); // the whole graph does not fit any more
+  const int last = static_cast<int>(compiled->kernels.size()) - 1;
+  int node = -1;
+  const auto& nodes = window_->report()->final.nodes;
+  for (int n = 0; n < static_cast<int>(nodes.size()); ++n)
+    if (nodes[n].name == compiled->kernels[last].nodes.front())
+      node = n;
+  QVERIFY(node >= 0);
+  QVERIFY(window_->selectKernel(last));
+  QCOMPARE(window_->graphPass(), MainWindow::kFinalGraph);
+  QTRY_VERIFY_WITH_TIMEOUT(!graph->isLayingOut(), kTimeoutMs);
+  QTRY_VERIFY(graph->itemForNode(node) && graph->itemForNode(node)->isHighlighted());
+  const QRectF visible =
+      graph->canvas()->mapToScene(graph->canvas()->viewport()->rect()).boundingRect();
+  QVERIFY(visible.contains(graph->itemForNode(node)->sceneBoundingRect().center()));
 }
 
 QTEST_MAIN(TestGraphModes)
