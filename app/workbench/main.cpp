@@ -22,9 +22,10 @@ int main(int argc, char** argv) {
                                QStringLiteral("[MODEL.onnx]"));
   const QCommandLineOption screenshot(
       QStringLiteral("screenshot"),
-      QStringLiteral("Open MODEL, save main_window.png, graph.png, properties.png, passes.png, "
-                     "graph_after_pass.png, ir.png, kernels.png and main_window_code.png into "
-                     "DIR, and exit (works with QT_QPA_PLATFORM=offscreen)."),
+      QStringLiteral("Open MODEL, compile, run and schedule it, save a picture of the window "
+                     "and of each panel into DIR (main_window.png, graph.png, passes.png, "
+                     "kernels.png, step_through.png, run.png, profile.png, schedule.png, ...), "
+                     "and exit (works with QT_QPA_PLATFORM=offscreen)."),
       QStringLiteral("DIR"));
   parser.addOption(screenshot);
   parser.process(app);

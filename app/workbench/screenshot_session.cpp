@@ -4,6 +4,7 @@
 #include "app/workbench/main_window.h"
 #include "app/workbench/run_panel.h"
 #include "app/workbench/schedule_panel.h"
+#include "app/workbench/step_through.h"
 #include "views/graph/graph_view.h"
 #include "views/profile/profile_view.h"
 
@@ -148,6 +149,19 @@ void ScreenshotSession::captureKernels() {
   kernels->showCode(KernelsPanel::Code::LoopIr);
   bool ok = save(dock("codeDock"), QStringLiteral("kernels.png"));
   ok_ = save(window_, QStringLiteral("main_window_code.png")) && ok && ok_;
+  // Teaching mode on the first convolution, at its assembly.
+  const auto& nodes = window_->report()->final.nodes;
+  for (int n = 0; n < static_cast<int>(nodes.size()); ++n) {
+    if (nodes[n].category != "convolution")
+      continue;
+    if (StepThroughDialog* steps = window_->showStepThrough(n)) {
+      steps->showStep(steps->stepCount() - 1);
+      settle();
+      ok_ = save(steps, QStringLiteral("step_through.png")) && ok_;
+      steps->close();
+    }
+    break;
+  }
   std::fflush(stdout);
   // Five profiled runs: enough for a distribution and a readable timeline.
   RunPanel* run = window_->runPanel();

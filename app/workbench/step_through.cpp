@@ -98,7 +98,8 @@ std::vector<CompileStep> compileStepsOf(const api::ModelReport& model,
                      QString(), CodeLanguage::Plain, "lowering", "stage"});
     return steps;
   }
-  const QString target = compiled ? qs(compiled->target) : QString();
+  const QString target =
+      !compiled || compiled->target == "llvm" ? QObject::tr("this machine") : qs(compiled->target);
   steps.push_back({QObject::tr("Loop nest of %1").arg(qs(kernel->name)),
                    QObject::tr("Kernel %1 computes it as nested loops (the default lowering).")
                        .arg(qs(kernel->name)),
@@ -204,7 +205,11 @@ void StepThroughDialog::showStep(int index) {
   code_->setPlainText(s.code);
   code_->setVisible(!s.code.isEmpty());
   const api::Explanation* e = api::findExplanation(s.explainName, s.explainKind);
-  explanation_->setMarkdown(e ? QString::fromStdString(e->text) : QString());
+  // A smaller heading than the window's own: the explanation supports the stage shown.
+  QString text = e ? QString::fromStdString(e->text) : QString();
+  if (text.startsWith(QLatin1String("# ")))
+    text.insert(0, QStringLiteral("##"));
+  explanation_->setMarkdown(text);
   explanation_->setVisible(e != nullptr);
   previous_->setEnabled(index > 0);
   next_->setEnabled(index + 1 < stepCount());
