@@ -39,6 +39,12 @@ void MainWindow::createRunDocks() {
   connect(runPanel_, &RunPanel::shapesChanged, this, &MainWindow::updateRunAvailability);
   connect(profileView_, &views::ProfileView::kernelActivated, this,
           &MainWindow::selectProfiledKernel);
+  // And back: a kernel selected in Code is selected in the profile's table and timeline.
+  connect(kernels_, &KernelsPanel::kernelSelected, this, [this](int kernel) {
+    const auto& compiled = doc_->compileReport();
+    if (compiled && kernel >= 0 && kernel < static_cast<int>(compiled->kernels.size()))
+      profileView_->selectKernel(qs(compiled->kernels[static_cast<std::size_t>(kernel)].name));
+  });
   connect(profileView_, &views::ProfileView::heatMapToggled, this, [this](bool on) {
     if (on && graphPass_ != kFinalGraph)
       showFinalGraph(); // the profile times the final graph's nodes; applies the heat map

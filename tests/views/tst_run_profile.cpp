@@ -202,6 +202,9 @@ void TestRunProfile::runProfileCompareExport() {
   QCOMPARE(kernelList->currentIndex().siblingAtColumn(0).data().toString(), kernel);
   QCOMPARE(profile->selectedKernel(), kernel);
   QVERIFY(window.findChild<QDockWidget*>(QStringLiteral("profileDock"))->isVisible());
+  // And back: a kernel selected in Code is selected in the profile's table and timeline.
+  QVERIFY(window.selectKernel(0));
+  QCOMPARE(profile->selectedKernel(), QString::fromStdString(compiled.front().name));
 
   // Pin, run again on one thread, compare.
   QVERIFY(panel->pin());
