@@ -9,12 +9,16 @@
 #include <QKeySequence>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStackedWidget>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTextBlock>
+#include <QTextCursor>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace lathe::workbench {
 
@@ -87,6 +91,9 @@ KernelsPanel::KernelsPanel(QWidget* parent)
     pane.view->setPlaceholderText(tr("Select a kernel to see its code."));
     codeTabs_->addTab(pane.view, pane.title);
   }
+
+  connect(loopIr_, &QPlainTextEdit::cursorPositionChanged, this, &KernelsPanel::linkFromLoopIr);
+  connect(assembly_, &QPlainTextEdit::cursorPositionChanged, this, &KernelsPanel::linkFromAssembly);
 
   splitter_->setObjectName(QStringLiteral("kernelsSplitter"));
   splitter_->setChildrenCollapsible(false);
@@ -222,11 +229,70 @@ void KernelsPanel::showKernel(int kernel) {
       trace += "#   " + k->schedule.substr(at, end - at) + "\n";
     }
   }
+  tracePrefixLines_ = static_cast<int>(std::count(trace.begin(), trace.end(), '\n'));
   set(loopIr_, k ? trace + k->loopIr : std::string());
   set(llvmIr_, k ? k->llvmIr : std::string());
   set(llvmIrOptimized_, k ? k->llvmIrOptimized : std::string());
   set(assembly_, k ? k->assembly : std::string());
   emit kernelSelected(selected_);
+}
+
+namespace {
+
+// A pale tint of the highlight colour on whole lines.
+QList<QTextEdit::ExtraSelection> tinted(QPlainTextEdit* view, const std::vector<int>& lines) {
+  QList<QTextEdit::ExtraSelection> selections;
+  QColor tint = view->palette().highlight().color();
+  tint.setAlpha(60);
+  for (int line : lines) {
+    const QTextBlock block = view->document()->findBlockByNumber(line - 1);
+    if (!block.isValid())
+      continue;
+    QTextEdit::ExtraSelection selection;
+    selection.cursor = QTextCursor(block);
+    selection.format.setBackground(tint);
+    selection.format.setProperty(QTextFormat::FullWidthSelection, true);
+    selections << selection;
+  }
+  return selections;
+}
+
+// Scrolls `view` so that `line` is in sight without moving its cursor.
+void reveal(QPlainTextEdit* view, int line) {
+  // A plain text edit scrolls by lines: its scroll bar's value is the first line shown.
+  QScrollBar* bar = view->verticalScrollBar();
+  const int shown = std::max(1, view->viewport()->height() / view->fontMetrics().height());
+  if (line - 1 < bar->value() || line - 1 >= bar->value() + shown)
+    bar->setValue(std::max(0, line - 4));
+}
+
+} // namespace
+
+void KernelsPanel::linkFromLoopIr() {
+  const api::KernelReport* k = model_->kernel(selected_);
+  linkedAssembly_.clear();
+  if (k) {
+    const int line = loopIr_->textCursor().blockNumber() + 1 - tracePrefixLines_;
+    for (std::size_t i = 0; i < k->assemblyLoopLines.size(); ++i)
+      if (line > 0 && k->assemblyLoopLines[i] == line)
+        linkedAssembly_.push_back(static_cast<int>(i) + 1);
+  }
+  assembly_->setExtraSelections(tinted(assembly_, linkedAssembly_));
+  if (!linkedAssembly_.empty())
+    reveal(assembly_, linkedAssembly_.front());
+}
+
+void KernelsPanel::linkFromAssembly() {
+  const api::KernelReport* k = model_->kernel(selected_);
+  const int line = assembly_->textCursor().blockNumber(); // 0-based index into the lines
+  linkedLoop_ = k && line >= 0 && line < static_cast<int>(k->assemblyLoopLines.size()) &&
+                        k->assemblyLoopLines[static_cast<std::size_t>(line)] > 0
+                    ? k->assemblyLoopLines[static_cast<std::size_t>(line)] + tracePrefixLines_
+                    : 0;
+  loopIr_->setExtraSelections(linkedLoop_ ? tinted(loopIr_, {linkedLoop_})
+                                          : QList<QTextEdit::ExtraSelection>());
+  if (linkedLoop_)
+    reveal(loopIr_, linkedLoop_);
 }
 
 } // namespace lathe::workbench

@@ -7,6 +7,7 @@
 #include <QWidget>
 #include <memory>
 #include <string>
+#include <vector>
 
 class QLabel;
 class QPlainTextEdit;
@@ -44,6 +45,11 @@ public:
   // Selects the kernel that computes the ONNX node named `node`; false if none does.
   bool selectKernelForNode(const std::string& node);
   int selectedKernel() const { return selected_; }
+  // Linked lines (Compiler Explorer's colours): the cursor on a loop IR line tints the
+  // assembly lines made from it, the cursor on an assembly line tints its loop IR line. The
+  // lines tinted now, 1-based, in each pane.
+  std::vector<int> linkedAssemblyLines() const { return linkedAssembly_; }
+  int linkedLoopLine() const { return linkedLoop_; }
   void showCode(Code code);
   QSplitter* splitter() const { return splitter_; }
 
@@ -51,6 +57,8 @@ signals:
   void kernelSelected(int kernel); // -1 when the selection is cleared
 
 private:
+  void linkFromLoopIr();
+  void linkFromAssembly();
   void showKernel(int kernel);
   void updatePlaceholder();
 
@@ -69,6 +77,9 @@ private:
   QSortFilterProxyModel* proxy_;
   bool compiling_ = false;
   int selected_ = -1;
+  int tracePrefixLines_ = 0; // lines the schedule trace adds above the loop IR
+  std::vector<int> linkedAssembly_;
+  int linkedLoop_ = 0;
 };
 
 } // namespace lathe::workbench

@@ -251,6 +251,8 @@ struct KernelReport {
   // one line per choice; empty for plain loop nests.
   std::string strategy;
   std::string llvmIr, llvmIrOptimized, assembly; // when keepCode
+  // Per line of `assembly`: the line of `loopIr` it came from (0: none known), when keepCode.
+  std::vector<int> assemblyLoopLines;
   std::uint64_t codeBytes = 0; // machine code of its functions for the target (0: unknown)
   int tunedTrials = 0;         // `schedule` came from tuning records, found in this many trials
 };

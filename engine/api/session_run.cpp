@@ -198,6 +198,7 @@ CompileResult Session::compile(const CompileOptions& options) {
           kr.llvmIr = code[k].llvmIr;
           kr.llvmIrOptimized = code[k].llvmIrOptimized;
           kr.assembly = code[k].assembly;
+          kr.assemblyLoopLines = code[k].assemblyLoopLines;
         }
       }
       report->kernels.push_back(std::move(kr));

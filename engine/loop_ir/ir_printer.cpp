@@ -142,7 +142,7 @@ const char* binaryFunction(ExprKind kind) {
 
 class Printer : public IRVisitor {
 public:
-  explicit Printer(std::ostream& os) : os_(os) {}
+  explicit Printer(std::ostream& os, StmtLines* lines = nullptr) : os_(os), lines_(lines) {}
 
   void print(const Expr& e, int context = kTop) {
     if (!e.defined()) {
@@ -158,6 +158,8 @@ public:
   }
 
   void printStmt(const Stmt& s) {
+    if (lines_ && s.defined())
+      lines_->emplace(s.get(), lineNumber_ + 1); // the next line() starts it
     if (!s.defined()) {
       line() << "<undefined>\n";
       return;
@@ -185,6 +187,7 @@ public:
     for (std::size_t i = 0; i < kernel.sourceNodes.size(); ++i)
       os_ << (i == 0 ? "  # from: " : ", ") << kernel.sourceNodes[i];
     os_ << '\n';
+    lineNumber_ = 1; // the header
     indented(kernel.body);
     os_ << "}\n";
   }
@@ -340,6 +343,7 @@ protected:
 
 private:
   std::ostream& line() {
+    ++lineNumber_; // every line but the kernel's header and closing brace starts here
     for (int i = 0; i < indent_; ++i)
       os_ << "  ";
     return os_;
@@ -368,6 +372,8 @@ private:
 
   std::ostream& os_;
   int indent_ = 0;
+  StmtLines* lines_ = nullptr;
+  int lineNumber_ = 0; // lines started so far
 };
 
 } // namespace
@@ -387,6 +393,12 @@ std::string toString(const Stmt& s) {
 std::string toString(const Kernel& kernel) {
   std::ostringstream os;
   os << kernel;
+  return os.str();
+}
+
+std::string toString(const Kernel& kernel, StmtLines* lines) {
+  std::ostringstream os;
+  Printer(os, lines).printKernel(kernel);
   return os.str();
 }
 

@@ -17,12 +17,18 @@
 
 #include <ostream>
 #include <string>
+#include <unordered_map>
 
 namespace lathe::loop {
 
 std::string toString(const Expr& e);
 std::string toString(const Stmt& s); // one line per statement, each ending in '\n'
 std::string toString(const Kernel& kernel);
+// The same, and the 1-based line of the text each statement starts on (keyed by its node;
+// a Block has its first statement's line). Code generation tags instructions with them, so
+// that a line of loop IR can be found again in the assembly.
+using StmtLines = std::unordered_map<const void*, int>;
+std::string toString(const Kernel& kernel, StmtLines* lines);
 // "f32[1,3,224,224]", with " strides [..]" when the strides are not row-major.
 std::string toString(const Buffer& buffer);
 

@@ -2,9 +2,11 @@
 #include "engine/codegen/llvm/codegen.h"
 #include "engine/codegen/llvm/compiler.h"
 #include "engine/loop_ir/ir_operators.h"
+#include "engine/loop_ir/ir_printer.h"
 #include "engine/runtime/thread_pool.h"
 #include "engine/support/diagnostics.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <gtest/gtest.h>
@@ -234,6 +236,20 @@ TEST(KernelEmitter, CrossTargetObjects) {
     EXPECT_NE(obj.code[0].assembly.find("relu16"), std::string::npos) << t;
     // Its machine code's size, from the object's symbols: more than a return, less than
     // the whole object.
+    // Each assembly line knows the loop IR line it came from (debug locations): the store's.
+    const std::string& asmText = obj.code[0].assembly;
+    ASSERT_EQ(obj.code[0].assemblyLoopLines.size(),
+              static_cast<std::size_t>(std::count(asmText.begin(), asmText.end(), '\n')))
+        << t;
+    EXPECT_EQ(asmText.find("\t.loc\t"), std::string::npos) << t; // not wasm's .local
+    loop::StmtLines lines;
+    const std::string loopText = loop::toString(k, &lines);
+    const int storeLine = lines.at(k.body.as<loop::For>()->body.get());
+    EXPECT_NE(loopText.substr(0, 200).find("out["), std::string::npos);
+    EXPECT_NE(std::find(obj.code[0].assemblyLoopLines.begin(), obj.code[0].assemblyLoopLines.end(),
+                        storeLine),
+              obj.code[0].assemblyLoopLines.end())
+        << t << ": no assembly from the store on line " << storeLine;
     EXPECT_GT(obj.code[0].codeBytes, 8u) << t;
     EXPECT_LT(obj.code[0].codeBytes, obj.object.size()) << t;
   }

@@ -1,6 +1,7 @@
 // The central graph as authored and as optimised, offscreen: the authored view shows the ONNX
 // file's nodes with a banner that leads back, selections follow by node name, and the graph
 // as drawn saves as SVG and PNG. LATHE_SCREENSHOT_DIR=DIR keeps a picture of the authored view.
+#include "app/workbench/kernels_panel.h"
 #include "app/workbench/main_window.h"
 #include "app/workbench/step_through.h"
 #include "app/workbench/tour_dialog.h"
@@ -14,12 +15,17 @@
 #include <QFile>
 #include <QImage>
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBlock>
 #include <QTextBrowser>
+#include <QTextCursor>
+#include <algorithm>
+#include <map>
 #include <memory>
 
 using lathe::workbench::MainWindow;
@@ -40,6 +46,7 @@ private slots:
   void tourWalksThroughThePanels();
   void stepThroughAConv();
   void selectingAKernelScrollsToItsNodes();
+  void loopIrAndAssemblyAreLinked();
 
 private:
   QTemporaryDir dir_;
@@ -242,6 +249,54 @@ void TestGraphModes::selectingAKernelScrollsToItsNodes() {
   const QRectF visible =
       graph->canvas()->mapToScene(graph->canvas()->viewport()->rect()).boundingRect();
   QVERIFY(visible.contains(graph->itemForNode(node)->sceneBoundingRect().center()));
+}
+
+// The cursor on a loop IR line tints the assembly made from it, and back (debug locations).
+void TestGraphModes::loopIrAndAssemblyAreLinked() {
+  const auto& compiled = window_->compileReport();
+  QVERIFY(compiled);
+  auto* kernels = window_->findChild<lathe::workbench::KernelsPanel*>();
+  QVERIFY(window_->selectKernel(0));
+  const auto& k = compiled->kernels[0];
+  const int lines = static_cast<int>(std::count(k.assembly.begin(), k.assembly.end(), '\n'));
+  QCOMPARE(static_cast<int>(k.assemblyLoopLines.size()), lines);
+  // The loop IR line most assembly came from: a store in the innermost loop.
+  std::map<int, int> counts;
+  for (int l : k.assemblyLoopLines)
+    if (l > 0)
+      ++counts[l];
+  QVERIFY(!counts.empty());
+  const int busiest = std::max_element(counts.begin(), counts.end(), [](auto a, auto b) {
+                        return a.second < b.second;
+                      })->first;
+  auto* loopIr = window_->findChild<QPlainTextEdit*>(QStringLiteral("kernelLoopIr"));
+  auto* assembly = window_->findChild<QPlainTextEdit*>(QStringLiteral("kernelAssembly"));
+  const int prefix =
+      k.schedule.empty()
+          ? 0
+          : 1 + static_cast<int>(std::count(k.schedule.begin(), k.schedule.end(), '\n'));
+  QTextCursor cursor(loopIr->document()->findBlockByNumber(prefix + busiest - 1));
+  loopIr->setTextCursor(cursor);
+  QCOMPARE(static_cast<int>(kernels->linkedAssemblyLines().size()), counts[busiest]);
+  // The line is code, not a brace: a store, a loop or an allocation.
+  const QString text = cursor.block().text();
+  QVERIFY2(text.contains(QLatin1Char('=')) || text.contains(QStringLiteral("for")) ||
+               text.contains(QStringLiteral("allocate")),
+           qPrintable(text));
+  QCOMPARE(assembly->extraSelections().size(), kernels->linkedAssemblyLines().size());
+  // Back: an assembly line of those tints that loop IR line.
+  QTextCursor back(
+      assembly->document()->findBlockByNumber(kernels->linkedAssemblyLines().front() - 1));
+  assembly->setTextCursor(back);
+  QCOMPARE(kernels->linkedLoopLine(), prefix + busiest);
+  QCOMPARE(loopIr->extraSelections().size(), 1);
+  if (const QString shots = qEnvironmentVariable("LATHE_SCREENSHOT_DIR"); !shots.isEmpty()) {
+    window_->showPanel(MainWindow::Panel::Kernels);
+    kernels->showCode(lathe::workbench::KernelsPanel::Code::Assembly);
+    QVERIFY(kernels->grab().save(shots + QStringLiteral("/linked_assembly.png")));
+    kernels->showCode(lathe::workbench::KernelsPanel::Code::LoopIr);
+    QVERIFY(kernels->grab().save(shots + QStringLiteral("/linked_loop_ir.png")));
+  }
 }
 
 QTEST_MAIN(TestGraphModes)

@@ -12,6 +12,8 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Transforms/Utils/Cloning.h>
+#include <optional>
+#include <regex>
 #include <sstream>
 
 namespace lathe::codegen {
@@ -23,7 +25,8 @@ struct BuiltModule {
   std::vector<KernelCode> code;
 };
 
-// The text of the functions that belong to `kernel` (itself, its body, outlined loops).
+// The text of the functions that belong to `kernel` (itself, its body, outlined loops),
+// without the debug-location references (`, !dbg !12`) that only lead to metadata not shown.
 std::string kernelFunctionsText(const llvm::Module& module, const std::string& kernel) {
   std::string text;
   llvm::raw_string_ostream out(text);
@@ -32,28 +35,46 @@ std::string kernelFunctionsText(const llvm::Module& module, const std::string& k
     if (!f.isDeclaration() && (name == kernel || name.starts_with(kernel + "_body")))
       f.print(out);
   }
-  return text;
+  out.flush();
+  static const std::regex dbg(R"((,)? !dbg !\d+)");
+  return std::regex_replace(text, dbg, "");
 }
 
-// The assembly of `kernel`'s functions: from each function's label to its end marker.
-std::string kernelAssembly(const std::string& assembly, const std::string& kernel) {
+// The assembly of `kernel`'s functions: from each function's label to its end marker, without
+// the debug directives; `loopLines` gets, per line kept, the loop IR line its `.loc` named
+// (0: none).
+std::string kernelAssembly(const std::string& assembly, const std::string& kernel,
+                           std::vector<int>* loopLines) {
   std::string out;
   std::istringstream in(assembly);
   std::string line;
   bool inside = false;
+  int current = 0;
+  static const std::regex loc(R"(^\s*\.loc\s+\d+\s+(\d+))");
+  static const std::regex tmpLabel(R"(^\.L(tmp|func_begin)\d+:\s*$)");
   while (std::getline(in, line)) {
     if (!inside) {
       const auto colon = line.find(':');
       if (colon != std::string::npos && line[0] != '\t' && line[0] != '.' && line[0] != '#') {
         const std::string label = line.substr(0, colon);
         inside = label == kernel || label.rfind(kernel + "_body", 0) == 0;
+        current = 0;
       }
     }
-    if (inside) {
-      out += line + "\n";
-      if (line.rfind(".Lfunc_end", 0) == 0)
-        inside = false;
+    if (!inside)
+      continue;
+    std::smatch m;
+    if (std::regex_search(line, m, loc)) {
+      current = std::stoi(m[1].str());
+      continue;
     }
+    if (std::regex_match(line, tmpLabel) || line.find("\t.file\t") == 0)
+      continue;
+    out += line + "\n";
+    if (loopLines)
+      loopLines->push_back(current);
+    if (line.rfind(".Lfunc_end", 0) == 0)
+      inside = false;
   }
   return out;
 }
@@ -66,8 +87,18 @@ BuiltModule build(const std::vector<loop::Kernel>& kernels, const CodegenOptions
   built.module = std::make_unique<llvm::Module>("lathe_kernels", *built.context);
   built.module->setDataLayout(machine.createDataLayout());
   built.module->setTargetTriple(machine.getTargetTriple().str());
-  for (const loop::Kernel& k : kernels)
-    emitKernel(k, *built.module);
+  // With the texts kept, instructions carry their loop IR lines (the assembly's .loc).
+  std::optional<KernelDebugInfo> debug;
+  if (options.keepText)
+    debug.emplace(*built.module);
+  for (const loop::Kernel& k : kernels) {
+    loop::StmtLines lines;
+    if (debug)
+      loop::toString(k, &lines);
+    emitKernel(k, *built.module, debug ? &*debug : nullptr, debug ? &lines : nullptr);
+  }
+  if (debug)
+    debug->finalize();
   std::string problems;
   llvm::raw_string_ostream out(problems);
   if (llvm::verifyModule(*built.module, &out))
@@ -90,7 +121,7 @@ BuiltModule build(const std::vector<loop::Kernel>& kernels, const CodegenOptions
     if (options.keepText) {
       code.llvmIr = before[i];
       code.llvmIrOptimized = kernelFunctionsText(*built.module, kernels[i].name);
-      code.assembly = kernelAssembly(assembly, kernels[i].name);
+      code.assembly = kernelAssembly(assembly, kernels[i].name, &code.assemblyLoopLines);
     }
     built.code.push_back(std::move(code));
   }

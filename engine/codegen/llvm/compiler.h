@@ -26,6 +26,9 @@ struct KernelCode {
   std::string llvmIr;          // before optimisation
   std::string llvmIrOptimized; // after
   std::string assembly;
+  // Per line of `assembly`: the line of the kernel's loop IR (loop::toString) it came from,
+  // 0 where none is known.
+  std::vector<int> assemblyLoopLines;
   // Bytes of machine code of the kernel's functions (itself, its bodies and outlined loops),
   // from the symbol sizes of the object LLVM emitted; 0 where the object does not say.
   std::uint64_t codeBytes = 0;

@@ -43,9 +43,12 @@ protected:
 
 class Emitter {
 public:
-  Emitter(llvm::Module& module) : module_(module), ctx_(module.getContext()), b_(ctx_) {}
+  Emitter(llvm::Module& module, KernelDebugInfo* debug, const loop::StmtLines* lines)
+      : module_(module), ctx_(module.getContext()), b_(ctx_), debug_(debug), lines_(lines) {}
 
   void emit(const loop::Kernel& kernel) {
+    if (debug_)
+      file_ = debug_->builder().createFile(kernel.name + ".loop", "lathe");
     const std::vector<loop::Buffer> params = kernel.parameters();
     // The body lives in <name>_body(ptr noalias ...), inlined into the void**-ABI wrapper:
     // inlining turns the noalias parameters into alias scopes the vectoriser can use.
@@ -60,6 +63,7 @@ public:
       body->getArg(static_cast<unsigned>(i))->setName(params[i].name());
     }
     fn_ = body;
+    enterFunction(body, 1);
     b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", body));
     for (std::size_t i = 0; i < params.size(); ++i)
       buffers_[params[i].name()] = {params[i], body->getArg(static_cast<unsigned>(i))};
@@ -70,6 +74,7 @@ public:
     auto* wrapper =
         llvm::Function::Create(wrapperType, llvm::Function::ExternalLinkage, kernel.name, module_);
     wrapper->addFnAttr(llvm::Attribute::NoUnwind);
+    enterFunction(wrapper, 1); // the call to the body must have a location to be inlined
     b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", wrapper));
     std::vector<llvm::Value*> args;
     for (std::size_t i = 0; i < params.size(); ++i) {
@@ -81,6 +86,28 @@ public:
   }
 
 private:
+  // Gives `f` a debug scope of its own and makes its instructions start at `line`.
+  void enterFunction(llvm::Function* f, int line) {
+    if (!debug_)
+      return;
+    llvm::DIBuilder& dib = debug_->builder();
+    auto* type = dib.createSubroutineType(dib.getOrCreateTypeArray({}));
+    scope_ = dib.createFunction(
+        file_, f->getName(), f->getName(), file_, static_cast<unsigned>(line), type,
+        static_cast<unsigned>(line), llvm::DINode::FlagPrototyped,
+        llvm::DISubprogram::SPFlagDefinition | llvm::DISubprogram::SPFlagOptimized);
+    f->setSubprogram(scope_);
+    b_.SetCurrentDebugLocation(llvm::DILocation::get(ctx_, static_cast<unsigned>(line), 1, scope_));
+  }
+
+  // The line of loop IR `s` starts on, or 0.
+  int lineOf(const Stmt& s) const {
+    if (!lines_ || !s.defined())
+      return 0;
+    const auto it = lines_->find(s.get());
+    return it == lines_->end() ? 0 : it->second;
+  }
+
   struct BufferInfo {
     loop::Buffer buffer;
     llvm::Value* base;
@@ -473,6 +500,17 @@ private:
   void emitStmt(const Stmt& s) {
     if (!s.defined())
       return;
+    // The statement's instructions carry its loop IR line; what follows it (a loop's latch)
+    // goes back to the enclosing statement's.
+    const llvm::DebugLoc outer = b_.getCurrentDebugLocation();
+    if (const int line = debug_ ? lineOf(s) : 0; line > 0 && s.kind() != StmtKind::Block)
+      b_.SetCurrentDebugLocation(
+          llvm::DILocation::get(ctx_, static_cast<unsigned>(line), 1, scope_));
+    emitStmtAt(s);
+    b_.SetCurrentDebugLocation(outer);
+  }
+
+  void emitStmtAt(const Stmt& s) {
     switch (s.kind()) {
     case StmtKind::For:
       emitFor(*s.as<loop::For>());
@@ -668,6 +706,9 @@ private:
     // Emit the outlined body with its own scope.
     llvm::Function* savedFn = fn_;
     llvm::BasicBlock* savedBlock = b_.GetInsertBlock();
+    llvm::DISubprogram* savedScope = scope_;
+    const llvm::DebugLoc savedLoc = b_.getCurrentDebugLocation();
+    enterFunction(par, savedLoc ? static_cast<int>(savedLoc.getLine()) : 1);
     auto savedVars = vars_;
     auto savedBuffers = buffers_;
     fn_ = par;
@@ -695,6 +736,8 @@ private:
     vars_ = std::move(savedVars);
     buffers_ = std::move(savedBuffers);
     b_.SetInsertPoint(savedBlock);
+    scope_ = savedScope;
+    b_.SetCurrentDebugLocation(savedLoc);
 
     auto parallelFor = module_.getOrInsertFunction(
         "lathe_parallel_for",
@@ -727,6 +770,10 @@ private:
   llvm::Module& module_;
   llvm::LLVMContext& ctx_;
   llvm::IRBuilder<> b_;
+  KernelDebugInfo* debug_ = nullptr;
+  const loop::StmtLines* lines_ = nullptr;
+  llvm::DIFile* file_ = nullptr;
+  llvm::DISubprogram* scope_ = nullptr;
   llvm::Function* fn_ = nullptr;
   std::unordered_map<std::string, llvm::Value*> vars_;
   std::unordered_map<std::string, BufferInfo> buffers_;
@@ -735,8 +782,21 @@ private:
 
 } // namespace
 
-void emitKernel(const loop::Kernel& kernel, llvm::Module& module) {
-  Emitter(module).emit(kernel);
+KernelDebugInfo::KernelDebugInfo(llvm::Module& module) : builder_(module) {
+  unit_ =
+      builder_.createCompileUnit(llvm::dwarf::DW_LANG_C, builder_.createFile("kernels", "lathe"),
+                                 "lathe", /*isOptimized=*/true, "", 0);
+  module.addModuleFlag(llvm::Module::Warning, "Debug Info Version", llvm::DEBUG_METADATA_VERSION);
+  module.addModuleFlag(llvm::Module::Warning, "Dwarf Version", 4);
+}
+
+void KernelDebugInfo::finalize() {
+  builder_.finalize();
+}
+
+void emitKernel(const loop::Kernel& kernel, llvm::Module& module, KernelDebugInfo* debug,
+                const loop::StmtLines* lines) {
+  Emitter(module, debug, lines).emit(kernel);
 }
 
 } // namespace lathe::codegen
