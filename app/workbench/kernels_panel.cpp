@@ -93,7 +93,19 @@ KernelsPanel::KernelsPanel(QWidget* parent)
   }
 
   connect(loopIr_, &QPlainTextEdit::cursorPositionChanged, this, &KernelsPanel::linkFromLoopIr);
-  connect(assembly_, &QPlainTextEdit::cursorPositionChanged, this, &KernelsPanel::linkFromAssembly);
+  // And back, from each of the other panes.
+  const struct {
+    QPlainTextEdit* view;
+    std::vector<int> api::KernelReport::* lines;
+  } linked[] = {{assembly_, &api::KernelReport::assemblyLoopLines},
+                {llvmIr_, &api::KernelReport::llvmIrLoopLines},
+                {llvmIrOptimized_, &api::KernelReport::llvmIrOptimizedLoopLines}};
+  for (const auto& pane : linked)
+    connect(pane.view, &QPlainTextEdit::cursorPositionChanged, this,
+            [this, view = pane.view, lines = pane.lines] {
+              const api::KernelReport* k = model_->kernel(selected_);
+              linkToLoopIr(view, k ? &(k->*lines) : nullptr);
+            });
 
   splitter_->setObjectName(QStringLiteral("kernelsSplitter"));
   splitter_->setChildrenCollapsible(false);
@@ -270,24 +282,31 @@ void reveal(QPlainTextEdit* view, int line) {
 
 void KernelsPanel::linkFromLoopIr() {
   const api::KernelReport* k = model_->kernel(selected_);
-  linkedAssembly_.clear();
-  if (k) {
-    const int line = loopIr_->textCursor().blockNumber() + 1 - tracePrefixLines_;
-    for (std::size_t i = 0; i < k->assemblyLoopLines.size(); ++i)
-      if (line > 0 && k->assemblyLoopLines[i] == line)
-        linkedAssembly_.push_back(static_cast<int>(i) + 1);
-  }
-  assembly_->setExtraSelections(tinted(assembly_, linkedAssembly_));
-  if (!linkedAssembly_.empty())
-    reveal(assembly_, linkedAssembly_.front());
+  const int line = loopIr_->textCursor().blockNumber() + 1 - tracePrefixLines_;
+  // The lines of one pane made from loop IR line `line`.
+  const auto madeFrom = [&](const std::vector<int>& lines) {
+    std::vector<int> out;
+    for (std::size_t i = 0; k && line > 0 && i < lines.size(); ++i)
+      if (lines[i] == line)
+        out.push_back(static_cast<int>(i) + 1);
+    return out;
+  };
+  const auto tint = [](QPlainTextEdit* view, const std::vector<int>& lines) {
+    view->setExtraSelections(tinted(view, lines));
+    if (!lines.empty())
+      reveal(view, lines.front());
+  };
+  linkedAssembly_ = k ? madeFrom(k->assemblyLoopLines) : std::vector<int>();
+  tint(assembly_, linkedAssembly_);
+  tint(llvmIr_, k ? madeFrom(k->llvmIrLoopLines) : std::vector<int>());
+  tint(llvmIrOptimized_, k ? madeFrom(k->llvmIrOptimizedLoopLines) : std::vector<int>());
 }
 
-void KernelsPanel::linkFromAssembly() {
-  const api::KernelReport* k = model_->kernel(selected_);
-  const int line = assembly_->textCursor().blockNumber(); // 0-based index into the lines
-  linkedLoop_ = k && line >= 0 && line < static_cast<int>(k->assemblyLoopLines.size()) &&
-                        k->assemblyLoopLines[static_cast<std::size_t>(line)] > 0
-                    ? k->assemblyLoopLines[static_cast<std::size_t>(line)] + tracePrefixLines_
+void KernelsPanel::linkToLoopIr(QPlainTextEdit* view, const std::vector<int>* lines) {
+  const int line = view->textCursor().blockNumber(); // 0-based index into `lines`
+  linkedLoop_ = lines && line >= 0 && line < static_cast<int>(lines->size()) &&
+                        (*lines)[static_cast<std::size_t>(line)] > 0
+                    ? (*lines)[static_cast<std::size_t>(line)] + tracePrefixLines_
                     : 0;
   loopIr_->setExtraSelections(linkedLoop_ ? tinted(loopIr_, {linkedLoop_})
                                           : QList<QTextEdit::ExtraSelection>());

@@ -45,9 +45,9 @@ public:
   // Selects the kernel that computes the ONNX node named `node`; false if none does.
   bool selectKernelForNode(const std::string& node);
   int selectedKernel() const { return selected_; }
-  // Linked lines (Compiler Explorer's colours): the cursor on a loop IR line tints the
-  // assembly lines made from it, the cursor on an assembly line tints its loop IR line. The
-  // lines tinted now, 1-based, in each pane.
+  // Linked lines (Compiler Explorer's colours): the cursor on a loop IR line tints the LLVM IR
+  // and assembly lines made from it, the cursor on one of those tints its loop IR line. The
+  // assembly lines and the loop IR line tinted now, 1-based.
   std::vector<int> linkedAssemblyLines() const { return linkedAssembly_; }
   int linkedLoopLine() const { return linkedLoop_; }
   void showCode(Code code);
@@ -58,7 +58,7 @@ signals:
 
 private:
   void linkFromLoopIr();
-  void linkFromAssembly();
+  void linkToLoopIr(QPlainTextEdit* view, const std::vector<int>* lines);
   void showKernel(int kernel);
   void updatePlaceholder();
 

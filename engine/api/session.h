@@ -253,6 +253,7 @@ struct KernelReport {
   std::string llvmIr, llvmIrOptimized, assembly; // when keepCode
   // Per line of `assembly`: the line of `loopIr` it came from (0: none known), when keepCode.
   std::vector<int> assemblyLoopLines;
+  std::vector<int> llvmIrLoopLines, llvmIrOptimizedLoopLines; // the same for the LLVM IR
   std::uint64_t codeBytes = 0; // machine code of its functions for the target (0: unknown)
   int tunedTrials = 0;         // `schedule` came from tuning records, found in this many trials
 };

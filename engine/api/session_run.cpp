@@ -199,6 +199,8 @@ CompileResult Session::compile(const CompileOptions& options) {
           kr.llvmIrOptimized = code[k].llvmIrOptimized;
           kr.assembly = code[k].assembly;
           kr.assemblyLoopLines = code[k].assemblyLoopLines;
+          kr.llvmIrLoopLines = code[k].llvmIrLoopLines;
+          kr.llvmIrOptimizedLoopLines = code[k].llvmIrOptimizedLoopLines;
         }
       }
       report->kernels.push_back(std::move(kr));

@@ -284,6 +284,15 @@ void TestGraphModes::loopIrAndAssemblyAreLinked() {
                text.contains(QStringLiteral("allocate")),
            qPrintable(text));
   QCOMPARE(assembly->extraSelections().size(), kernels->linkedAssemblyLines().size());
+  // The LLVM IR panes too, without the markers and !dbg references that carry the lines.
+  for (const char* name : {"kernelLlvmIr", "kernelLlvmIrOptimized"}) {
+    auto* llvm = window_->findChild<QPlainTextEdit*>(QString::fromLatin1(name));
+    QVERIFY2(!llvm->extraSelections().isEmpty(), name);
+    QVERIFY(!llvm->toPlainText().contains(QStringLiteral("!dbg")));
+    QVERIFY(!llvm->toPlainText().contains(QStringLiteral("lathe-loop-line")));
+    llvm->setTextCursor(QTextCursor(llvm->extraSelections().first().cursor.block()));
+    QCOMPARE(kernels->linkedLoopLine(), prefix + busiest);
+  }
   // Back: an assembly line of those tints that loop IR line.
   QTextCursor back(
       assembly->document()->findBlockByNumber(kernels->linkedAssemblyLines().front() - 1));

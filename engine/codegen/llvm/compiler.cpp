@@ -9,7 +9,9 @@
 #include "engine/support/diagnostics.h"
 
 #include <cstdlib>
+#include <llvm/IR/AssemblyAnnotationWriter.h>
 #include <llvm/IR/Verifier.h>
+#include <llvm/Support/FormattedStream.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Transforms/Utils/Cloning.h>
 #include <optional>
@@ -25,19 +27,50 @@ struct BuiltModule {
   std::vector<KernelCode> code;
 };
 
+// Marks each instruction's line with its loop IR line (from its debug location), for
+// kernelFunctionsText to turn into a line map.
+class LoopLineMarker : public llvm::AssemblyAnnotationWriter {
+public:
+  void emitInstructionAnnot(const llvm::Instruction* instruction,
+                            llvm::formatted_raw_ostream& out) override {
+    if (const llvm::DebugLoc& loc = instruction->getDebugLoc())
+      out << kMarker << loc.getLine() << "\n";
+  }
+  static constexpr const char* kMarker = ";lathe-loop-line ";
+};
+
 // The text of the functions that belong to `kernel` (itself, its body, outlined loops),
-// without the debug-location references (`, !dbg !12`) that only lead to metadata not shown.
-std::string kernelFunctionsText(const llvm::Module& module, const std::string& kernel) {
+// without the debug-location references (`, !dbg !12`) that only lead to metadata not shown;
+// `loopLines` gets, per line of it, the loop IR line it came from (0: none).
+std::string kernelFunctionsText(const llvm::Module& module, const std::string& kernel,
+                                std::vector<int>* loopLines = nullptr) {
   std::string text;
   llvm::raw_string_ostream out(text);
+  LoopLineMarker marker;
   for (const llvm::Function& f : module) {
     const llvm::StringRef name = f.getName();
     if (!f.isDeclaration() && (name == kernel || name.starts_with(kernel + "_body")))
-      f.print(out);
+      f.print(out, &marker);
   }
   out.flush();
   static const std::regex dbg(R"((,)? !dbg !\d+)");
-  return std::regex_replace(text, dbg, "");
+  std::string shown;
+  std::istringstream in(text);
+  std::string line;
+  int pending = 0;
+  const std::string markerText = LoopLineMarker::kMarker;
+  while (std::getline(in, line)) {
+    const auto at = line.find(markerText);
+    if (at != std::string::npos) {
+      pending = std::atoi(line.c_str() + at + markerText.size());
+      continue;
+    }
+    shown += std::regex_replace(line, dbg, "") + "\n";
+    if (loopLines)
+      loopLines->push_back(pending);
+    pending = 0;
+  }
+  return shown;
 }
 
 // The assembly of `kernel`'s functions: from each function's label to its end marker, without
@@ -104,9 +137,10 @@ BuiltModule build(const std::vector<loop::Kernel>& kernels, const CodegenOptions
   if (llvm::verifyModule(*built.module, &out))
     throw Error(ErrorKind::Internal, "the generated LLVM IR is invalid: " + problems);
   std::vector<std::string> before;
+  std::vector<std::vector<int>> beforeLines;
   if (options.keepText)
     for (const loop::Kernel& k : kernels)
-      before.push_back(kernelFunctionsText(*built.module, k.name));
+      before.push_back(kernelFunctionsText(*built.module, k.name, &beforeLines.emplace_back()));
   optimizeModule(*built.module, machine, options.target.optLevel);
   if (softFloatTarget(machine)) // what the instruction selector cannot lower there
     expandFloatMinMax(*built.module);
@@ -120,7 +154,9 @@ BuiltModule build(const std::vector<loop::Kernel>& kernels, const CodegenOptions
     code.name = kernels[i].name;
     if (options.keepText) {
       code.llvmIr = before[i];
-      code.llvmIrOptimized = kernelFunctionsText(*built.module, kernels[i].name);
+      code.llvmIrLoopLines = std::move(beforeLines[i]);
+      code.llvmIrOptimized =
+          kernelFunctionsText(*built.module, kernels[i].name, &code.llvmIrOptimizedLoopLines);
       code.assembly = kernelAssembly(assembly, kernels[i].name, &code.assemblyLoopLines);
     }
     built.code.push_back(std::move(code));

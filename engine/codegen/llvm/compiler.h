@@ -29,6 +29,8 @@ struct KernelCode {
   // Per line of `assembly`: the line of the kernel's loop IR (loop::toString) it came from,
   // 0 where none is known.
   std::vector<int> assemblyLoopLines;
+  // The same per line of llvmIr and of llvmIrOptimized.
+  std::vector<int> llvmIrLoopLines, llvmIrOptimizedLoopLines;
   // Bytes of machine code of the kernel's functions (itself, its bodies and outlined loops),
   // from the symbol sizes of the object LLVM emitted; 0 where the object does not say.
   std::uint64_t codeBytes = 0;
