@@ -98,4 +98,17 @@ OutputSummary summarizeOutput(const std::string& name, const runtime::Tensor& t,
   return s;
 }
 
+void reportOutputs(const runtime::ExecutionPlan& plan, std::vector<runtime::Tensor> outputs,
+                   int topK, const std::string& outputsNpz, RunReport& report) {
+  std::vector<runtime::NamedTensor> named;
+  for (std::size_t o = 0; o < outputs.size(); ++o) {
+    const std::string& name = plan.slots[plan.outputs[o]].name;
+    report.outputs.push_back(summarizeOutput(name, outputs[o], topK));
+    if (!outputsNpz.empty())
+      named.push_back({name, std::move(outputs[o])});
+  }
+  if (!outputsNpz.empty())
+    runtime::writeNpz(outputsNpz, named);
+}
+
 } // namespace lathe::api

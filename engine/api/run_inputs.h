@@ -21,4 +21,9 @@ std::vector<runtime::Tensor> prepareRunInputs(const runtime::ExecutionPlan& plan
 // An output's dtype, shape, min/max/mean of its finite values and its `topK` largest.
 OutputSummary summarizeOutput(const std::string& name, const runtime::Tensor& t, int topK);
 
+// The outputs of one run of `plan` (in plan order) summarised into `report`, and written by
+// name to `outputsNpz` when it is set.
+void reportOutputs(const runtime::ExecutionPlan& plan, std::vector<runtime::Tensor> outputs,
+                   int topK, const std::string& outputsNpz, RunReport& report);
+
 } // namespace lathe::api

@@ -1,11 +1,11 @@
 #include "engine/api/session_file.h"
 
 #include "engine/api/session_state.h"
+#include "engine/runtime/timing_stats.h"
 #include "engine/support/atomic_file.h"
 #include "engine/support/diagnostics.h"
 #include "engine/support/sha256.h"
 
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
@@ -163,18 +163,13 @@ std::shared_ptr<const RunReport> runFromJson(const json& j, const std::string& w
       run->outputs.push_back(std::move(s));
     }
   }
-  if (!run->latenciesMs.empty()) {
-    std::vector<double> sorted = run->latenciesMs;
-    std::sort(sorted.begin(), sorted.end());
-    double sum = 0;
-    for (double t : sorted)
-      sum += t;
-    run->minMs = sorted.front();
-    run->maxMs = sorted.back();
-    run->meanMs = sum / static_cast<double>(sorted.size());
-    run->medianMs = sorted.size() % 2
-                        ? sorted[sorted.size() / 2]
-                        : (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]) / 2;
+  if (!run->latenciesMs.empty()) { // the statistics a run reports, from its latencies
+    const runtime::TimingStats stats = runtime::computeTimingStats(run->latenciesMs);
+    run->meanMs = stats.mean;
+    run->medianMs = stats.median;
+    run->minMs = stats.min;
+    run->maxMs = stats.max;
+    run->stdMs = stats.stddev;
   }
   return run;
 }

@@ -337,15 +337,7 @@ RunResult Session::run(const RunOptions& options) {
     report->minMs = stats.min;
     report->maxMs = stats.max;
     report->stdMs = stats.stddev;
-    std::vector<runtime::NamedTensor> named;
-    for (std::size_t o = 0; o < outputs.size(); ++o) {
-      const std::string& name = plan.slots[plan.outputs[o]].name;
-      report->outputs.push_back(summarizeOutput(name, outputs[o], options.topK));
-      if (!options.outputsNpz.empty())
-        named.push_back({name, std::move(outputs[o])});
-    }
-    if (!options.outputsNpz.empty())
-      runtime::writeNpz(options.outputsNpz, named);
+    reportOutputs(plan, std::move(outputs), options.topK, options.outputsNpz, *report);
     result.report = std::move(report);
   } catch (const Error& e) {
     result.failure = toFailure(e.within({state_->path, {}, {}}));

@@ -228,21 +228,16 @@ RunResult Session::runOnTarget(const CompileOptions& compileOptions, const RunOp
     }
 
     // 5. Outputs and times.
-    std::vector<runtime::NamedTensor> named;
+    std::vector<runtime::Tensor> results;
     for (std::size_t o = 0; o < plan.outputs.size(); ++o) {
-      const std::string& name = plan.slots[plan.outputs[o]].name;
       const fs::path file = outputs / ("output_" + std::to_string(o) + ".npy");
       if (!fs::exists(file))
         throw Error(ErrorKind::Internal, "the program wrote no " + file.filename().string() +
-                                             " for output \"" + name + "\":\n" +
-                                             lastLines(ran.output, 12));
-      runtime::Tensor t = runtime::readNpy(file);
-      report->outputs.push_back(summarizeOutput(name, t, options.topK));
-      if (!options.outputsNpz.empty())
-        named.push_back({name, std::move(t)});
+                                             " for output \"" + plan.slots[plan.outputs[o]].name +
+                                             "\":\n" + lastLines(ran.output, 12));
+      results.push_back(runtime::readNpy(file));
     }
-    if (!options.outputsNpz.empty())
-      runtime::writeNpz(options.outputsNpz, named);
+    reportOutputs(plan, std::move(results), options.topK, options.outputsNpz, *report);
     if (report->timed) {
       // "20 runs on 1 thread(s): median 3.215 ms, min 3.100 ms", or one run's time.
       static const std::regex median(R"(median ([0-9.]+) ms)");
