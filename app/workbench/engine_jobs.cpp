@@ -32,6 +32,20 @@ void fillStatistics(api::RunReport& report) {
   report.stdMs = std::sqrt(squares / n);
 }
 
+// A compile for `target` with what the document keeps for it: schedules, tuning records, the
+// inputs or shapes that fix symbolic dims; stopped by the job's Cancel.
+api::CompileOptions compileOptionsFor(const RunSettings& settings, const std::string& target,
+                                      const SessionWorker::Context& context) {
+  api::CompileOptions compile;
+  compile.target = target;
+  compile.scheduleText = settings.scheduleText;
+  compile.tuningRecords = settings.tuningRecords;
+  compile.inputsFile = settings.inputsNpz;
+  compile.inputShapes = settings.inputShapes;
+  compile.cancel = &context.cancel;
+  return compile;
+}
+
 } // namespace
 
 api::Failure internalFailure(const std::string& path, const std::string& reason) {
@@ -75,12 +89,7 @@ RunOutcome runJob(api::Session& session, const std::string& path, const RunSetti
   if (!api::runsInThisProcess(settings.target)) {
     // Code for another machine: exported, built with its toolchain and run under its
     // emulator (or Node), in one engine call that reports its stages and polls Cancel.
-    api::CompileOptions compile;
-    compile.target = settings.target;
-    compile.scheduleText = settings.scheduleText;
-    compile.tuningRecords = settings.tuningRecords;
-    compile.inputsFile = settings.inputsNpz;
-    compile.inputShapes = settings.inputShapes;
+    const api::CompileOptions compile = compileOptionsFor(settings, settings.target, context);
     api::RunOptions options;
     options.inputsNpz = settings.inputsNpz;
     options.fill = settings.inputsNpz.empty() ? settings.fill : std::string();
@@ -95,15 +104,9 @@ RunOutcome runJob(api::Session& session, const std::string& path, const RunSetti
     progress(-1, "compiling for " + (settings.compileThreads == 0
                                          ? std::string("every core")
                                          : std::to_string(settings.compileThreads) + " threads"));
-    api::CompileOptions compile;
-    compile.target = settings.target;
+    api::CompileOptions compile = compileOptionsFor(settings, settings.target, context);
     compile.threads = settings.compileThreads;
-    compile.scheduleText = settings.scheduleText;
-    compile.inputsFile = settings.inputsNpz;
-    compile.inputShapes = settings.inputShapes;
-    compile.cancel = &context.cancel;
     compile.keepCode = true; // a profiled kernel shows its code
-    compile.tuningRecords = settings.tuningRecords;
     const api::CompileResult compiled = session.compile(compile);
     if (!compiled.ok()) {
       outcome.compileFailed = true;
@@ -171,15 +174,9 @@ ExportOutcome exportJob(const std::string& path, const RunSettings& settings,
         opened.failure ? *opened.failure : internalFailure(path, "the model did not open");
     return outcome;
   }
-  api::CompileOptions options;
-  options.target = request.target;
+  api::CompileOptions options = compileOptionsFor(settings, request.target, context);
   options.exportDir = request.folder;
   options.exportName = request.name;
-  options.scheduleText = settings.scheduleText;
-  options.tuningRecords = settings.tuningRecords;
-  options.inputsFile = settings.inputsNpz;
-  options.inputShapes = settings.inputShapes;
-  options.cancel = &context.cancel;
   options.onProgress = [&](const api::Progress& p) { context.progress(-1, p.stage); };
   outcome.compiled = session.compile(options);
   if (!outcome.compiled.ok() && !outcome.compiled.failure)

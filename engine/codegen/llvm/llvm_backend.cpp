@@ -47,15 +47,18 @@ std::string hostCpuName() {
 std::string hostCpuFeatures() {
   // What this CPU has and what it lacks: the CPU model's name alone implies extensions a
   // virtual machine may not pass through (znver5 implies movdiri, pku, ...). Sorted, so that
-  // the string is the same in every run.
-  std::vector<std::string> features;
-  for (const auto& [name, enabled] : llvm::sys::getHostCPUFeatures())
-    features.push_back((enabled ? "+" : "-") + name.str());
-  std::sort(features.begin(), features.end());
-  std::string out;
-  for (const std::string& f : features)
-    out += (out.empty() ? "" : ",") + f;
-  return out;
+  // the string is the same in every run. Asked once: every compile and runsOnHost use it.
+  static const std::string features = [] {
+    std::vector<std::string> names;
+    for (const auto& [name, enabled] : llvm::sys::getHostCPUFeatures())
+      names.push_back((enabled ? "+" : "-") + name.str());
+    std::sort(names.begin(), names.end());
+    std::string out;
+    for (const std::string& f : names)
+      out += (out.empty() ? "" : ",") + f;
+    return out;
+  }();
+  return features;
 }
 
 target::Target resolveTarget(const target::Target& t) {
