@@ -233,7 +233,7 @@ void KernelsPanel::showKernel(int kernel) {
   // A scheduled kernel's IR starts with its trace, as `lathe compile --dump` writes it.
   std::string trace;
   if (k && !k->schedule.empty()) {
-    trace = "# schedule replayed on the default lowering:\n";
+    trace = "# trace replayed on the nest as lowered:\n";
     for (std::size_t at = 0, end; at < k->schedule.size(); at = end + 1) {
       end = k->schedule.find('\n', at);
       if (end == std::string::npos)

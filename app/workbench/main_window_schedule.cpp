@@ -51,7 +51,8 @@ void MainWindow::showScheduleKernel(int kernel) {
   }
   const api::KernelReport& k = report->kernels[static_cast<std::size_t>(kernel)];
   if (k.name != schedulePanel_->kernel())
-    schedulePanel_->setKernel(k.name, k.loopIr, k.strategy);
+    schedulePanel_->setKernel(k.name, k.naiveLoopIr.empty() ? k.loopIr : k.naiveLoopIr, k.strategy,
+                              k.defaultTrace);
 }
 
 bool MainWindow::trySchedule(bool timed) {

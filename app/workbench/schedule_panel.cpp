@@ -96,17 +96,19 @@ SchedulePanel::SchedulePanel(QWidget* parent)
   });
 
   applyButton_->setObjectName(QStringLiteral("scheduleApply"));
-  applyButton_->setToolTip(tr("Replay the steps on the default lowering, compile the kernel "
+  applyButton_->setToolTip(tr("Replay the steps on the nest as lowered, compile the kernel "
                               "alone and time it against the default (Ctrl+Return)"));
   undoButton_->setToolTip(tr("Back to the steps applied before the last Apply"));
-  defaultButton_->setToolTip(tr("Clear the steps: the default schedule"));
+  defaultButton_->setToolTip(tr("Back to the default steps (the kernel's default trace; none "
+                                "for a kernel whose nest as lowered is its default)"));
   keepButton_->setObjectName(QStringLiteral("scheduleKeep"));
+  defaultButton_->setObjectName(QStringLiteral("scheduleDefault"));
   keepButton_->setToolTip(tr("Use these steps for this kernel in the next Compile"));
   saveButton_->setToolTip(tr("Write the kept schedules to a file for lathe compile --schedule"));
   loadButton_->setToolTip(tr("Read kept schedules from a schedule file (text or JSON)"));
   connect(applyButton_, &QPushButton::clicked, this, &SchedulePanel::apply);
   connect(undoButton_, &QPushButton::clicked, this, &SchedulePanel::undo);
-  connect(defaultButton_, &QPushButton::clicked, this, [this] { setSteps(QString()); });
+  connect(defaultButton_, &QPushButton::clicked, this, [this] { setSteps(defaultTrace_); });
   connect(keepButton_, &QPushButton::clicked, this, &SchedulePanel::keep);
   connect(saveButton_, &QPushButton::clicked, this, [this] {
     const QString path = QFileDialog::getSaveFileName(this, tr("Save schedule set"), QString(),
@@ -191,8 +193,9 @@ void SchedulePanel::reset() {
 }
 
 void SchedulePanel::setKernel(const std::string& kernel, const std::string& loopIr,
-                              const std::string& strategy) {
+                              const std::string& strategy, const std::string& defaultTrace) {
   kernel_ = kernel;
+  defaultTrace_ = QString::fromStdString(defaultTrace);
   header_->setText(kernel.empty() ? tr("No kernel selected")
                                   : tr("Kernel %1").arg(QString::fromStdString(kernel)));
   loops_->setText(kernel.empty() ? tr("Compile the model, then pick a kernel in Code.")
@@ -203,7 +206,7 @@ void SchedulePanel::setKernel(const std::string& kernel, const std::string& loop
                                                 QLatin1Char('\n'), QStringLiteral("; "))));
   strategy_->setVisible(!strategy.empty());
   const auto kept = kept_.find(kernel);
-  setSteps(kept == kept_.end() ? QString() : QString::fromStdString(kept->second));
+  setSteps(kept == kept_.end() ? defaultTrace_ : QString::fromStdString(kept->second));
   result_->clear();
   diff_->clear();
   assembly_->clear();
@@ -213,7 +216,7 @@ void SchedulePanel::setKernel(const std::string& kernel, const std::string& loop
 void SchedulePanel::setAvailable(bool available, const QString& why) {
   available_ = available;
   applyButton_->setToolTip(
-      available ? tr("Replay the steps on the default lowering, compile the kernel alone and "
+      available ? tr("Replay the steps on the nest as lowered, compile the kernel alone and "
                      "time it against the default (Ctrl+Return)")
                 : why);
   updateButtons();
@@ -263,14 +266,15 @@ void SchedulePanel::undo() {
   // The last entry is what was applied last; undo goes to the one before it.
   if (!past.empty() && past.back() == steps())
     past.pop_back();
-  setSteps(past.empty() ? QString() : past.back());
+  setSteps(past.empty() ? defaultTrace_ : past.back());
   updateButtons();
 }
 
 void SchedulePanel::keep() {
   if (kernel_.empty())
     return;
-  if (steps().trimmed().isEmpty())
+  // The default steps need not be kept: the next compile replays them anyway.
+  if (steps().trimmed().isEmpty() || steps().trimmed() == defaultTrace_.trimmed())
     kept_.erase(kernel_);
   else
     kept_[kernel_] = steps().toStdString();
@@ -347,7 +351,7 @@ bool SchedulePanel::setKept(const api::ScheduleSetFile& file, QString* error) {
   for (const auto& [kernel, steps] : file.kernels)
     kept_[kernel] = steps;
   const auto current = kept_.find(kernel_);
-  setSteps(current == kept_.end() ? QString() : QString::fromStdString(current->second));
+  setSteps(current == kept_.end() ? defaultTrace_ : QString::fromStdString(current->second));
   updateKeptLabel();
   emit keptChanged();
   return true;
@@ -369,7 +373,7 @@ void SchedulePanel::updateButtons() {
   applyButton_->setEnabled(haveKernel && available_ && !trying_);
   const auto past = history_.find(kernel_);
   undoButton_->setEnabled(haveKernel && past != history_.end() && !past->second.empty());
-  defaultButton_->setEnabled(haveKernel && !steps().isEmpty());
+  defaultButton_->setEnabled(haveKernel && steps() != defaultTrace_);
   keepButton_->setEnabled(haveKernel);
   saveButton_->setEnabled(!kept_.empty());
   editor_->setReadOnly(!haveKernel);

@@ -1,6 +1,7 @@
 #pragma once
 // The "Schedule" tab: the selected kernel's schedule as editable steps, one per line
-// (split(x, 8), vectorize(x.i), ...), replayed on the default lowering with Apply. The result
+// (split(x, 8), vectorize(x.i), ...), replayed on the nest as lowered with Apply (a kernel
+// with a default trace starts from its steps). The result
 // shows the loop IR against the default's, the assembly, and both timed side by side; a
 // refused step is marked on its line with the reason. Undo returns to the previous steps;
 // Keep hands the steps to the next compile; Save/Load write and read schedule set files that
@@ -33,12 +34,14 @@ class SchedulePanel : public QWidget {
 public:
   explicit SchedulePanel(QWidget* parent = nullptr);
 
-  // The kernel the steps apply to, with its loop IR as compiled (for the list of loops);
-  // an empty name: no kernel is selected. Shows the kept steps of that kernel, if any.
-  // `strategy`: how the default lowering computes it (KernelReport::strategy).
+  // The kernel the steps apply to, with the loop IR of its nest as lowered (for the list of
+  // loops); an empty name: no kernel is selected. Shows the kept steps of that kernel, else
+  // its default trace (editable from its first step). `strategy`: how the default lowering
+  // computes it (KernelReport::strategy).
   void setKernel(const std::string& kernel, const std::string& loopIr,
-                 const std::string& strategy = {});
+                 const std::string& strategy = {}, const std::string& defaultTrace = {});
   const std::string& kernel() const { return kernel_; }
+  const QString& defaultTrace() const { return defaultTrace_; }
   // Whether Apply can start now (a host compile exists and the Session is free).
   void setAvailable(bool available, const QString& why = {});
   void setTrying(bool trying, bool timed = true);
@@ -84,6 +87,7 @@ private:
   void preview();
 
   std::string kernel_;
+  QString defaultTrace_; // the kernel's default trace: what Default puts back
   std::map<std::string, std::string> kept_;
   std::map<std::string, std::vector<QString>> history_; // applied steps, per kernel
   std::map<std::string, double> lastMs_;                // the last timed result, per kernel

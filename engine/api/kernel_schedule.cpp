@@ -33,6 +33,10 @@ KernelScheduleResult Session::tryKernelSchedule(const KernelScheduleOptions& opt
                      [&](const loop::Kernel& k) { return k.name == options.kernel; });
     if (kernel == lowered.kernels.end())
       throw Error(ErrorKind::Invalid, "there is no kernel named '" + options.kernel + "'");
+    // The steps replay on the nest as lowered (a whole trace, like a schedule file's); the
+    // default they are timed against is that nest with its default trace.
+    const loop::Kernel& naive =
+        lowered.unscheduledKernel(static_cast<std::size_t>(kernel - lowered.kernels.begin()));
 
     // The steps, line by line, so that a refusal names the line of the panel's text.
     schedule::Schedule steps{options.kernel, {}};
@@ -58,7 +62,7 @@ KernelScheduleResult Session::tryKernelSchedule(const KernelScheduleOptions& opt
     loop::Kernel scheduled;
     std::size_t refused = 0;
     try {
-      scheduled = schedule::apply(*kernel, steps, "steps", &refused);
+      scheduled = schedule::apply(naive, steps, "steps", &refused);
     } catch (const Error&) {
       result.failedLine = steps.steps.at(refused).line;
       throw;

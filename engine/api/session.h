@@ -247,6 +247,9 @@ struct KernelReport {
   std::vector<std::string> nodes; // ONNX nodes it computes
   std::string loopIr;
   std::string schedule; // the schedule trace replayed on it, one step per line; empty if none
+  // Its default trace (empty: the nest as lowered is the default), and the loop IR of that
+  // nest, which every trace replays on (empty: the same as loopIr, no trace was replayed).
+  std::string defaultTrace, naiveLoopIr;
   // How the default lowering computes it (tiles, parallel tasks, where the epilogue runs),
   // one line per choice; empty for plain loop nests.
   std::string strategy;
@@ -392,8 +395,9 @@ struct RunResult {
 // Trying a schedule on one kernel of the compiled model (the Schedule panel's engine).
 struct KernelScheduleOptions {
   std::string kernel; // a kernel of the last compile()
-  // Its steps in text form, one per line ("split(x, 8)"), without a `kernel` line; empty
-  // means the default schedule.
+  // Its steps in text form, one per line ("split(x, 8)"), without a `kernel` line: a whole
+  // trace replayed on the kernel's nest as lowered (KernelReport::naiveLoopIr), which for a
+  // kernel with a default trace (KernelReport::defaultTrace) replaces it. Empty: that nest.
   std::string steps;
   int repeat = 30; // timed calls after one warm-up; 0 times nothing
   int threads = 0; // 0: one per core

@@ -186,6 +186,9 @@ CompileResult Session::compile(const CompileOptions& options) {
       kr.loopIr = loop::toString(lowered.kernels[k]);
       if (k < lowered.scheduleTraces.size())
         kr.schedule = lowered.scheduleTraces[k];
+      kr.defaultTrace = lowered.unscheduledKernel(k).defaultTrace;
+      if (!kr.schedule.empty())
+        kr.naiveLoopIr = loop::toString(lowered.unscheduledKernel(k));
       kr.strategy = lowered.kernels[k].strategy;
       if (k < outcome.tunedTrials.size() && outcome.tunedTrials[k] > 0) {
         kr.tunedTrials = outcome.tunedTrials[k];

@@ -63,8 +63,6 @@ lowering::LoweredModel lowerModel(const graph::Graph& graph, const target::Targe
   if (tunedTrials)
     tunedTrials->assign(lowered.kernels.size(), 0);
   const bool scheduled = schedules && !schedules->empty();
-  if (!scheduled && !tuned)
-    return lowered;
   if (scheduled) {
     std::vector<std::string> names;
     for (const loop::Kernel& k : lowered.kernels)
@@ -72,22 +70,36 @@ lowering::LoweredModel lowerModel(const graph::Graph& graph, const target::Targe
     schedule::checkKernelsExist(*schedules, names);
   }
   lowered.scheduleTraces.assign(lowered.kernels.size(), {});
+  lowered.unscheduled = lowered.kernels;
   for (std::size_t k = 0; k < lowered.kernels.size(); ++k) {
     loop::Kernel& kernel = lowered.kernels[k];
+    const loop::Kernel& naive = lowered.unscheduled[k];
+    // A schedule or a tuning record replaces the default trace: each is a whole trace
+    // written against the nest as lowered.
     if (const schedule::Schedule* s = scheduled ? schedules->find(kernel.name) : nullptr) {
-      kernel = schedule::apply(kernel, *s, schedules->source);
+      kernel = schedule::apply(naive, *s, schedules->source);
       lowered.scheduleTraces[k] = schedule::traceText(*s);
-    } else if (const std::optional<TunedTrace> t = tuned ? tuned(kernel) : std::nullopt) {
+      continue;
+    }
+    if (const std::optional<TunedTrace> t = tuned ? tuned(naive) : std::nullopt) {
       const schedule::ScheduleSet set =
           schedule::parseText("kernel " + kernel.name + ":\n" + t->trace, "tuning records");
       if (!set.empty()) {
         // A record replays on the kernel it was measured on: a failure here is a record
         // that does not belong to this kernel, which the workload key should rule out.
-        kernel = schedule::apply(kernel, set.schedules.front(), "tuning records");
+        kernel = schedule::apply(naive, set.schedules.front(), "tuning records");
         lowered.scheduleTraces[k] = schedule::traceText(set.schedules.front());
         if (tunedTrials)
           (*tunedTrials)[k] = t->trials;
+        continue;
       }
+    }
+    if (!naive.defaultTrace.empty()) {
+      // The lowering's own trace: a failure is a bug in that lowering, said as such.
+      const schedule::ScheduleSet set = schedule::parseText(
+          "kernel " + kernel.name + ":\n" + naive.defaultTrace, "default trace");
+      kernel = schedule::apply(naive, set.schedules.front(), "default trace of " + kernel.name);
+      lowered.scheduleTraces[k] = naive.defaultTrace;
     }
   }
   return lowered;

@@ -49,10 +49,11 @@ struct TunedTrace {
 // What tuning found for a kernel (by its default lowering), if anything.
 using TunedLookup = std::function<std::optional<TunedTrace>(const loop::Kernel&)>;
 
-// Lowers the graph with the default schedules, then replays `schedules` (may be null) on
-// the kernels they name, and `tuned` traces on the others; the traces go into
-// LoweredModel::scheduleTraces, and `tunedTrials` (when given) gets the trials per kernel
-// (0: not tuned).
+// Lowers the graph, then replays on each kernel's nest as lowered one whole trace: the
+// schedule in `schedules` (may be null) that names it, else the `tuned` trace for it, else
+// its default trace. The traces go into LoweredModel::scheduleTraces, the nests they were
+// replayed on into LoweredModel::unscheduled, and `tunedTrials` (when given) gets the
+// trials per kernel (0: not tuned).
 lowering::LoweredModel lowerModel(const graph::Graph& graph, const target::Target& target,
                                   const schedule::ScheduleSet* schedules,
                                   const TunedLookup& tuned = {},

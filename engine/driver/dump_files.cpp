@@ -52,16 +52,21 @@ void writeDumpFiles(const std::string& dir, const std::string& modelName,
   std::string templ = "# Schedules for " + modelName +
                       ": add steps under a kernel (split(x, 8), vectorize(x.i), ... see "
                       "docs/schedules.md)\n# and pass this file to lathe compile --schedule. "
-                      "A kernel without steps keeps its default.\n";
+                      "Steps replay on the nest as lowered (its loops\n# are listed): a "
+                      "kernel's steps below are its default trace, to edit. A kernel without "
+                      "steps keeps its default.\n";
   for (std::size_t k = 0; k < lowered.kernels.size(); ++k) {
     const loop::Kernel& kernel = lowered.kernels[k];
     std::string header;
     if (!kernel.strategy.empty())
       header = "# default lowering:\n" + commented(kernel.strategy, "#   ");
     const bool scheduled = k < lowered.scheduleTraces.size() && !lowered.scheduleTraces[k].empty();
-    if (scheduled)
-      header += "# schedule replayed on the default lowering:\n" +
+    const loop::Kernel& naive = lowered.unscheduledKernel(k);
+    if (scheduled) {
+      header += "# trace replayed on the nest as lowered (" + kernel.name + ".naive.loop):\n" +
                 commented(lowered.scheduleTraces[k], "#   ");
+      writeText(fs::path(dir) / (kernel.name + ".naive.loop"), loop::toString(naive));
+    }
     writeText(fs::path(dir) / (kernel.name + ".loop"), header + loop::toString(kernel));
     if (k < code.size()) {
       writeText(fs::path(dir) / (kernel.name + ".ll"), code[k].llvmIr);
@@ -69,7 +74,7 @@ void writeDumpFiles(const std::string& dir, const std::string& modelName,
       writeText(fs::path(dir) / (kernel.name + ".s"), code[k].assembly);
     }
     LoopList loops;
-    loops.visit(kernel.body);
+    loops.visit(naive.body);
     templ += "\nkernel " + kernel.name + ":\n";
     if (!loops.text.empty())
       templ += "  # loops: " + loops.text + "\n";

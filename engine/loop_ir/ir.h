@@ -227,6 +227,10 @@ struct Kernel {
   // How the default lowering computes it (tiles, parallel tasks, where the epilogue runs),
   // one line per choice; for people reading the kernel, not for passes. May be empty.
   std::string strategy = {};
+  // The schedule steps (text form, one per line) that turn this loop nest into the default
+  // fast kernel. The driver replays them unless a schedule or a tuning record replaces
+  // them. Empty: the nest as lowered is the default.
+  std::string defaultTrace = {};
 
   // The calling convention's parameter order: inputs, then outputs.
   std::vector<Buffer> parameters() const;

@@ -243,6 +243,7 @@ loop::Kernel KernelBuilder::finish(Stmt body) {
   k.body = std::move(body);
   k.sourceNodes = sourceNodes_;
   k.strategy = strategy_;
+  k.defaultTrace = defaultTrace_;
   return k;
 }
 

@@ -101,6 +101,8 @@ public:
 
   // One line of loop::Kernel::strategy: how this lowering chose to compute the kernel.
   void describe(const std::string& line) { strategy_ += line + "\n"; }
+  // One step of loop::Kernel::defaultTrace ("split(i, 4)"), replayed on the nest built.
+  void defaultStep(const std::string& step) { defaultTrace_ += step + "\n"; }
 
   const std::vector<graph::Value*>& inputValues() const { return inputValues_; }
   const std::vector<graph::Value*>& outputValues() const { return outputValues_; }
@@ -119,6 +121,7 @@ private:
   int vectorBits_ = 0;
   std::vector<std::vector<std::int64_t>> epilogueOperands_;
   std::string strategy_;
+  std::string defaultTrace_;
 };
 
 } // namespace lathe::lowering

@@ -44,8 +44,16 @@ struct LoweredModel {
   std::vector<KernelCall> calls; // in execution order
   std::vector<int> inputs;       // slots of the graph inputs, in graph order
   std::vector<int> outputs;      // slots of the graph outputs, in graph order
-  // Per kernel (empty, or one per kernel): the schedule trace replayed on it, as text.
+  // Per kernel (empty, or one per kernel): the schedule trace replayed on it, as text
+  // (its default trace, a schedule's steps or a tuning record's).
   std::vector<std::string> scheduleTraces;
+  // Per kernel (empty, or one per kernel): the loop nest as lowered, before that trace;
+  // schedules, tuning records and the tuner's candidates replay on it.
+  std::vector<loop::Kernel> unscheduled;
+
+  const loop::Kernel& unscheduledKernel(std::size_t k) const {
+    return k < unscheduled.size() ? unscheduled[k] : kernels[k];
+  }
 };
 
 } // namespace lathe::lowering

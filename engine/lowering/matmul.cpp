@@ -1,7 +1,10 @@
 // Matrix products as kernel rules: Gemm, MatMul (1-D operands, numpy batch broadcasting,
 // integer types) and Einsum.
 //
-// Default schedule: one parallel task per pair of output rows and block of columns (blocks
+// Default schedule for f32 with B contiguous and N a multiple of the vector width: a plain
+// nest and a default trace that tiles it in registers (tracedProduct). Otherwise a
+// hand-written register tile (tiledProduct) or the following.
+// Fallback schedule: one parallel task per pair of output rows and block of columns (blocks
 // of at most 1024 columns, narrower when there are too few rows to keep the threads busy).
 // A task accumulates acc[r, j] += A[i+r, k] * B[k, j] in a small stack scratch with k
 // outside and j innermost (contiguous in B unless B is transposed; then the column block is
@@ -129,7 +132,96 @@ Stmt tiledProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p)
   return forCount(task, p.batch * MB * JT, taskBody, parallelFor(p.batch * p.M * p.N * p.K));
 }
 
+const std::string& nameOf(const Expr& var) {
+  return var.as<loop::Var>()->name;
+}
+
+// The register-tiled product as a plain nest and the default trace that tiles it: for f32
+// with B contiguous in j and N a multiple of the vector width. The nest is
+//   for b, i, j: Y = 0; for k: Y += A(b, i, k) * B(b, k, j); Y = finish(Y)
+// (b and i only when they have more than one iteration); the trace splits i into rows of R
+// and j into tiles of V vectors, moves the tiles inside the blocks of columns, keeps each
+// R x V-vector tile in registers across k (register_tile) and runs the blocks as one
+// parallel loop over (batch, column block, row block). Undefined when it does not apply.
+Stmt tracedProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p) {
+  const int lanes = kb.vectorBits() / 32;
+  if (lanes < 4 || y.dtype != graph::DType::F32 || !p.bContiguous || p.N < lanes ||
+      p.N % lanes != 0)
+    return Stmt();
+  const std::int64_t R = p.M % 4 == 0 ? 4 : p.M % 2 == 0 ? 2 : 1;
+  const std::int64_t widest = p.M == 1 ? (lanes >= 16 ? 16 : 8) : (lanes >= 16 ? 4 : 2);
+  std::int64_t V = std::min(widest, p.N / lanes);
+  while ((p.N / lanes) % V != 0)
+    --V;
+  const std::int64_t TW = V * lanes;
+
+  const Expr b = p.batch > 1 ? kb.freshVar("b") : loop::makeIndex(0);
+  const Expr i = p.M > 1 ? kb.freshVar("i") : loop::makeIndex(0);
+  const Expr j = kb.freshVar("j"), k = kb.freshVar("k");
+  const std::vector<Expr> idx = p.yIndex(b, i, j);
+  std::vector<Stmt> element{
+      y.store(idx, constantOf(y.dtype, 0)),
+      forCount(k, p.K, y.store(idx, y.load(idx) + p.a(b, i, k) * p.b(b, k, j)))};
+  if (p.finish)
+    element.push_back(y.store(idx, p.finish(y.load(idx), idx)));
+  Stmt nest = forCount(j, p.N, loop::Block::make(element));
+  if (p.M > 1)
+    nest = forCount(i, p.M, nest);
+  if (p.batch > 1)
+    nest = forCount(b, p.batch, nest);
+
+  const std::string jn = nameOf(j), kn = nameOf(k);
+  const std::string in = p.M > 1 ? nameOf(i) : "", bn = p.batch > 1 ? nameOf(b) : "";
+  // The loops after the splits, in the order the trace wants them.
+  std::vector<std::string> order, tile;
+  if (!bn.empty())
+    order.push_back(bn);
+  order.push_back(jn + ".o");
+  std::string rows; // the loop over row blocks, if any
+  if (!in.empty() && R > 1) {
+    kb.defaultStep("split(" + in + ", " + std::to_string(R) + ")");
+    rows = in + ".o";
+    order.push_back(rows);
+    tile.push_back(in + ".i");
+  } else if (!in.empty()) {
+    rows = in;
+    order.push_back(rows);
+  }
+  kb.defaultStep("split(" + jn + ", " + std::to_string(TW) + ")");
+  if (V > 1) {
+    kb.defaultStep("split(" + jn + ".i, " + std::to_string(lanes) + ")");
+    tile.push_back(jn + ".i.o");
+    tile.push_back(jn + ".i.i");
+  } else {
+    tile.push_back(jn + ".i");
+  }
+  order.insert(order.end(), tile.begin(), tile.end());
+  if (!in.empty()) {
+    std::string list;
+    for (const std::string& l : order)
+      list += (list.empty() ? "" : ", ") + l;
+    kb.defaultStep("reorder(" + list + ")");
+  }
+  kb.defaultStep("register_tile(" + tile.front() + ", " + kn + ")");
+  // One parallel loop over the blocks: batch, column block, row block.
+  std::string tasks = order.front();
+  for (std::size_t l = 1; l < order.size() - tile.size(); ++l) {
+    kb.defaultStep("fuse(" + tasks + ", " + order[l] + ")");
+    tasks += "." + order[l] + ".fused";
+  }
+  const std::int64_t taskCount = p.batch * (p.M / R) * (p.N / TW);
+  if (taskCount > 1 && parallelFor(p.batch * p.M * p.N * p.K) == loop::ForKind::Parallel)
+    kb.defaultStep("parallel(" + tasks + ")");
+  kb.describe("register-tiled product (default trace): " + std::to_string(taskCount) +
+              " tasks, each " + std::to_string(R) + " row(s) x " + std::to_string(V) +
+              " vector(s) of " + std::to_string(lanes) + " columns, summing " +
+              std::to_string(p.K) + " products per element in order");
+  return nest;
+}
+
 Stmt productLoops(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p) {
+  if (Stmt traced = tracedProduct(kb, y, p); traced.defined())
+    return traced;
   if (Stmt tiled = tiledProduct(kb, y, p); tiled.defined())
     return tiled;
   // A task computes R rows, so that each element of B loaded feeds R multiply-adds. Two:

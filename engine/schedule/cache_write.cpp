@@ -43,31 +43,6 @@ protected:
   }
 };
 
-class Redirect : public IRMutator {
-public:
-  Redirect(const Buffer& from, const Expr& index, const Buffer& to, const Expr& toIndex)
-      : from_(from), index_(index), to_(to), toIndex_(toIndex) {}
-
-protected:
-  Expr mutateLoad(const Load* op) override {
-    if (op->buffer.name() == from_.name() && equal(op->index, index_))
-      return Load::make(to_, toIndex_);
-    return IRMutator::mutateLoad(op);
-  }
-  Stmt mutateStore(const Store* op) override {
-    Expr value = mutate(op->value);
-    if (op->buffer.name() == from_.name() && equal(op->index, index_))
-      return Store::make(to_, toIndex_, value);
-    return Store::make(op->buffer, mutate(op->index), value);
-  }
-
-private:
-  Buffer from_;
-  Expr index_;
-  Buffer to_;
-  Expr toIndex_;
-};
-
 } // namespace
 
 Stmt cacheWrite(const Stmt& body, const std::string& name) {
@@ -119,8 +94,7 @@ Stmt cacheWrite(const Stmt& body, const std::string& name) {
       Buffer acc = Buffer::make(buffer.name() + "." + name + ".acc", buffer.elementType(),
                                 makeShape({lanes}));
       Expr accIndex = lanes == 1 ? makeIndex(0) : Ramp::make(makeIndex(0), makeIndex(1), lanes);
-      Redirect redirect(buffer, index, acc, accIndex);
-      Stmt inside = redirect.mutate(result);
+      Stmt inside = redirectAccesses(result, buffer, index, acc, accIndex);
       Stmt core = Block::make({Store::make(acc, accIndex, Load::make(buffer, index)), inside,
                                Store::make(buffer, index, Load::make(acc, accIndex))});
       if (!asConstInt(op.extent) || *asConstInt(op.extent) < 1)

@@ -206,4 +206,41 @@ std::optional<std::int64_t> strideAlong(const Expr& index, const std::string& va
   return asConstInt(diff);
 }
 
+namespace {
+
+class Redirect : public IRMutator {
+public:
+  Redirect(const Buffer& from, const Expr& index, const Buffer& to, const Expr& toIndex)
+      : from_(from), index_(index), to_(to), toIndex_(toIndex) {}
+
+protected:
+  Expr mutateLoad(const Load* op) override {
+    if (matches(op->buffer, op->index))
+      return Load::make(to_, toIndex_);
+    return IRMutator::mutateLoad(op);
+  }
+  Stmt mutateStore(const Store* op) override {
+    Expr value = mutate(op->value);
+    if (matches(op->buffer, op->index))
+      return Store::make(to_, toIndex_, value);
+    return Store::make(op->buffer, mutate(op->index), value);
+  }
+
+private:
+  bool matches(const Buffer& buffer, const Expr& index) const {
+    return buffer.name() == from_.name() && (!index_.defined() || equal(index, index_));
+  }
+  Buffer from_;
+  Expr index_;
+  Buffer to_;
+  Expr toIndex_;
+};
+
+} // namespace
+
+Stmt redirectAccesses(const Stmt& s, const Buffer& from, const Expr& index, const Buffer& to,
+                      const Expr& toIndex) {
+  return Redirect(from, index, to, toIndex).mutate(s);
+}
+
 } // namespace lathe::schedule::detail

@@ -75,4 +75,9 @@ symbolicBounds(const Expr& e,
 // both read and written must be read at the indices it is written at.
 void requireIndependentIterations(const loop::For& loop, const char* primitive);
 
+// `s` with the loads and stores of `from` at `index` (structurally equal; every index when
+// `index` is undefined) reading and writing to[toIndex] instead.
+Stmt redirectAccesses(const Stmt& s, const loop::Buffer& from, const Expr& index,
+                      const loop::Buffer& to, const Expr& toIndex);
+
 } // namespace lathe::schedule::detail

@@ -22,6 +22,7 @@ Stmt vectorize(const Stmt& body, const std::string& loop);
 Stmt unroll(const Stmt& body, const std::string& loop);
 Stmt parallel(const Stmt& body, const std::string& loop);
 Stmt cacheWrite(const Stmt& body, const std::string& loop);
+Stmt registerTile(const Stmt& body, const std::string& top, const std::string& reduction);
 Stmt computeInline(const Stmt& body, const std::string& buffer);
 Stmt computeAt(const Stmt& body, const std::string& buffer, const std::string& loop);
 Stmt pack(const Stmt& body, const std::string& buffer, const std::string& loop);

@@ -8,89 +8,55 @@
 
 namespace lathe::schedule {
 
+namespace {
+
+struct PrimitiveRow {
+  Primitive primitive;
+  const char* spelling;
+  Signature signature;
+  const char* example;
+};
+
+constexpr PrimitiveRow kRows[] = {
+#define PRIMITIVE(name, spelling, loops, factors, example, apply)                                  \
+  {Primitive::name, spelling, {loops, factors}, example},
+#include "engine/schedule/primitives.def"
+};
+
+const PrimitiveRow& rowOf(Primitive primitive) {
+  return kRows[static_cast<std::size_t>(primitive)];
+}
+
+std::string example(Primitive primitive) {
+  return rowOf(primitive).example;
+}
+
+} // namespace
+
 const char* primitiveName(Primitive primitive) {
-  switch (primitive) {
-  case Primitive::Split:
-    return "split";
-  case Primitive::Tile:
-    return "tile";
-  case Primitive::Reorder:
-    return "reorder";
-  case Primitive::Fuse:
-    return "fuse";
-  case Primitive::Vectorize:
-    return "vectorize";
-  case Primitive::Unroll:
-    return "unroll";
-  case Primitive::Parallel:
-    return "parallel";
-  case Primitive::CacheWrite:
-    return "cache_write";
-  case Primitive::ComputeInline:
-    return "compute_inline";
-  case Primitive::ComputeAt:
-    return "compute_at";
-  case Primitive::Pack:
-    return "pack";
-  }
-  return "?";
+  return rowOf(primitive).spelling;
 }
 
 const std::vector<Primitive>& allPrimitives() {
-  static const std::vector<Primitive> all{
-      Primitive::Split,         Primitive::Tile,      Primitive::Reorder,  Primitive::Fuse,
-      Primitive::Vectorize,     Primitive::Unroll,    Primitive::Parallel, Primitive::CacheWrite,
-      Primitive::ComputeInline, Primitive::ComputeAt, Primitive::Pack};
+  static const std::vector<Primitive> all = [] {
+    std::vector<Primitive> list;
+    for (const PrimitiveRow& row : kRows)
+      list.push_back(row.primitive);
+    return list;
+  }();
   return all;
 }
 
 Signature signatureOf(Primitive primitive) {
-  switch (primitive) {
-  case Primitive::Split:
-    return {1, 1};
-  case Primitive::Tile:
-    return {2, 2};
-  case Primitive::Reorder:
-    return {-1, 0};
-  case Primitive::Fuse:
-  case Primitive::ComputeAt:
-  case Primitive::Pack:
-    return {2, 0};
-  case Primitive::Vectorize:
-  case Primitive::Unroll:
-  case Primitive::Parallel:
-  case Primitive::CacheWrite:
-  case Primitive::ComputeInline:
-    return {1, 0};
-  }
-  return {0, 0};
+  return rowOf(primitive).signature;
 }
 
 std::optional<Primitive> primitiveFromName(const std::string& name) {
-  for (Primitive p : allPrimitives())
-    if (name == primitiveName(p))
-      return p;
+  for (const PrimitiveRow& row : kRows)
+    if (name == row.spelling)
+      return row.primitive;
   return std::nullopt;
 }
-
-namespace {
-
-std::string example(Primitive primitive) {
-  switch (primitive) {
-  case Primitive::Split:
-    return "split(x, 8)";
-  case Primitive::Tile:
-    return "tile(y, x, 4, 16)";
-  case Primitive::Reorder:
-    return "reorder(x.o, y, x.i)";
-  case Primitive::Fuse:
-    return "fuse(c, y)";
-  default:
-    return std::string(primitiveName(primitive)) + "(x)";
-  }
-}
-
-} // namespace
 
 void checkSignature(const Step& step, const std::string& where) {
   const Signature sig = signatureOf(step.primitive);
@@ -139,28 +105,10 @@ loop::Stmt applyStep(const loop::Stmt& body, const Step& step) {
   const auto& l = step.loops;
   const auto& f = step.factors;
   switch (step.primitive) {
-  case Primitive::Split:
-    return detail::split(body, l[0], f[0]);
-  case Primitive::Tile:
-    return detail::tile(body, l[0], l[1], f[0], f[1]);
-  case Primitive::Reorder:
-    return detail::reorder(body, l);
-  case Primitive::Fuse:
-    return detail::fuse(body, l[0], l[1]);
-  case Primitive::Vectorize:
-    return detail::vectorize(body, l[0]);
-  case Primitive::Unroll:
-    return detail::unroll(body, l[0]);
-  case Primitive::Parallel:
-    return detail::parallel(body, l[0]);
-  case Primitive::CacheWrite:
-    return detail::cacheWrite(body, l[0]);
-  case Primitive::ComputeInline:
-    return detail::computeInline(body, l[0]);
-  case Primitive::ComputeAt:
-    return detail::computeAt(body, l[0], l[1]);
-  case Primitive::Pack:
-    return detail::pack(body, l[0], l[1]);
+#define PRIMITIVE(name, spelling, loops, factors, example, apply)                                  \
+  case Primitive::name:                                                                            \
+    return apply;
+#include "engine/schedule/primitives.def"
   }
   return body;
 }

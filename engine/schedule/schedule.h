@@ -1,8 +1,7 @@
 #pragma once
-// Schedules as data: a schedule is a list of primitive steps (split, tile, reorder, fuse,
-// vectorize, unroll, parallel, cache_write, compute_inline,
-// compute_at, pack) replayed, in order, on a kernel's loop
-// nest.
+// Schedules as data: a schedule is a list of primitive steps (primitives.def lists them:
+// split, tile, reorder, fuse, vectorize, unroll, parallel, cache_write, register_tile,
+// compute_inline, compute_at, pack) replayed, in order, on a kernel's loop nest.
 //
 // Loops are named by their loop variable: names are unique within a kernel (ir.h), and the
 // loops a step creates get derived names (split(x, 8) makes x.o and x.i; fuse(a, b) makes
@@ -29,18 +28,10 @@
 
 namespace lathe::schedule {
 
+// One per row of primitives.def, whose comments say what each does.
 enum class Primitive : std::uint8_t {
-  Split,         // split(loop, factor): loop.o over ceil(extent/factor), loop.i over factor
-  Tile,          // tile(y, x, fy, fx): split both, then reorder(y.o, x.o, y.i, x.i)
-  Reorder,       // reorder(a, b, ...): permutes loops of one nest into the given order
-  Fuse,          // fuse(outer, inner): one loop outer.inner.fused over both
-  Vectorize,     // vectorize(loop): the innermost loop becomes vector (ramp) expressions
-  Unroll,        // unroll(loop): a loop of constant extent is fully unrolled
-  Parallel,      // parallel(loop): iterations run on the thread pool
-  CacheWrite,    // cache_write(loop): stores invariant in loop accumulate in a register first
-  ComputeInline, // compute_inline(buffer): a scratch buffer's value recomputed where read
-  ComputeAt,     // compute_at(buffer, loop): a scratch buffer's rows computed inside loop
-  Pack,          // pack(buffer, loop): what loop reads of buffer, copied in visiting order
+#define PRIMITIVE(name, spelling, loops, factors, example, apply) name,
+#include "engine/schedule/primitives.def"
 };
 
 // The spelling in schedules ("split", "cache_write", ...).

@@ -91,10 +91,36 @@ std::vector<std::vector<schedule::Step>> knobsOf(const loop::Kernel& kernel) {
   return knobs;
 }
 
+std::vector<Knob> traceKnobsOf(const schedule::Schedule& defaults) {
+  std::vector<Knob> knobs;
+  static const std::int64_t kFactors[] = {2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128};
+  for (std::size_t i = 0; i < defaults.steps.size(); ++i) {
+    const schedule::Step& s = defaults.steps[i];
+    if (s.primitive != schedule::Primitive::Split)
+      continue;
+    for (std::int64_t f : kFactors)
+      if (f != s.factors.front())
+        knobs.push_back({{step(schedule::Primitive::Split, s.loops, {f})},
+                         static_cast<int>(i),
+                         "#" + std::to_string(i)});
+  }
+  return knobs;
+}
+
 std::vector<Candidate> sampleCandidates(const loop::Kernel& kernel, int count, std::mt19937& rng,
                                         std::vector<std::string>& seen,
-                                        const std::vector<std::vector<std::size_t>>& parents) {
-  const auto knobs = knobsOf(kernel);
+                                        const std::vector<std::vector<std::size_t>>& parents,
+                                        const schedule::Schedule* defaults) {
+  const schedule::Schedule noDefaults{kernel.name, {}};
+  const schedule::Schedule& base = defaults ? *defaults : noDefaults;
+  std::vector<Knob> knobs = traceKnobsOf(base);
+  {
+    const loop::Kernel start = base.steps.empty() ? kernel : schedule::apply(kernel, base);
+    for (auto& steps : knobsOf(start)) {
+      const std::string key = steps.front().loops.front();
+      knobs.push_back({std::move(steps), -1, key});
+    }
+  }
   std::vector<Candidate> out;
   if (knobs.empty())
     return out;
@@ -118,20 +144,29 @@ std::vector<Candidate> sampleCandidates(const loop::Kernel& kernel, int count, s
       for (int k = size(rng); k > 0; --k)
         chosen.push_back(pick(rng));
     }
-    // Knobs on the same loop do not combine: the first one wins.
+    // Knobs on the same loop (or the same step of the default trace) do not combine: the
+    // first one wins. Replacements change the default's steps; the others follow them.
     Candidate c;
+    c.schedule = base;
     c.schedule.kernel = kernel.name;
+    std::vector<schedule::Step> appended;
     std::set<std::string> touched;
     for (std::size_t k : chosen) {
-      if (k >= knobs.size() || touched.count(knobs[k].front().loops.front()))
+      if (k >= knobs.size() || touched.count(knobs[k].key))
         continue;
-      for (const auto& l : knobs[k].front().loops)
-        touched.insert(l);
+      touched.insert(knobs[k].key);
+      if (knobs[k].replaces < 0)
+        for (const auto& l : knobs[k].steps.front().loops)
+          touched.insert(l);
       c.knobs.push_back(k);
-      c.schedule.steps.insert(c.schedule.steps.end(), knobs[k].begin(), knobs[k].end());
+      if (knobs[k].replaces >= 0)
+        c.schedule.steps[static_cast<std::size_t>(knobs[k].replaces)] = knobs[k].steps.front();
+      else
+        appended.insert(appended.end(), knobs[k].steps.begin(), knobs[k].steps.end());
     }
+    c.schedule.steps.insert(c.schedule.steps.end(), appended.begin(), appended.end());
     c.trace = schedule::traceText(c.schedule);
-    if (c.schedule.steps.empty() || std::find(seen.begin(), seen.end(), c.trace) != seen.end())
+    if (c.knobs.empty() || std::find(seen.begin(), seen.end(), c.trace) != seen.end())
       continue;
     seen.push_back(c.trace);
     try {
@@ -145,9 +180,10 @@ std::vector<Candidate> sampleCandidates(const loop::Kernel& kernel, int count, s
 }
 
 std::vector<schedule::Schedule> sampleSchedules(const loop::Kernel& kernel, int count,
-                                                std::mt19937& rng, std::vector<std::string>& seen) {
+                                                std::mt19937& rng, std::vector<std::string>& seen,
+                                                const schedule::Schedule* defaults) {
   std::vector<schedule::Schedule> out;
-  for (Candidate& c : sampleCandidates(kernel, count, rng, seen))
+  for (Candidate& c : sampleCandidates(kernel, count, rng, seen, {}, defaults))
     out.push_back(std::move(c.schedule));
   return out;
 }

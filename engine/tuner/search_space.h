@@ -7,7 +7,11 @@
 //   - an innermost serial loop of constant extent: unroll (extent <= 32), vectorize
 //     (2..64), or split by 4, 8 or 16 then vectorize the inner loop;
 //   - a loop with one serial loop inside: reorder the two (loop order).
-// A candidate combines up to three knobs on distinct loops.
+// A kernel with a default trace (loop::Kernel::defaultTrace) also has its trace's knobs
+// opened: each split step of it may take another factor (tile sizes, rows and vectors of a
+// register tile). The knobs above then apply to the loops the default trace makes, after
+// it. A candidate combines up to three knobs on distinct loops or steps; its trace is the
+// whole trace, replayed on the nest as lowered.
 
 #include "engine/loop_ir/ir.h"
 #include "engine/schedule/schedule.h"
@@ -36,6 +40,16 @@ std::vector<LoopInfo> loopsOf(const loop::Kernel& kernel);
 // Every single-knob step list the rules above give for `kernel` (unchecked).
 std::vector<std::vector<schedule::Step>> knobsOf(const loop::Kernel& kernel);
 
+// A knob: steps appended after the default trace, or (replaces >= 0) the one step that
+// takes the place of that step of it. `key` is what two knobs of one candidate may not share.
+struct Knob {
+  std::vector<schedule::Step> steps;
+  int replaces = -1;
+  std::string key;
+};
+// The default trace's knobs: another factor for each of its splits.
+std::vector<Knob> traceKnobsOf(const schedule::Schedule& defaults);
+
 // A legal candidate: the knobs (indices into knobsOf) it combines, its steps and the kernel
 // they give.
 struct Candidate {
@@ -45,16 +59,19 @@ struct Candidate {
   loop::Kernel scheduled;
 };
 
-// Up to `count` distinct legal candidates for `kernel`, none equal to a trace in `seen`
-// (which gains them). Each is a random combination of one to three knobs or, when
-// `parents` are given, half of the time a mutation of one of them: a knob replaced, added
-// or dropped. Each is replayed to check it.
+// Up to `count` distinct legal candidates for `kernel` (the nest as lowered) with its
+// default trace `defaults` (null: none), none equal to a trace in `seen` (which gains
+// them). Each is a random combination of one to three knobs or, when `parents` are given,
+// half of the time a mutation of one of them: a knob replaced, added or dropped. Each is
+// replayed to check it.
 std::vector<Candidate> sampleCandidates(const loop::Kernel& kernel, int count, std::mt19937& rng,
                                         std::vector<std::string>& seen,
-                                        const std::vector<std::vector<std::size_t>>& parents = {});
+                                        const std::vector<std::vector<std::size_t>>& parents = {},
+                                        const schedule::Schedule* defaults = nullptr);
 
 // The schedules of sampleCandidates without parents.
 std::vector<schedule::Schedule> sampleSchedules(const loop::Kernel& kernel, int count,
-                                                std::mt19937& rng, std::vector<std::string>& seen);
+                                                std::mt19937& rng, std::vector<std::string>& seen,
+                                                const schedule::Schedule* defaults = nullptr);
 
 } // namespace lathe::tuner

@@ -25,10 +25,12 @@ constexpr std::size_t kMinExamples = 8;
 
 struct Task {
   WorkloadResult result;
-  const loop::Kernel* kernel = nullptr; // the first kernel with this workload
-  std::vector<std::string> seen;        // traces tried (this run and resumed)
-  double lastGain = 1;                  // relative improvement of its last round
-  bool exhausted = false;               // the space has no new legal trace
+  const loop::Kernel* kernel = nullptr;    // the first kernel with this workload, as lowered
+  const loop::Kernel* reference = nullptr; // that kernel with its default trace replayed
+  schedule::Schedule defaults;             // its default trace (empty: none)
+  std::vector<std::string> seen;           // traces tried (this run and resumed)
+  double lastGain = 1;                     // relative improvement of its last round
+  bool exhausted = false;                  // the space has no new legal trace
   // This run's good candidates: (time, knobs), parents for mutations.
   std::vector<std::pair<double, std::vector<std::size_t>>> measured;
 };
@@ -50,10 +52,10 @@ std::vector<Candidate> chooseCandidates(Task& task, int want, const TuneOptions&
                                         const CostModel& model, std::mt19937& rng) {
   const bool guided = options.strategy == Strategy::Evolutionary && model.trained();
   if (!guided)
-    return sampleCandidates(*task.kernel, want, rng, task.seen);
+    return sampleCandidates(*task.kernel, want, rng, task.seen, {}, &task.defaults);
   std::vector<std::string> scratch = task.seen; // only measured traces become seen
   std::vector<Candidate> pool =
-      sampleCandidates(*task.kernel, want * 8, rng, scratch, parentsOf(task, 4));
+      sampleCandidates(*task.kernel, want * 8, rng, scratch, parentsOf(task, 4), &task.defaults);
   if (static_cast<int>(pool.size()) <= want) {
     for (const Candidate& c : pool)
       task.seen.push_back(c.trace);
@@ -106,7 +108,8 @@ TuneReport tuneModel(const lowering::LoweredModel& lowered, const TuneOptions& o
   for (const lowering::KernelCall& c : lowered.calls)
     if (!c.hostNode)
       ++callsOf[c.kernel];
-  for (const loop::Kernel& k : lowered.kernels) {
+  for (std::size_t index = 0; index < lowered.kernels.size(); ++index) {
+    const loop::Kernel& k = lowered.unscheduledKernel(index);
     if (!options.kernelFilter.empty() && k.name.find(options.kernelFilter) == std::string::npos)
       continue;
     const std::string key = workloadKey(k);
@@ -115,6 +118,11 @@ TuneReport tuneModel(const lowering::LoweredModel& lowered, const TuneOptions& o
       Task t;
       t.result.workload = key;
       t.kernel = &k;
+      t.reference = &lowered.kernels[index];
+      t.defaults.kernel = k.name;
+      if (!k.defaultTrace.empty())
+        t.defaults =
+            schedule::parseText("kernel " + k.name + ":\n" + k.defaultTrace).schedules.at(0);
       for (const TuningRecord& r : database.records())
         if (r.workload == key && r.machine == options.machine) {
           t.seen.push_back(r.trace);
@@ -197,7 +205,7 @@ TuneReport tuneModel(const lowering::LoweredModel& lowered, const TuneOptions& o
       MeasureOptions measure = options.measure;
       measure.threads = options.machine.threads;
       Measurement m;
-      m = measureInChild(lowered, *next->kernel, c.scheduled, options.target, measure);
+      m = measureInChild(lowered, *next->reference, c.scheduled, options.target, measure);
       ++report.trials;
       ++next->result.trials;
       if (m.ok()) {

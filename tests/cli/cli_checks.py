@@ -491,7 +491,7 @@ def check_schedule(lathe, models):
     expect(rc == 0 and f"scheduled 1 kernel: {name} (4 steps)" in out, "compile --schedule",
            out + err)
     dumped = open(f"{work}/d1/{name}.loop").read()
-    expect(dumped.startswith("# schedule replayed") and f"#   vectorize({x}.i)" in dumped
+    expect(dumped.startswith("# trace replayed") and f"#   vectorize({x}.i)" in dumped
            and f"parallel for ({c}.{y}.fused, 0, 1024)" in dumped and "ramp(" in dumped,
            "--dump shows the trace next to the scheduled loop IR", dumped)
     # --dump also writes a template: every kernel, its loops, and no steps (changes nothing).

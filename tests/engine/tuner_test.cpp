@@ -149,6 +149,40 @@ TEST(TunerSearch, CandidatesReplayAndComputeWhatTheDefaultDoes) {
   EXPECT_GT(measured, 0) << "the space has candidates";
 }
 
+// Kernels with a default trace (matrix products): the trace's split factors are knobs too,
+// every candidate is a whole trace replayed on the nest as lowered, and each computes what
+// the default does (measureInChild compares the outputs).
+TEST(TunerSearch, DefaultTraceKnobsReplayOnTheNestAndMatchTheDefault) {
+  const auto lowered = lowerSample("matmul_zoo.onnx");
+  std::mt19937 rng(5);
+  int traced = 0, measured = 0, replaced = 0;
+  for (std::size_t index = 0; index < lowered.kernels.size(); ++index) {
+    const loop::Kernel& naive = lowered.unscheduledKernel(index);
+    if (naive.defaultTrace.empty())
+      continue;
+    ++traced;
+    const schedule::Schedule defaults =
+        schedule::parseText("kernel " + naive.name + ":\n" + naive.defaultTrace).schedules.at(0);
+    EXPECT_FALSE(tuner::traceKnobsOf(defaults).empty()) << naive.name;
+    std::vector<std::string> seen;
+    for (const auto& c : tuner::sampleCandidates(naive, 4, rng, seen, {}, &defaults)) {
+      EXPECT_NO_THROW(schedule::apply(naive, c.schedule)) << c.trace;
+      replaced +=
+          c.schedule.steps.size() >= defaults.steps.size() &&
+          !std::equal(defaults.steps.begin(), defaults.steps.end(), c.schedule.steps.begin());
+      tuner::MeasureOptions options;
+      options.repeat = 1;
+      const auto m = tuner::measureInChild(lowered, lowered.kernels[index], c.scheduled,
+                                           target::parseTarget("llvm"), options);
+      EXPECT_TRUE(m.ok()) << naive.name << ": " << c.trace << m.error;
+      ++measured;
+    }
+  }
+  EXPECT_GT(traced, 0) << "matmul_zoo has kernels lowered with a default trace";
+  EXPECT_GT(measured, 0);
+  EXPECT_GT(replaced, 0) << "some candidates change the default trace's factors";
+}
+
 // A kernel with `reference`'s parameters and a body of our choosing.
 loop::Kernel withBody(const loop::Kernel& reference, loop::Stmt body) {
   loop::Kernel k = reference;

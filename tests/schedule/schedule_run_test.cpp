@@ -59,7 +59,13 @@ INSTANTIATE_TEST_SUITE_P(
                       "fuse(i, j)\n split(i.j.fused, 9)\n cache_write(k)\n parallel(i.j.fused.o)\n",
                       "split(k, 4)\n unroll(k.i)\n split(q, 10)\n vectorize(q.i)\n",
                       "split(j, 4)\n reorder(j.o, i)\n pack(b, j.o)\n pack(a, i)\n "
-                      "cache_write(k)\n parallel(j.o)\n pack(bias, p)\n"));
+                      "cache_write(k)\n parallel(j.o)\n pack(bias, p)\n",
+                      "split(i, 3)\n split(j, 4)\n reorder(i.o, j.o, i.i, j.i)\n "
+                      "register_tile(i.i, k)\n parallel(i.o)\n",
+                      "split(i, 2)\n split(j, 10)\n split(j.i, 5)\n "
+                      "reorder(j.o, i.o, i.i, j.i.o, j.i.i)\n register_tile(i.i, k)\n "
+                      "fuse(j.o, i.o)\n parallel(j.o.i.o.fused)\n",
+                      "split(j, 5)\n register_tile(j.i, k)\n"));
 
 TEST(ScheduledRun, ComputeAtMatchesTheDefault) {
   codegen::CodegenOptions options;

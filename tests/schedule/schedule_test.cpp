@@ -99,6 +99,17 @@ TEST(Schedule, RefusesWhatWouldBeWrongOrMeaningless) {
             std::string::npos);
   EXPECT_NE(refusal({step(Primitive::Reorder, {"i", "q"})}).find("not in one loop nest"),
             std::string::npos);
+  EXPECT_NE(refusal({step(Primitive::RegisterTile, {"i", "k"})}).find("at most 256 elements"),
+            std::string::npos);
+  EXPECT_NE(refusal({step(Primitive::RegisterTile, {"p", "q"})}).find("stays on one element"),
+            std::string::npos);
+  EXPECT_NE(
+      refusal({step(Primitive::Split, {"j"}, {3}), step(Primitive::RegisterTile, {"j.i", "k"})})
+          .find("meets a condition under 'j.i'"),
+      std::string::npos);
+  EXPECT_NE(refusal({step(Primitive::Parallel, {"j"}), step(Primitive::RegisterTile, {"j", "k"})})
+                .find("needs serial tile loops"),
+            std::string::npos);
   EXPECT_NE(refusal({step(Primitive::CacheWrite, {"j"})}).find("finds no store"),
             std::string::npos);
   EXPECT_NE(refusal({step(Primitive::Split, {"q"}, {4}), step(Primitive::Split, {"q"}, {2})})

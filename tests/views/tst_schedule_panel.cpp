@@ -20,6 +20,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextCursor>
+#include <cstdlib>
 
 using lathe::workbench::KernelsPanel;
 using lathe::workbench::MainWindow;
@@ -39,6 +40,7 @@ private slots:
   void initTestCase();
   void applyUndoKeepCompile();
   void whyExplainsTheStepOnTheCursorLine();
+  void aDefaultTraceIsTheStartingSteps();
 
 private:
   QTemporaryDir dir_;
@@ -155,7 +157,7 @@ void TestSchedulePanel::applyUndoKeepCompile() {
   kernels->showCode(KernelsPanel::Code::LoopIr);
   auto* loopIr = window.findChild<QPlainTextEdit*>(QStringLiteral("kernelLoopIr"));
   QVERIFY(loopIr);
-  QVERIFY2(loopIr->toPlainText().startsWith(QStringLiteral("# schedule replayed")),
+  QVERIFY2(loopIr->toPlainText().startsWith(QStringLiteral("# trace replayed")),
            qPrintable(loopIr->toPlainText().left(200)));
 
   // Save, forget, load: the same kept set.
@@ -191,6 +193,61 @@ void TestSchedulePanel::whyExplainsTheStepOnTheCursorLine() {
   panel.editor()->setTextCursor(cursor);
   QVERIFY(panel.explainStepAtCursor());
   QVERIFY(panel.explanation()->windowTitle().contains(QStringLiteral("schedule")));
+}
+
+// A matrix product is lowered as a plain nest plus a default trace: the panel lists the
+// nest's loops and starts from the trace's steps, which replay to the default itself;
+// clearing them gives the plain nest; Default puts them back; keeping them keeps nothing.
+void TestSchedulePanel::aDefaultTraceIsTheStartingSteps() {
+  MainWindow window;
+  window.resize(1400, 900);
+  window.show();
+  QSignalSpy loaded(&window, &MainWindow::modelLoaded);
+  window.openFile(QStringLiteral(LATHE_MODEL_DIR "/matmul_zoo.onnx"));
+  QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, kTimeoutMs);
+  QSignalSpy compiled(&window, &MainWindow::compiled);
+  QVERIFY(window.compile());
+  QTRY_COMPARE_WITH_TIMEOUT(compiled.count(), 1, kTimeoutMs);
+  const auto report = window.compileReport();
+  int traced = -1;
+  for (std::size_t k = 0; k < report->kernels.size() && traced < 0; ++k)
+    if (!report->kernels[k].defaultTrace.empty())
+      traced = static_cast<int>(k);
+  QVERIFY2(traced >= 0, "matmul_zoo has a kernel with a default trace");
+  const auto& kernel = report->kernels[static_cast<std::size_t>(traced)];
+  QVERIFY(kernel.schedule == kernel.defaultTrace);
+  QVERIFY(!kernel.naiveLoopIr.empty() && kernel.naiveLoopIr != kernel.loopIr);
+  SchedulePanel* panel = window.schedulePanel();
+  QVERIFY(window.selectKernel(traced));
+  window.showPanel(MainWindow::Panel::Schedule);
+  const QString trace = QString::fromStdString(kernel.defaultTrace);
+  QCOMPARE(panel->steps(), trace);
+  QVERIFY(trace.contains(QStringLiteral("register_tile(")));
+  const QString loops = panel->findChild<QLabel*>(QStringLiteral("scheduleLoops"))->text();
+  QVERIFY2(loops.contains(QStringLiteral("k (")) && !loops.contains(QStringLiteral(".init")),
+           qPrintable(loops));
+
+  auto* apply = panel->findChild<QPushButton*>(QStringLiteral("scheduleApply"));
+  QSignalSpy tried(&window, &MainWindow::scheduleTried);
+  QTest::mouseClick(apply, Qt::LeftButton);
+  QTRY_COMPARE_WITH_TIMEOUT(tried.count(), 1, kTimeoutMs);
+  QVERIFY2(!panel->resultLabel()->text().startsWith(QStringLiteral("Refused:")),
+           qPrintable(panel->resultLabel()->text()));
+  QCOMPARE(panel->diffView()->changeCount(), 0); // the default trace gives the default
+
+  panel->setSteps(QString());
+  QTest::mouseClick(apply, Qt::LeftButton);
+  QTRY_COMPARE_WITH_TIMEOUT(tried.count(), 2, kTimeoutMs);
+  QVERIFY(panel->diffView()->changeCount() > 0); // the plain nest
+  QVERIFY(!panel->diffView()->after()->toPlainText().contains(QStringLiteral("tile")));
+
+  QTest::mouseClick(panel->findChild<QPushButton*>(QStringLiteral("scheduleDefault")),
+                    Qt::LeftButton);
+  QCOMPARE(panel->steps(), trace);
+  panel->keep();
+  QVERIFY(panel->kept().empty());
+  if (const char* dir = std::getenv("LATHE_SCREENSHOT_DIR"))
+    window.grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/schedule_default_trace.png"));
 }
 
 QTEST_MAIN(TestSchedulePanel)

@@ -1,0 +1,223 @@
+// register_tile(top, k): the loops from `top` down to the reduction loop `k` form a tile of
+// output elements that is kept in registers across the whole of k. The tile loops (top and
+// each loop that is the whole body of the one above, down to the loop whose body holds k)
+// must be serial and of constant extent; that innermost tile loop's body is `pre; for k:
+// update; post`, and every store in it writes one element out[idx] that does not move
+// along k. The rewrite distributes the tile loops over the three parts and moves k outside:
+//
+//   allocate out.tile[T]               (T = the product of the tile extents)
+//   tile loops (.init copies): pre     with out[idx] read and written as out.tile[t]
+//   for k: tile loops: update          likewise
+//   tile loops (.out copies): post; out[idx] = out.tile[t]
+//
+// where t is the tile position, row-major. In each copy the innermost tile loop is
+// vectorized (when its extent is 2..64 and vectorize accepts it; unrolled otherwise) and the
+// others unrolled, so the tile's elements become registers. Each element still sums its
+// terms in k order: nothing is reassociated.
+//
+// Refused when: a tile loop is not serial or not of constant extent, or something other than
+// a loop sits between them; the tile has more than 256 elements; the part around k writes
+// anything but out[idx], or reads out at another index; distinct tile positions could write
+// the same element (idx must move by constant strides that keep positions apart); k's
+// bounds depend on the tile loops.
+#include "engine/loop_ir/ir_equality.h"
+#include "engine/loop_ir/ir_mutator.h"
+#include "engine/loop_ir/ir_operators.h"
+#include "engine/loop_ir/ir_printer.h"
+#include "engine/loop_ir/simplify.h"
+#include "engine/loop_ir/substitute.h"
+#include "engine/schedule/loop_nest.h"
+#include "engine/schedule/primitives.h"
+#include "engine/support/diagnostics.h"
+
+#include <algorithm>
+
+namespace lathe::schedule::detail {
+
+using namespace lathe::loop;
+
+namespace {
+
+constexpr std::int64_t kMaxTileElements = 256;
+
+struct TileLoop {
+  Expr var, min;
+  std::int64_t extent;
+  std::string name;
+};
+
+// The tile loops around `inner`, renamed with `suffix` (none for the copy that keeps the
+// names), as a nest of serial loops.
+Stmt nestOf(const std::vector<TileLoop>& tile, const std::string& suffix, Stmt inner) {
+  std::map<std::string, Expr> renamed;
+  std::vector<Expr> vars;
+  for (const TileLoop& l : tile) {
+    const Expr v = suffix.empty() ? l.var : Var::make(indexType(), l.name + suffix);
+    vars.push_back(v);
+    if (!suffix.empty())
+      renamed.emplace(l.name, v);
+  }
+  if (!renamed.empty())
+    inner = substitute(inner, renamed);
+  for (std::size_t d = tile.size(); d-- > 0;)
+    inner = For::make(vars[d], tile[d].min, makeIndex(tile[d].extent), ForKind::Serial, inner);
+  return inner;
+}
+
+// Innermost loop of a copy vectorized when vectorize accepts it, the rest unrolled.
+Stmt markCopy(Stmt body, const std::vector<TileLoop>& tile, const std::string& suffix) {
+  const std::string innermost = tile.back().name + suffix;
+  const std::int64_t lanes = tile.back().extent;
+  bool vectorized = false;
+  if (lanes >= 2 && lanes <= 64) {
+    try {
+      body = vectorize(body, innermost);
+      vectorized = true;
+    } catch (const Error&) {
+      // An epilogue with no vector form (an extern call): that copy stays scalar.
+    }
+  }
+  for (std::size_t d = 0; d < tile.size(); ++d)
+    if (d + 1 < tile.size() || !vectorized)
+      body = unroll(body, tile[d].name + suffix);
+  return body;
+}
+
+} // namespace
+
+Stmt registerTile(const Stmt& body, const std::string& topName, const std::string& kName) {
+  const For& top = findLoop(body, topName);
+  // The tile: top, then each loop that is the whole body of the one before, until a loop
+  // whose body holds k.
+  std::vector<const For*> loops{&top};
+  while (true) {
+    const For* inner = loops.back()->body.as<For>();
+    if (!inner || inner->name() == kName)
+      break;
+    loops.push_back(inner);
+  }
+  const For& last = *loops.back();
+  if (last.body.as<IfThenElse>())
+    fail("register_tile(" + topName + ", " + kName + ") meets a condition under '" + last.name() +
+         "' (a split whose factor does not divide the extent leaves one; pick a factor that "
+         "divides it)");
+  std::vector<Stmt> parts;
+  if (const Block* block = last.body.as<Block>())
+    parts = block->stmts;
+  else
+    parts = {last.body};
+  std::size_t kAt = parts.size();
+  for (std::size_t i = 0; i < parts.size(); ++i)
+    if (const For* f = parts[i].as<For>(); f && f->name() == kName)
+      kAt = i;
+  if (kAt == parts.size())
+    fail("register_tile(" + topName + ", " + kName + ") needs '" + kName +
+         "' directly in the body of the innermost tile loop '" + last.name() +
+         "' (only loops, each the whole body of the one above, may sit between '" + topName +
+         "' and it)");
+  const For& k = *parts[kAt].as<For>();
+
+  std::vector<TileLoop> tile;
+  std::int64_t elements = 1;
+  for (const For* l : loops) {
+    if (l->forKind != ForKind::Serial)
+      fail("register_tile needs serial tile loops; '" + l->name() + "' is " +
+           forKindName(l->forKind));
+    const std::int64_t extent = constantExtent(*l, "register_tile");
+    const std::optional<std::int64_t> min = asConstInt(l->min);
+    if (extent < 1 || !min)
+      fail("register_tile needs tile loops with constant bounds; '" + l->name() + "' has none");
+    elements *= extent;
+    if (elements > kMaxTileElements)
+      fail("register_tile keeps at most " + std::to_string(kMaxTileElements) +
+           " elements in registers; the loops from '" + topName + "' to '" + l->name() + "' hold " +
+           std::to_string(elements) + " (split them smaller)");
+    tile.push_back({l->var, l->min, extent, l->name()});
+    if (usesVar(k.min, l->name()) || usesVar(k.extent, l->name()))
+      fail("the bounds of '" + kName + "' depend on the tile loop '" + l->name() + "'");
+  }
+
+  // The element the tile accumulates: the one buffer stored to around and inside k.
+  const std::vector<Access> accesses = accessesOf(last.body);
+  const Access* target = nullptr;
+  for (const Access& a : accesses)
+    if (a.isStore && !target)
+      target = &a;
+  if (!target)
+    fail("register_tile(" + topName + ", " + kName + ") finds no store to keep in registers");
+  const Buffer out = target->buffer;
+  const Expr idx = simplify(target->index);
+  if (idx.type().isVector())
+    fail("register_tile needs scalar stores; vectorize after it, not before");
+  if (usesVar(idx, kName))
+    fail("register_tile(" + topName + ", " + kName +
+         ") needs a store that stays on one element "
+         "along '" +
+         kName + "'; " + out.name() + "[" + toString(idx) + "] moves along it");
+  for (const Access& a : accesses) {
+    if (a.isStore && a.buffer.name() != out.name())
+      fail("register_tile keeps one buffer in registers; the tile also writes " + a.buffer.name());
+    if (a.buffer.name() == out.name() && !equal(simplify(a.index), idx))
+      fail("register_tile keeps " + out.name() + "[" + toString(idx) +
+           "] in registers, but the tile also " + (a.isStore ? "writes " : "reads ") + out.name() +
+           "[" + toString(a.index) + "]");
+    if (a.buffer.name() == out.name() && !a.guards.empty())
+      fail("register_tile cannot keep " + out.name() +
+           " in registers: it is accessed under a condition (a split whose factor does not "
+           "divide the extent leaves one)");
+  }
+  // Distinct tile positions must own distinct elements: constant strides along the tile
+  // loops, each larger than the span of the smaller ones.
+  std::vector<std::pair<std::int64_t, std::int64_t>> strides; // |stride|, extent
+  for (const TileLoop& l : tile) {
+    const std::optional<std::int64_t> s = strideAlong(idx, l.name);
+    if (!s)
+      fail("register_tile needs " + out.name() + "[" + toString(idx) +
+           "] to move by a constant stride along '" + l.name + "'");
+    if (l.extent > 1)
+      strides.emplace_back(std::abs(*s), l.extent);
+  }
+  std::sort(strides.begin(), strides.end());
+  std::int64_t span = 0;
+  for (const auto& [stride, extent] : strides) {
+    if (stride <= span)
+      fail("register_tile: two positions of the tile would write the same element of " +
+           out.name() + " (its index " + toString(idx) + " does not keep them apart)");
+    span += stride * (extent - 1);
+  }
+
+  const std::string accName = out.name() + ".tile";
+  requireFreshName(body, accName);
+  for (const TileLoop& l : tile)
+    for (const char* suffix : {".init", ".out"})
+      requireFreshName(body, l.name + suffix);
+
+  // Row-major tile position from the tile loops' variables (of the copy in hand).
+  auto position = [&](const std::string& suffix) {
+    Expr t = makeIndex(0);
+    for (const TileLoop& l : tile)
+      t = t * makeIndex(l.extent) + (Var::make(indexType(), l.name + suffix) - l.min);
+    return simplify(t);
+  };
+  const Buffer acc = Buffer::make(accName, out.elementType(), makeShape({elements}));
+  const Expr t = position("");
+  const auto toAcc = [&](const Stmt& s) { return redirectAccesses(s, out, {}, acc, t); };
+  std::vector<Stmt> pre(parts.begin(), parts.begin() + static_cast<std::ptrdiff_t>(kAt));
+  std::vector<Stmt> post(parts.begin() + static_cast<std::ptrdiff_t>(kAt) + 1, parts.end());
+  std::vector<Stmt> stages;
+  if (!pre.empty())
+    stages.push_back(nestOf(tile, ".init", toAcc(Block::make(pre))));
+  stages.push_back(For::make(k.var, k.min, k.extent, k.forKind, nestOf(tile, "", toAcc(k.body))));
+  stages.push_back(
+      nestOf(tile, ".out",
+             Block::make(toAcc(Block::make(post)), Store::make(out, idx, Load::make(acc, t)))));
+  Stmt result = replaceLoop(body, topName, [&](const For&) {
+    return Allocate::make(acc, MemoryScope::Stack, Block::make(stages));
+  });
+  if (!pre.empty())
+    result = markCopy(result, tile, ".init");
+  result = markCopy(result, tile, "");
+  return markCopy(result, tile, ".out");
+}
+
+} // namespace lathe::schedule::detail
