@@ -5,6 +5,7 @@
 #include "engine/support/diagnostics.h"
 
 #include <algorithm>
+#include <map>
 #include <set>
 
 namespace lathe::tuner {
@@ -91,15 +92,33 @@ std::vector<std::vector<schedule::Step>> knobsOf(const loop::Kernel& kernel) {
   return knobs;
 }
 
-std::vector<Knob> traceKnobsOf(const schedule::Schedule& defaults) {
+std::vector<Knob> traceKnobsOf(const loop::Kernel& kernel, const schedule::Schedule& defaults) {
   std::vector<Knob> knobs;
-  static const std::int64_t kFactors[] = {2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128};
+  static const std::vector<std::int64_t> kFactors{2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128};
+  // The extents of the nest's loops and of those the default's splits make: a split's other
+  // factors are the divisors of its loop's extent (a factor that leaves a tail is mostly
+  // refused by what follows, such as register_tile and vectorize).
+  std::map<std::string, std::int64_t> extents;
+  for (const LoopInfo& l : loopsOf(kernel))
+    if (l.extent > 0)
+      extents[l.name] = l.extent;
   for (std::size_t i = 0; i < defaults.steps.size(); ++i) {
     const schedule::Step& s = defaults.steps[i];
     if (s.primitive != schedule::Primitive::Split)
       continue;
-    for (std::int64_t f : kFactors)
-      if (f != s.factors.front())
+    const std::int64_t f0 = s.factors.front();
+    std::vector<std::int64_t> factors;
+    if (const auto e = extents.find(s.loops.front()); e != extents.end()) {
+      for (std::int64_t d = 2; d <= std::min<std::int64_t>(e->second, 512); ++d)
+        if (e->second % d == 0)
+          factors.push_back(d);
+      extents[s.loops.front() + ".o"] = (e->second + f0 - 1) / f0;
+    } else {
+      factors = kFactors;
+    }
+    extents[s.loops.front() + ".i"] = f0;
+    for (std::int64_t f : factors)
+      if (f != f0)
         knobs.push_back({{step(schedule::Primitive::Split, s.loops, {f})},
                          static_cast<int>(i),
                          "#" + std::to_string(i)});
@@ -113,7 +132,7 @@ std::vector<Candidate> sampleCandidates(const loop::Kernel& kernel, int count, s
                                         const schedule::Schedule* defaults) {
   const schedule::Schedule noDefaults{kernel.name, {}};
   const schedule::Schedule& base = defaults ? *defaults : noDefaults;
-  std::vector<Knob> knobs = traceKnobsOf(base);
+  std::vector<Knob> knobs = traceKnobsOf(kernel, base);
   {
     const loop::Kernel start = base.steps.empty() ? kernel : schedule::apply(kernel, base);
     for (auto& steps : knobsOf(start)) {

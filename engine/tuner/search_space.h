@@ -47,8 +47,9 @@ struct Knob {
   int replaces = -1;
   std::string key;
 };
-// The default trace's knobs: another factor for each of its splits.
-std::vector<Knob> traceKnobsOf(const schedule::Schedule& defaults);
+// The knobs of `kernel`'s default trace `defaults`: another factor for each of its splits
+// (a divisor of the loop's extent when it is known).
+std::vector<Knob> traceKnobsOf(const loop::Kernel& kernel, const schedule::Schedule& defaults);
 
 // A legal candidate: the knobs (indices into knobsOf) it combines, its steps and the kernel
 // they give.

@@ -163,7 +163,7 @@ TEST(TunerSearch, DefaultTraceKnobsReplayOnTheNestAndMatchTheDefault) {
     ++traced;
     const schedule::Schedule defaults =
         schedule::parseText("kernel " + naive.name + ":\n" + naive.defaultTrace).schedules.at(0);
-    EXPECT_FALSE(tuner::traceKnobsOf(defaults).empty()) << naive.name;
+    EXPECT_FALSE(tuner::traceKnobsOf(naive, defaults).empty()) << naive.name;
     std::vector<std::string> seen;
     for (const auto& c : tuner::sampleCandidates(naive, 4, rng, seen, {}, &defaults)) {
       EXPECT_NO_THROW(schedule::apply(naive, c.schedule)) << c.trace;
