@@ -299,7 +299,8 @@ private:
   NumericsPanel* numericsPanel_ = nullptr;
   QDockWidget* tuneDock_ = nullptr;
   TunePanel* tunePanel_ = nullptr;
-  std::shared_ptr<std::atomic<bool>> tuneStop_; // Stop: the search in flight ends
+  std::shared_ptr<std::atomic<bool>> tuneStop_;  // Stop: the search in flight ends
+  std::shared_ptr<std::atomic<bool>> tunePause_; // Pause: the search in flight waits
   PropertiesPanel* properties_ = nullptr;
   PassesPanel* passes_ = nullptr;
   KernelsPanel* kernels_ = nullptr;

@@ -22,6 +22,13 @@ void MainWindow::createTuneDock() {
       addPanel(tunePanel_, tr("Tune"), QStringLiteral("tuneDock"), Qt::BottomDockWidgetArea);
   connect(tunePanel_, &TunePanel::startRequested, this, [this] { tune(); });
   connect(tunePanel_, &TunePanel::stopRequested, this, &MainWindow::stopTuning);
+  connect(tunePanel_, &TunePanel::pauseRequested, this, [this](bool paused) {
+    if (!tunePause_ || !worker_->isBusy(jobs::kTune))
+      return;
+    tunePause_->store(paused);
+    log(paused ? tr("Pausing the search after the candidate in flight")
+               : tr("Resuming the search"));
+  });
   connect(tunePanel_, &TunePanel::kernelActivated, this, &MainWindow::openTunedKernel);
   connect(doc_, &WorkbenchDocument::modelChanged, this, [this] {
     tunePanel_->setCanTune(doc_->model() != nullptr, tr("Open a model to tune it."));
@@ -52,6 +59,8 @@ bool MainWindow::tune() {
   options.inputShapes = doc_->runSettings().inputShapes;
   tuneStop_ = std::make_shared<std::atomic<bool>>(false);
   options.cancel = tuneStop_.get();
+  tunePause_ = std::make_shared<std::atomic<bool>>(false);
+  options.pause = tunePause_.get();
   // Rounds cross to the GUI thread as queued calls, dropped if the panel is gone.
   options.onProgress = [panel = tunePanel_](const api::TuneProgressSummary& p) {
     QMetaObject::invokeMethod(panel, [panel, p] { panel->addProgress(p); }, Qt::QueuedConnection);
@@ -60,8 +69,8 @@ bool MainWindow::tune() {
   const QString records = tunePanel_->recordsPath();
   worker_->post(
       jobs::kTune,
-      [this, session = doc_->session(), model, options, records,
-       stop = tuneStop_](const SessionWorker::Context&) -> SessionWorker::Deliver {
+      [this, session = doc_->session(), model, options, records, stop = tuneStop_,
+       pause = tunePause_](const SessionWorker::Context&) -> SessionWorker::Deliver {
         api::TuneResult result = session->tune(options);
         return [this, model, result, records] { finishTune(model, result, records); };
       },

@@ -1,10 +1,14 @@
 #include "app/workbench/tune_panel.h"
 
+#include "app/workbench/records_compare_dialog.h"
+#include "app/workbench/tune_cells.h"
 #include "views/common/table_style.h"
 #include "views/tune/convergence_plot.h"
 
 #include <QComboBox>
+#include <QFile>
 #include <QFileDialog>
+#include <QFileInfo>
 #include <QFormLayout>
 #include <QHBoxLayout>
 #include <QHeaderView>
@@ -19,30 +23,16 @@
 #include <QVBoxLayout>
 
 namespace lathe::workbench {
-namespace {
-
-QString msText(double ms) {
-  if (ms <= 0)
-    return QStringLiteral("\u2013");
-  return ms < 1 ? QStringLiteral("%1 \u00b5s").arg(ms * 1000, 0, 'f', 1)
-                : QStringLiteral("%1 ms").arg(ms, 0, 'f', 2);
-}
-
-QStandardItem* cell(const QString& text, Qt::Alignment align = Qt::AlignRight | Qt::AlignVCenter) {
-  auto* item = new QStandardItem(text);
-  item->setTextAlignment(align);
-  item->setEditable(false);
-  return item;
-}
-
-} // namespace
+namespace {} // namespace
 
 TunePanel::TunePanel(QWidget* parent)
     : QWidget(parent), records_(new QLineEdit(this)), trials_(new QSpinBox(this)),
       threads_(new QSpinBox(this)), strategy_(new QComboBox(this)),
       start_(new QPushButton(tr("Start"), this)), stop_(new QPushButton(tr("Stop"), this)),
-      status_(new QLabel(this)), plot_(new views::ConvergencePlot(this)),
-      table_(new QTableView(this)), model_(new QStandardItemModel(this)) {
+      pause_(new QPushButton(tr("Pause"), this)),
+      compare_(new QPushButton(tr("Compare\u2026"), this)), status_(new QLabel(this)),
+      plot_(new views::ConvergencePlot(this)), table_(new QTableView(this)),
+      model_(new QStandardItemModel(this)) {
   setObjectName(QStringLiteral("tunePanel"));
   records_->setObjectName(QStringLiteral("tuneRecords"));
   records_->setPlaceholderText(tr("records file (JSON lines), appended to"));
@@ -72,9 +62,24 @@ TunePanel::TunePanel(QWidget* parent)
   start_->setDefault(true);
   connect(start_, &QPushButton::clicked, this, &TunePanel::startRequested);
   connect(stop_, &QPushButton::clicked, this, &TunePanel::stopRequested);
+  pause_->setObjectName(QStringLiteral("tunePause"));
+  pause_->setToolTip(tr("Hold the search after the candidate in flight; Resume goes on"));
+  connect(pause_, &QPushButton::clicked, this, [this] { setPaused(!paused_); });
+  compare_->setObjectName(QStringLiteral("tuneCompare"));
+  compare_->setToolTip(tr("Put another records file beside this one: each kernel's winner, "
+                          "speed-up and the two traces"));
+  connect(compare_, &QPushButton::clicked, this, [this] {
+    const QString other = QFileDialog::getOpenFileName(this, tr("Compare With Records"),
+                                                       QFileInfo(recordsPath()).path(),
+                                                       tr("Tuning records (*.jsonl *.json)"));
+    if (!other.isEmpty())
+      compareWith(other);
+  });
   auto* buttons = new QHBoxLayout;
   buttons->addWidget(start_);
+  buttons->addWidget(pause_);
   buttons->addWidget(stop_);
+  buttons->addWidget(compare_);
   buttons->addWidget(status_, 1);
   status_->setObjectName(QStringLiteral("tuneStatus"));
   status_->setWordWrap(true);
@@ -154,8 +159,38 @@ void TunePanel::setCanTune(bool canTune, const QString& why) {
   updateButtons();
 }
 
+void TunePanel::setPaused(bool paused) {
+  if (!tuning_ || paused == paused_)
+    return;
+  paused_ = paused;
+  pause_->setText(paused ? tr("Resume") : tr("Pause"));
+  if (paused)
+    status_->setText(tr("Paused (the candidate in flight finishes first). Resume goes on; Stop "
+                        "keeps every record."));
+  emit pauseRequested(paused);
+}
+
+RecordsCompareDialog* TunePanel::compareWith(const QString& other) {
+  api::Failure failure;
+  const auto comparison = api::compareRecords(QFile::encodeName(recordsPath()).toStdString(),
+                                              QFile::encodeName(other).toStdString(), &failure);
+  if (!comparison) {
+    status_->setText(tr("<b>Cannot compare:</b> %1")
+                         .arg(QString::fromStdString(failure.message).toHtmlEscaped()));
+    return nullptr;
+  }
+  auto* dialog = new RecordsCompareDialog(recordsPath(), other, *comparison, this);
+  dialog->setAttribute(Qt::WA_DeleteOnClose);
+  dialog->show();
+  return dialog;
+}
+
 void TunePanel::setTuning(bool tuning) {
   tuning_ = tuning;
+  if (!tuning && paused_) {
+    paused_ = false;
+    pause_->setText(tr("Pause"));
+  }
   if (tuning) {
     plot_->clear();
     status_->setText(tr("Compiling the model, then measuring candidates\u2026"));
@@ -166,6 +201,8 @@ void TunePanel::setTuning(bool tuning) {
 void TunePanel::updateButtons() {
   start_->setEnabled(canTune_ && !tuning_ && !records_->text().trimmed().isEmpty());
   stop_->setEnabled(tuning_);
+  pause_->setEnabled(tuning_);
+  compare_->setEnabled(!records_->text().trimmed().isEmpty());
   records_->setEnabled(!tuning_);
   trials_->setEnabled(!tuning_);
   threads_->setEnabled(!tuning_);
@@ -174,13 +211,15 @@ void TunePanel::updateButtons() {
 
 void TunePanel::addProgress(const api::TuneProgressSummary& p) {
   plot_->addPoint(p.trials, p.bestModelMs, p.defaultModelMs);
-  status_->setText(tr("Round %1: %2 trials (%3 errors), %4 s \u00b7 %5 %6 (default %7)")
+  status_->setText((paused_ ? tr("Paused after round %1: %2 trials (%3 errors), %4 s \u00b7 %5 "
+                                 "%6 (default %7)")
+                            : tr("Round %1: %2 trials (%3 errors), %4 s \u00b7 %5 %6 (default %7)"))
                        .arg(p.round)
                        .arg(p.trials)
                        .arg(p.errors)
                        .arg(p.seconds, 0, 'f', 0)
-                       .arg(QString::fromStdString(p.kernel), msText(p.kernelBestMs),
-                            msText(p.kernelDefaultMs)));
+                       .arg(QString::fromStdString(p.kernel), tuneMsText(p.kernelBestMs),
+                            tuneMsText(p.kernelDefaultMs)));
 }
 
 void TunePanel::showReport(std::shared_ptr<const api::TuneReport> report) {
@@ -197,15 +236,15 @@ void TunePanel::showReport(std::shared_ptr<const api::TuneReport> report) {
     QString name = QString::fromStdString(w.kernels.front());
     if (w.kernels.size() > 1)
       name += tr(" (+%1 alike)").arg(w.kernels.size() - 1);
-    auto* kernel = cell(name, Qt::AlignLeft | Qt::AlignVCenter);
+    auto* kernel = tuneCell(name, Qt::AlignLeft | Qt::AlignVCenter);
     kernel->setToolTip(w.bestTrace.empty() ? tr("The default schedule is the best found")
                                            : QString::fromStdString(w.bestTrace).trimmed());
     model_->appendRow(
-        {kernel, cell(QString::number(w.calls)), cell(msText(w.defaultMs)),
-         cell(better ? msText(w.bestMs) : tr("default")),
-         cell(better ? QStringLiteral("%1\u00d7").arg(w.defaultMs / w.bestMs, 0, 'f', 2)
-                     : QStringLiteral("\u2013")),
-         cell(QString::number(w.trials))});
+        {kernel, tuneCell(QString::number(w.calls)), tuneCell(tuneMsText(w.defaultMs)),
+         tuneCell(better ? tuneMsText(w.bestMs) : tr("default")),
+         tuneCell(better ? QStringLiteral("%1\u00d7").arg(w.defaultMs / w.bestMs, 0, 'f', 2)
+                         : QStringLiteral("\u2013")),
+         tuneCell(QString::number(w.trials))});
   }
   status_->setText(
       tr("%1 %2 trials (%3 errors) in %4 s on %5, %6 thread(s): estimated %7, default %8")
@@ -215,7 +254,7 @@ void TunePanel::showReport(std::shared_ptr<const api::TuneReport> report) {
           .arg(r.seconds, 0, 'f', 0)
           .arg(QString::fromStdString(r.machine.cpu))
           .arg(r.machine.threads)
-          .arg(msText(best), msText(defaults)));
+          .arg(tuneMsText(best), tuneMsText(defaults)));
 }
 
 void TunePanel::showFailure(const QString& message) {

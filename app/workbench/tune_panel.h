@@ -2,8 +2,9 @@
 // The "Tune" dock: searches schedules for the open model's kernels on this machine (the
 // engine's tuner, as a worker job), with a live convergence plot of the model's estimated
 // latency against trials and a table of kernels: default and best time, speed-up, trials.
-// Stop ends the search after the candidate in flight, keeping every record; Start again
-// with the same records file resumes it. A kernel's row opens its best trace in Schedule.
+// Pause holds the search after the candidate in flight (Resume goes on); Stop ends it,
+// keeping every record; Start again with the same records file resumes it. A kernel's row
+// opens its best trace in Schedule. Compare… puts another records file beside this one.
 
 #include "engine/api/session.h"
 
@@ -40,6 +41,12 @@ public:
   void setCanTune(bool canTune, const QString& why = {});
   void setTuning(bool tuning);
   bool isTuning() const { return tuning_; }
+  bool isPaused() const { return paused_; }
+  // Pause or resume the search in flight (what the Pause button does).
+  void setPaused(bool paused);
+  // The comparison of the records file in use with `other` in a window of its own (nullptr,
+  // and the reason in the status line, when one cannot be read).
+  class RecordsCompareDialog* compareWith(const QString& other);
   // A round finished (the worker's progress, on the GUI thread).
   void addProgress(const api::TuneProgressSummary& progress);
   // The search ended (stopped or done): the table of workloads.
@@ -55,6 +62,7 @@ public:
 signals:
   void startRequested();
   void stopRequested();
+  void pauseRequested(bool paused);
   // A row: the kernel (its first, when several share the workload) and its best trace.
   void kernelActivated(const QString& kernel, const QString& trace);
 
@@ -68,12 +76,14 @@ private:
   QComboBox* strategy_;
   QPushButton* start_;
   QPushButton* stop_;
+  QPushButton* pause_;
+  QPushButton* compare_;
   QLabel* status_;
   views::ConvergencePlot* plot_;
   QTableView* table_;
   QStandardItemModel* model_;
   std::shared_ptr<const api::TuneReport> report_;
-  bool canTune_ = false, tuning_ = false;
+  bool canTune_ = false, tuning_ = false, paused_ = false;
 };
 
 } // namespace lathe::workbench

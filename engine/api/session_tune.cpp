@@ -6,6 +6,7 @@
 #include "engine/tuner/tuner.h"
 
 #include <algorithm>
+#include <filesystem>
 #include <map>
 
 namespace lathe::api {
@@ -64,6 +65,7 @@ TuneResult Session::tune(const TuneOptions& options) {
     t.measure.repeat = std::max(1, options.repeat);
     t.measure.timeoutSeconds = options.timeoutSeconds;
     t.cancel = options.cancel;
+    t.pause = options.pause;
     if (options.onProgress)
       t.onRound = [&](const tuner::TuneProgress& p) {
         options.onProgress({p.round, p.trials, p.errors, p.seconds, p.defaultModelMs, p.bestModelMs,
@@ -93,6 +95,9 @@ TuneResult Session::tune(const TuneOptions& options) {
 
 std::optional<RecordsSummary> summarizeRecords(const std::string& path, Failure* failure) {
   try {
+    if (!std::filesystem::is_regular_file(path))
+      throw Error(ErrorKind::Invalid, "the tuning records file '" + path + "' does not exist",
+                  {path, {}, {}});
     RecordsSummary summary;
     const auto records = tuner::readRecords(path, &summary.warnings);
     std::map<std::string, std::size_t> index;

@@ -47,6 +47,7 @@ struct TuneOptions {
   std::map<std::string, std::vector<std::int64_t>> inputShapes;
   std::function<void(const TuneProgressSummary&)> onProgress;
   const std::atomic<bool>* cancel = nullptr; // stops after the candidate in flight
+  const std::atomic<bool>* pause = nullptr;  // while true, waits after the candidate in flight
 };
 
 struct TunedWorkload {

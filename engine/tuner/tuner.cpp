@@ -9,9 +9,11 @@
 #include "engine/tuner/workload.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <map>
 #include <random>
+#include <thread>
 
 #ifndef LATHE_VERSION
 #define LATHE_VERSION "dev"
@@ -163,9 +165,21 @@ TuneReport tuneModel(const lowering::LoweredModel& lowered, const TuneOptions& o
     model.train();
 
   std::mt19937 rng(options.seed);
+  double pausedMs = 0;
+  const auto cancelled = [&] { return options.cancel && options.cancel->load(); };
+  // A pause holds the search here, between measurements, until resumed or cancelled.
+  const auto waitWhilePaused = [&] {
+    if (!options.pause || !options.pause->load())
+      return;
+    Stopwatch paused;
+    while (options.pause->load() && !cancelled())
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    pausedMs += paused.elapsedMs();
+  };
   const auto outOfTime = [&] {
-    return (options.cancel && options.cancel->load()) ||
-           (options.timeBudgetSeconds > 0 && clock.elapsedMs() / 1000 >= options.timeBudgetSeconds);
+    waitWhilePaused();
+    return cancelled() || (options.timeBudgetSeconds > 0 &&
+                           (clock.elapsedMs() - pausedMs) / 1000 >= options.timeBudgetSeconds);
   };
   int round = 0;
   while (report.trials < options.trials && !outOfTime()) {
@@ -241,7 +255,7 @@ TuneReport tuneModel(const lowering::LoweredModel& lowered, const TuneOptions& o
       p.round = round;
       p.trials = report.trials;
       p.errors = report.errors;
-      p.seconds = clock.elapsedMs() / 1000;
+      p.seconds = (clock.elapsedMs() - pausedMs) / 1000;
       p.defaultModelMs = modelMs(tasks, false);
       p.bestModelMs = modelMs(tasks, true);
       p.workload = next->result.workload;
@@ -252,7 +266,7 @@ TuneReport tuneModel(const lowering::LoweredModel& lowered, const TuneOptions& o
     }
   }
   report.cancelled = options.cancel && options.cancel->load();
-  report.seconds = clock.elapsedMs() / 1000;
+  report.seconds = (clock.elapsedMs() - pausedMs) / 1000;
   report.modelExamples = static_cast<int>(model.examples());
   for (Task& t : tasks)
     report.workloads.push_back(std::move(t.result));

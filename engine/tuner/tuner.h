@@ -56,6 +56,9 @@ struct TuneOptions {
   MeasureOptions measure;
   std::function<void(const TuneProgress&)> onRound;
   const std::atomic<bool>* cancel = nullptr; // stops after the measurement in flight
+  // While true, the search waits after the measurement in flight (time paused does not
+  // count against timeBudgetSeconds); cancel still ends it.
+  const std::atomic<bool>* pause = nullptr;
 };
 
 struct TuneReport {

@@ -2,14 +2,18 @@
 // table, the records it writes and then uses for Compile, Stop keeping the report, and a
 // kernel's row opening its best trace in Schedule.
 #include "app/workbench/main_window.h"
+#include "app/workbench/records_compare_dialog.h"
 #include "app/workbench/schedule_panel.h"
 #include "app/workbench/tune_panel.h"
 #include "app/workbench/workbench_document.h"
+#include "views/code/code_editor.h"
+#include "views/diff/ir_diff_view.h"
 #include "views/tune/convergence_plot.h"
 
 #include <QAbstractItemModel>
 #include <QCoreApplication>
 #include <QFile>
+#include <QLabel>
 #include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
@@ -41,6 +45,7 @@ private slots:
   void initTestCase();
   void searchPlotsRecordsAndIsUsedByCompile();
   void stopKeepsTheReport();
+  void pauseHoldsTheSearchAndCompareShowsTwoFiles();
 
 private:
   QTemporaryDir dir_;
@@ -142,6 +147,63 @@ void TestTunePanel::stopKeepsTheReport() {
   // hang here otherwise): the window's destructor waits for the worker.
   panel->setRecordsPath(dir_.filePath(QStringLiteral("closed.jsonl")));
   QVERIFY(window.tune());
+}
+
+void TestTunePanel::pauseHoldsTheSearchAndCompareShowsTwoFiles() {
+  MainWindow window;
+  window.resize(1400, 900);
+  window.show();
+  QSignalSpy loaded(&window, &MainWindow::modelLoaded);
+  window.openFile(kSample);
+  QTRY_COMPARE_WITH_TIMEOUT(loaded.count(), 1, kTimeoutMs);
+  TunePanel* panel = window.tunePanel();
+  const QString records = dir_.filePath(QStringLiteral("pause.jsonl"));
+  panel->setRecordsPath(records);
+  panel->setTrials(100000);
+  panel->setThreads(1);
+  QSignalSpy finished(&window, &MainWindow::tuneFinished);
+  QVERIFY(window.tune());
+  QTRY_VERIFY_WITH_TIMEOUT(lines(records) >= 6, kTimeoutMs);
+  auto* pause = panel->findChild<QPushButton*>(QStringLiteral("tunePause"));
+  QVERIFY(pause && pause->isEnabled());
+  QTest::mouseClick(pause, Qt::LeftButton);
+  QVERIFY(panel->isPaused());
+  QCOMPARE(pause->text(), QStringLiteral("Resume"));
+  // The candidate in flight finishes; then nothing more is measured while paused.
+  QTest::qWait(1500);
+  const int held = lines(records);
+  QTest::qWait(1500);
+  QCOMPARE(lines(records), held);
+  QVERIFY(window.isTuning());
+  QTest::mouseClick(pause, Qt::LeftButton);
+  QVERIFY(!panel->isPaused());
+  QTRY_VERIFY_WITH_TIMEOUT(lines(records) > held, kTimeoutMs);
+  // Stop while paused ends the search too.
+  QTest::mouseClick(pause, Qt::LeftButton);
+  window.stopTuning();
+  QTRY_COMPARE_WITH_TIMEOUT(finished.count(), 1, kTimeoutMs);
+  QVERIFY(!panel->isPaused());
+  QCOMPARE(lines(records), panel->report()->trials);
+
+  // Compare with a second file: the first six records of this one.
+  const QString other = dir_.filePath(QStringLiteral("pause_head.jsonl"));
+  {
+    QFile in(records), out(other);
+    QVERIFY(in.open(QIODevice::ReadOnly) && out.open(QIODevice::WriteOnly));
+    for (int l = 0; l < 6; ++l)
+      out.write(in.readLine());
+  }
+  lathe::workbench::RecordsCompareDialog* dialog = panel->compareWith(other);
+  QVERIFY2(dialog, qPrintable(panel->statusText()));
+  QVERIFY(dialog->table()->model()->rowCount() >= 1);
+  QVERIFY2(dialog->summary()->text().contains(QStringLiteral("wins")),
+           qPrintable(dialog->summary()->text()));
+  QVERIFY(!dialog->diffView()->before()->toPlainText().isEmpty());
+  if (const QString shots = qEnvironmentVariable("LATHE_SCREENSHOT_DIR"); !shots.isEmpty())
+    QVERIFY(dialog->grab().save(shots + QStringLiteral("/records_compare.png")));
+  QVERIFY(!panel->compareWith(dir_.filePath(QStringLiteral("missing.jsonl"))));
+  QVERIFY2(panel->statusText().contains(QStringLiteral("Cannot compare")),
+           qPrintable(panel->statusText()));
 }
 
 QTEST_MAIN(TestTunePanel)
