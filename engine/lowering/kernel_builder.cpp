@@ -1,7 +1,10 @@
 #include "engine/lowering/kernel_builder.h"
 
+#include "engine/loop_ir/ir_mutator.h"
+#include "engine/loop_ir/ir_visitor.h"
 #include "engine/support/diagnostics.h"
 
+#include <algorithm>
 #include <cctype>
 
 namespace lathe::lowering {
@@ -212,7 +215,11 @@ Stmt KernelBuilder::loopNest(const std::vector<std::int64_t>& shape,
       }
   for (std::size_t k = shape.size(); k-- > 0;)
     s = loop::For::make(vars[k], loop::makeIndex(0), loop::makeIndex(shape[k]),
-                        k == parallelDim ? loop::ForKind::Parallel : loop::ForKind::Serial, s);
+                        loop::ForKind::Serial, s);
+  // The parallel loop is a step of the default trace (finish() keeps it in the nest instead
+  // when the nest ends up inside a parallel loop).
+  if (parallelDim < shape.size())
+    parallelCandidates_.push_back(vars[parallelDim].as<loop::Var>()->name);
   return s;
 }
 
@@ -233,7 +240,60 @@ bool KernelBuilder::epilogueFlattens(const std::vector<std::int64_t>& outShape,
   return true;
 }
 
+namespace {
+
+// Which of the named loops sit inside a parallel loop or inside another of them (where a
+// parallel step would be refused: nested parallelism runs serially).
+class NestedLoops : public loop::IRVisitor {
+public:
+  explicit NestedLoops(const std::vector<std::string>& names) : names_(names) {}
+  std::vector<std::string> nested;
+
+protected:
+  void visitFor(const loop::For* op) override {
+    const bool named = std::find(names_.begin(), names_.end(), op->name()) != names_.end();
+    if (depth_ > 0 && named)
+      nested.push_back(op->name());
+    const bool parallel = named || op->forKind == loop::ForKind::Parallel;
+    depth_ += parallel;
+    loop::IRVisitor::visitFor(op);
+    depth_ -= parallel;
+  }
+
+private:
+  const std::vector<std::string>& names_;
+  int depth_ = 0;
+};
+
+// The named loops made parallel in place.
+class MarkParallel : public loop::IRMutator {
+public:
+  explicit MarkParallel(const std::vector<std::string>& names) : names_(names) {}
+
+protected:
+  Stmt mutateFor(const loop::For* op) override {
+    const Stmt body = mutate(op->body);
+    const bool named = std::find(names_.begin(), names_.end(), op->name()) != names_.end();
+    return loop::For::make(op->var, op->min, op->extent,
+                           named ? loop::ForKind::Parallel : op->forKind, body);
+  }
+
+private:
+  const std::vector<std::string>& names_;
+};
+
+} // namespace
+
 loop::Kernel KernelBuilder::finish(Stmt body) {
+  // Nests of loopNest(): their parallel loop is a default-trace step, or, inside another
+  // parallel loop, stays marked in the nest itself (as it always ran).
+  NestedLoops nested(parallelCandidates_);
+  nested.visit(body);
+  if (!nested.nested.empty())
+    body = MarkParallel(nested.nested).mutate(body);
+  for (const std::string& name : parallelCandidates_)
+    if (std::find(nested.nested.begin(), nested.nested.end(), name) == nested.nested.end())
+      defaultStep("parallel(" + name + ")");
   loop::Kernel k;
   k.name = name_;
   for (const TensorRef& r : inputs_)

@@ -93,7 +93,9 @@ public:
   bool epilogueFlattens(const std::vector<std::int64_t>& outShape, std::size_t from) const;
 
   // for i0 in [0,shape0) ... body(indices). The outermost loop with more than one
-  // iteration is parallel when the nest has at least `parallelThreshold` iterations.
+  // iteration is parallel when the nest has at least `parallelThreshold` iterations: a
+  // parallel(...) step of the default trace unless the nest is inside a parallel loop of
+  // the kernel (finish() decides), else marked parallel in the nest.
   Stmt loopNest(const std::vector<std::int64_t>& shape,
                 const std::function<Stmt(const std::vector<Expr>&)>& body,
                 const std::string& hint = "i", std::int64_t parallelThreshold = 32768);
@@ -122,6 +124,7 @@ private:
   std::vector<std::vector<std::int64_t>> epilogueOperands_;
   std::string strategy_;
   std::string defaultTrace_;
+  std::vector<std::string> parallelCandidates_; // parallel loops of loopNest()
 };
 
 } // namespace lathe::lowering

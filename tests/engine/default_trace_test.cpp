@@ -1,0 +1,91 @@
+// Default traces: kernels lowered as a plain nest plus the steps that make the default, and
+// the driver replaying them (LoweredModel::unscheduled keeps the nest).
+#include "engine/driver/compile_model.h"
+#include "engine/graph/parser.h"
+#include "engine/loop_ir/ir_printer.h"
+#include "engine/schedule/schedule.h"
+#include "engine/schedule/schedule_io.h"
+#include "engine/target/target.h"
+
+#include <gtest/gtest.h>
+#include <string>
+
+namespace lathe {
+namespace {
+
+lowering::LoweredModel lower(const std::string& text) {
+  auto g = graph::parseGraph(text, "model.lir");
+  return driver::lowerModel(*g, target::parseTarget("llvm -mcpu=x86-64-v3"), nullptr);
+}
+
+// The default trace of kernel k replayed on its nest gives the kernel lowerModel made.
+void expectTraceReplays(const lowering::LoweredModel& lowered, std::size_t k) {
+  const loop::Kernel& naive = lowered.unscheduledKernel(k);
+  ASSERT_FALSE(naive.defaultTrace.empty()) << naive.name;
+  EXPECT_EQ(lowered.scheduleTraces.at(k), naive.defaultTrace);
+  const schedule::Schedule steps =
+      schedule::parseText("kernel " + naive.name + ":\n" + naive.defaultTrace).schedules.at(0);
+  EXPECT_EQ(loop::toString(schedule::apply(naive, steps)), loop::toString(lowered.kernels[k]));
+}
+
+TEST(DefaultTrace, AMatrixProductIsAPlainNestTiledInRegisters) {
+  const auto lowered = lower("graph @mm opset 17 {\n  input %a: f32[64,96]\n"
+                             "  input %b: f32[96,48]\n  %y: f32[64,48] = MatMul(%a, %b)\n"
+                             "  output %y\n}\n");
+  ASSERT_EQ(lowered.kernels.size(), 1u);
+  const loop::Kernel& naive = lowered.unscheduledKernel(0);
+  // AVX2: 8 lanes, 4 rows by 2 vectors; 48 columns are 3 tiles of 16.
+  EXPECT_EQ(naive.defaultTrace, "split(i, 4)\nsplit(j, 16)\nsplit(j.i, 8)\n"
+                                "reorder(j.o, i.o, i.i, j.i.o, j.i.i)\nregister_tile(i.i, k)\n"
+                                "fuse(j.o, i.o)\nparallel(j.o.i.o.fused)\n");
+  const std::string plain = loop::toString(naive);
+  EXPECT_NE(plain.find("for (k, 0, 96)"), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("parallel"), std::string::npos) << plain;
+  const std::string tiled = loop::toString(lowered.kernels[0]);
+  EXPECT_NE(tiled.find("parallel for (j.o.i.o.fused, 0, 48)"), std::string::npos) << tiled;
+  EXPECT_NE(tiled.find("y.tile"), std::string::npos) << tiled;
+  expectTraceReplays(lowered, 0);
+}
+
+TEST(DefaultTrace, ALargeElementwiseNestIsParallelByItsTrace) {
+  const auto lowered = lower("graph @relu opset 17 {\n  input %x: f32[1,8,64,64]\n"
+                             "  %y: f32[1,8,64,64] = Relu(%x)\n  output %y\n}\n");
+  ASSERT_EQ(lowered.kernels.size(), 1u);
+  const loop::Kernel& naive = lowered.unscheduledKernel(0);
+  EXPECT_EQ(naive.defaultTrace.rfind("parallel(", 0), 0u) << naive.defaultTrace;
+  EXPECT_EQ(loop::toString(naive).find("parallel"), std::string::npos);
+  EXPECT_NE(loop::toString(lowered.kernels[0]).find("parallel for"), std::string::npos);
+  expectTraceReplays(lowered, 0);
+}
+
+TEST(DefaultTrace, ASmallNestHasNone) {
+  const auto lowered = lower("graph @relu opset 17 {\n  input %x: f32[4,8]\n"
+                             "  %y: f32[4,8] = Relu(%x)\n  output %y\n}\n");
+  ASSERT_EQ(lowered.kernels.size(), 1u);
+  EXPECT_TRUE(lowered.unscheduledKernel(0).defaultTrace.empty());
+  EXPECT_TRUE(lowered.scheduleTraces.at(0).empty());
+}
+
+// A schedule replaces the default trace and replays on the plain nest.
+TEST(DefaultTrace, AScheduleReplacesIt) {
+  auto g = graph::parseGraph("graph @mm opset 17 {\n  input %a: f32[64,96]\n"
+                             "  input %b: f32[96,48]\n  %y: f32[64,48] = MatMul(%a, %b)\n"
+                             "  output %y\n}\n",
+                             "model.lir");
+  const auto name = lower("graph @mm opset 17 {\n  input %a: f32[64,96]\n"
+                          "  input %b: f32[96,48]\n  %y: f32[64,48] = MatMul(%a, %b)\n"
+                          "  output %y\n}\n")
+                        .kernels.at(0)
+                        .name;
+  const schedule::ScheduleSet set =
+      schedule::parseText("kernel " + name + ":\n  split(j, 8)\n  parallel(i)\n", "s.txt");
+  const auto lowered = driver::lowerModel(*g, target::parseTarget("llvm -mcpu=x86-64-v3"), &set);
+  EXPECT_EQ(lowered.scheduleTraces.at(0), "split(j, 8)\nparallel(i)\n");
+  const std::string text = loop::toString(lowered.kernels[0]);
+  EXPECT_EQ(text.find("tile"), std::string::npos) << text;
+  EXPECT_NE(text.find("parallel for (i, 0, 64)"), std::string::npos) << text;
+  EXPECT_NE(text.find("for (j.i, 0, 8)"), std::string::npos) << text;
+}
+
+} // namespace
+} // namespace lathe
