@@ -100,18 +100,44 @@ std::vector<CompileStep> compileStepsOf(const api::ModelReport& model,
   }
   const QString target =
       !compiled || compiled->target == "llvm" ? QObject::tr("this machine") : qs(compiled->target);
-  steps.push_back({QObject::tr("Loop nest of %1").arg(qs(kernel->name)),
-                   QObject::tr("Kernel %1 computes it as nested loops (the default lowering).")
-                       .arg(qs(kernel->name)),
-                   qs(kernel->loopIr), CodeLanguage::LatheIr, "lowering", "stage"});
-  if (!kernel->schedule.empty())
-    steps.push_back({QObject::tr("Schedule"),
-                     kernel->tunedTrials > 0
-                         ? QObject::tr("A schedule found by tuning (%1 trials) was replayed on "
-                                       "the loops.")
-                               .arg(kernel->tunedTrials)
-                         : QObject::tr("Your kept schedule was replayed on the loops."),
-                     qs(kernel->schedule), CodeLanguage::LatheIr, "schedule", "stage"});
+  const bool traced = !kernel->schedule.empty();
+  steps.push_back(
+      {QObject::tr("Loop nest of %1").arg(qs(kernel->name)),
+       traced ? QObject::tr("Kernel %1 computes it as nested loops: the plain nest "
+                            "as lowered, before its schedule.")
+                    .arg(qs(kernel->name))
+              : QObject::tr("Kernel %1 computes it as nested loops (the default "
+                            "lowering).")
+                    .arg(qs(kernel->name)),
+       qs(traced && !kernel->naiveLoopIr.empty() ? kernel->naiveLoopIr : kernel->loopIr),
+       CodeLanguage::LatheIr, "lowering", "stage"});
+  if (traced) {
+    const QString which =
+        kernel->tunedTrials > 0
+            ? QObject::tr("the schedule tuning found (%1 trials)").arg(kernel->tunedTrials)
+        : kernel->schedule == kernel->defaultTrace ? QObject::tr("the default schedule")
+                                                   : QObject::tr("your kept schedule");
+    const QStringList lines = qs(kernel->schedule).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    if (kernel->traceLoopIrs.size() == static_cast<std::size_t>(lines.size())) {
+      // One step per primitive: the loop nest after it, and what the primitive does.
+      for (int i = 0; i < lines.size(); ++i) {
+        const QString line = lines[i].trimmed();
+        steps.push_back({QObject::tr("Step %1: %2").arg(i + 1).arg(line),
+                         QObject::tr("Step %1 of %2 of %3: the loops after %4.")
+                             .arg(i + 1)
+                             .arg(lines.size())
+                             .arg(which, line),
+                         qs(kernel->traceLoopIrs[static_cast<std::size_t>(i)]),
+                         CodeLanguage::LatheIr,
+                         line.left(line.indexOf(QLatin1Char('('))).toStdString(), "primitive"});
+      }
+    } else {
+      steps.push_back(
+          {QObject::tr("Schedule"),
+           QObject::tr("%1 was replayed on the loops.").arg(which.left(1).toUpper() + which.mid(1)),
+           qs(kernel->schedule), CodeLanguage::LatheIr, "schedule", "stage"});
+    }
+  }
   if (!kernel->llvmIr.empty()) {
     steps.push_back({QObject::tr("LLVM IR"),
                      QObject::tr("The loops as LLVM IR, before optimisation."), qs(kernel->llvmIr),

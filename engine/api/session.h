@@ -250,6 +250,9 @@ struct KernelReport {
   // Its default trace (empty: the nest as lowered is the default), and the loop IR of that
   // nest, which every trace replays on (empty: the same as loopIr, no trace was replayed).
   std::string defaultTrace, naiveLoopIr;
+  // When keepCode: the loop IR after each step of `schedule`, replayed one by one on the
+  // nest (the last is loopIr), for reading a trace step by step.
+  std::vector<std::string> traceLoopIrs;
   // How the default lowering computes it (tiles, parallel tasks, where the epilogue runs),
   // one line per choice; empty for plain loop nests.
   std::string strategy;

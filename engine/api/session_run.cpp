@@ -61,6 +61,25 @@ driver::TunedLookup tunedLookup(const std::string& path, const std::string& targ
   };
 }
 
+// The loop IR of kernel k after each step of the trace replayed on it (none without one).
+std::vector<std::string> loopIrAfterEachStep(const lowering::LoweredModel& lowered, std::size_t k) {
+  std::vector<std::string> out;
+  if (k >= lowered.scheduleTraces.size() || lowered.scheduleTraces[k].empty())
+    return out;
+  const loop::Kernel& naive = lowered.unscheduledKernel(k);
+  const schedule::ScheduleSet set =
+      schedule::parseText("kernel " + naive.name + ":\n" + lowered.scheduleTraces[k]);
+  if (set.empty())
+    return out;
+  schedule::Schedule prefix{naive.name, {}};
+  for (const schedule::Step& step : set.schedules.front().steps) {
+    prefix.steps.push_back(step);
+    // Every prefix of a trace that replayed in full replays too.
+    out.push_back(loop::toString(schedule::apply(naive, prefix)));
+  }
+  return out;
+}
+
 // Kernel, ONNX nodes and FLOP estimate of each call of the compiled model's plan.
 std::vector<profiler::CallInfo> describeCalls(const driver::CompiledModel& compiled) {
   std::vector<profiler::CallInfo> calls;
@@ -198,6 +217,7 @@ CompileResult Session::compile(const CompileOptions& options) {
       if (k < code.size()) {
         kr.codeBytes = code[k].codeBytes;
         if (options.keepCode) {
+          kr.traceLoopIrs = loopIrAfterEachStep(lowered, k);
           kr.llvmIr = code[k].llvmIr;
           kr.llvmIrOptimized = code[k].llvmIrOptimized;
           kr.assembly = code[k].assembly;

@@ -7,6 +7,7 @@
 #include "app/workbench/kernels_panel.h"
 #include "app/workbench/main_window.h"
 #include "app/workbench/schedule_panel.h"
+#include "app/workbench/step_through.h"
 #include "views/code/code_editor.h"
 #include "views/diff/ir_diff_view.h"
 
@@ -248,6 +249,34 @@ void TestSchedulePanel::aDefaultTraceIsTheStartingSteps() {
   QVERIFY(panel->kept().empty());
   if (const char* dir = std::getenv("LATHE_SCREENSHOT_DIR"))
     window.grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/schedule_default_trace.png"));
+
+  // Step through the kernel's node: the plain nest, then each step of the trace with the
+  // loops after it and the primitive's explanation.
+  int node = -1;
+  const auto& graph = window.report()->final.nodes;
+  for (int n = 0; n < static_cast<int>(graph.size()) && node < 0; ++n)
+    if (graph[static_cast<std::size_t>(n)].name == kernel.nodes.front())
+      node = n;
+  QVERIFY(node >= 0);
+  lathe::workbench::StepThroughDialog* steps = window.showStepThrough(node);
+  QVERIFY(steps);
+  int tile = -1;
+  for (int i = 0; i < steps->stepCount() && tile < 0; ++i)
+    if (steps->step(i).title.contains(QStringLiteral("register_tile(")))
+      tile = i;
+  QVERIFY(tile > 0);
+  QVERIFY(steps->step(tile).title.startsWith(QStringLiteral("Step ")));
+  steps->showStep(tile);
+  QVERIFY2(steps->codeText().contains(QStringLiteral(".tile")), qPrintable(steps->codeText()));
+  QVERIFY2(steps->explanationText().contains(QStringLiteral("registers")),
+           qPrintable(steps->explanationText()));
+  steps->showStep(tile - 1); // before it: no tile yet
+  QVERIFY(!steps->codeText().contains(QStringLiteral(".tile")));
+  if (const char* dir = std::getenv("LATHE_SCREENSHOT_DIR")) {
+    steps->showStep(tile);
+    steps->grab().save(QString::fromLocal8Bit(dir) + QStringLiteral("/step_through_trace.png"));
+  }
+  steps->close();
 }
 
 QTEST_MAIN(TestSchedulePanel)
