@@ -33,49 +33,7 @@ std::string refusal(std::vector<Step> steps) {
   return {};
 }
 
-TEST(Schedule, SplitThatDividesMakesNoGuard) {
-  const std::string text = scheduled({step(Primitive::Split, {"q"}, {4})});
-  EXPECT_NE(text.find("for (q.o, 0, 5)"), std::string::npos) << text;
-  EXPECT_NE(text.find("for (q.i, 0, 4)"), std::string::npos) << text;
-  EXPECT_NE(text.find("bias[q.o*4 + q.i]"), std::string::npos) << text;
-  EXPECT_EQ(text.find("if ("), std::string::npos) << text;
-}
-
-TEST(Schedule, SplitWithATailGuardsTheBody) {
-  const std::string text = scheduled({step(Primitive::Split, {"q"}, {7})});
-  EXPECT_NE(text.find("for (q.o, 0, 3)"), std::string::npos) << text;
-  EXPECT_NE(text.find("if (q.o*7 + q.i < 20)"), std::string::npos) << text;
-}
-
-TEST(Schedule, TileReordersIntoBlocks) {
-  const std::string text = scheduled({step(Primitive::Tile, {"p", "q"}, {5, 4})});
-  const auto po = text.find("for (p.o"), qo = text.find("for (q.o"), pi = text.find("for (p.i"),
-             qi = text.find("for (q.i");
-  ASSERT_NE(qi, std::string::npos) << text;
-  EXPECT_LT(po, qo);
-  EXPECT_LT(qo, pi);
-  EXPECT_LT(pi, qi);
-}
-
-TEST(Schedule, FuseVectorizeParallel) {
-  const std::string text =
-      scheduled({step(Primitive::Split, {"q"}, {4}), step(Primitive::Fuse, {"p", "q.o"}),
-                 step(Primitive::Parallel, {"p.q.o.fused"}), step(Primitive::Vectorize, {"q.i"})});
-  EXPECT_NE(text.find("parallel for (p.q.o.fused, 0, 150)"), std::string::npos) << text;
-  EXPECT_NE(text.find("y[ramp("), std::string::npos) << text;
-  EXPECT_EQ(text.find("for (q.i"), std::string::npos) << text;
-}
-
-TEST(Schedule, CacheWriteKeepsTheAccumulatorInAStackBuffer) {
-  const std::string text = scheduled({step(Primitive::CacheWrite, {"k"})});
-  EXPECT_NE(text.find("allocate out.k.acc: f32[1] on stack"), std::string::npos) << text;
-  EXPECT_NE(text.find("out.k.acc[0] = out.k.acc[0] + "), std::string::npos) << text;
-}
-
-TEST(Schedule, UnrollMarksTheLoop) {
-  const std::string text = scheduled({step(Primitive::Unroll, {"k"})});
-  EXPECT_NE(text.find("unrolled for (k, 0, 17)"), std::string::npos) << text;
-}
+// What each primitive makes is checked whole in golden_test.cpp.
 
 TEST(Schedule, RefusesWhatWouldBeWrongOrMeaningless) {
   EXPECT_NE(refusal({step(Primitive::Split, {"zz"}, {4})}).find("there is no loop 'zz'"),
