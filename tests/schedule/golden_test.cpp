@@ -15,9 +15,86 @@ struct Golden {
   const char* name;
   const char* steps;
   const char* expected;
+  loop::Kernel (*kernel)() = testing::matmulKernel; // the kernel before
 };
 
+loop::Kernel stencil() {
+  return testing::stencilKernel();
+}
+loop::Kernel scratch() {
+  return testing::scratchKernel();
+}
+
 const Golden kGolden[] = {
+    {"reorder_swaps_the_epilogue_loops", "reorder(q, p)\n",
+     "kernel matmul_relu(%a: f32[30,17], %b: f32[17,20], %bias: f32[20]) -> (%out: f32[30,20], %y: "
+     "f32[30,20]) {  # from: mm\n"
+     "  for (i, 0, 30) {\n"
+     "    for (j, 0, 20) {\n"
+     "      out[i*20 + j] = 0.0f\n"
+     "      for (k, 0, 17) {\n"
+     "        out[i*20 + j] = out[i*20 + j] + a[i*17 + k]*b[k*20 + j]\n"
+     "      }\n"
+     "    }\n"
+     "  }\n"
+     "  for (q, 0, 20) {\n"
+     "    for (p, 0, 30) {\n"
+     "      y[p*20 + q] = max(out[p*20 + q]*0.5f + bias[q], 0.0f)\n"
+     "    }\n"
+     "  }\n"
+     "}\n"},
+    {"pack_copies_a_panel_per_column_block", "split(j, 4)\nreorder(j.o, i)\npack(b, j.o)\n",
+     "kernel matmul_relu(%a: f32[30,17], %b: f32[17,20], %bias: f32[20]) -> (%out: f32[30,20], %y: "
+     "f32[30,20]) {  # from: mm\n"
+     "  for (j.o, 0, 5) {\n"
+     "    allocate b.j.o.packed: f32[68] on stack {\n"
+     "      for (j.i.b.pack, 0, 4) {\n"
+     "        for (k.b.pack, 0, 17) {\n"
+     "          b.j.o.packed[j.i.b.pack*17 + k.b.pack] = b[k.b.pack*20 + (j.o*4 + j.i.b.pack)]\n"
+     "        }\n"
+     "      }\n"
+     "      for (i, 0, 30) {\n"
+     "        for (j.i, 0, 4) {\n"
+     "          out[i*20 + (j.o*4 + j.i)] = 0.0f\n"
+     "          for (k, 0, 17) {\n"
+     "            out[i*20 + (j.o*4 + j.i)] = out[i*20 + (j.o*4 + j.i)] + a[i*17 + "
+     "k]*b.j.o.packed[j.i*17 + k]\n"
+     "          }\n"
+     "        }\n"
+     "      }\n"
+     "    }\n"
+     "  }\n"
+     "  for (p, 0, 30) {\n"
+     "    for (q, 0, 20) {\n"
+     "      y[p*20 + q] = max(out[p*20 + q]*0.5f + bias[q], 0.0f)\n"
+     "    }\n"
+     "  }\n"
+     "}\n"},
+    {"compute_at_computes_the_rows_each_iteration_reads", "compute_at(t, p)\n",
+     "kernel stencil(%a: f32[8,5]) -> (%y: f32[6,5]) {  # from: s\n"
+     "  allocate t: f32[40] on stack {\n"
+     "    for (p, 0, 6) {\n"
+     "      for (i, max(p, 0), min(p + 2, 7) - max(p, 0) + 1) {\n"
+     "        for (j, 0, 5) {\n"
+     "          t[i*5 + j] = a[i*5 + j]*2.0f\n"
+     "        }\n"
+     "      }\n"
+     "      for (q, 0, 5) {\n"
+     "        y[p*5 + q] = t[p*5 + q] + t[p*5 + q + 10]\n"
+     "      }\n"
+     "    }\n"
+     "  }\n"
+     "}\n",
+     stencil},
+    {"compute_inline_recomputes_the_scratch_where_read", "compute_inline(t)\n",
+     "kernel scratch(%a: f32[6,5]) -> (%y: f32[6,5]) {  # from: s\n"
+     "  for (p, 0, 6) {\n"
+     "    for (q, 0, 5) {\n"
+     "      y[p*5 + q] = a[p*5 + q]*2.0f + a[(p + 1)%6*5 + q]*2.0f\n"
+     "    }\n"
+     "  }\n"
+     "}\n",
+     scratch},
     {"split_that_divides_makes_no_guard", "split(q, 4)\n",
      "kernel matmul_relu(%a: f32[30,17], %b: f32[17,20], %bias: f32[20]) -> (%out: f32[30,20], %y: "
      "f32[30,20]) {  # from: mm\n"
@@ -200,8 +277,9 @@ class GoldenSchedule : public ::testing::TestWithParam<Golden> {};
 
 TEST_P(GoldenSchedule, PrintsTheExpectedLoopIr) {
   const Golden& g = GetParam();
-  const ScheduleSet set = parseText(std::string("kernel matmul_relu:\n") + g.steps);
-  EXPECT_EQ(loop::toString(apply(testing::matmulKernel(), set.schedules.at(0))), g.expected);
+  const loop::Kernel before = g.kernel();
+  const ScheduleSet set = parseText("kernel " + before.name + ":\n" + g.steps);
+  EXPECT_EQ(loop::toString(apply(before, set.schedules.at(0))), g.expected);
 }
 
 INSTANTIATE_TEST_SUITE_P(Schedules, GoldenSchedule, ::testing::ValuesIn(kGolden),

@@ -266,14 +266,12 @@ TEST(Schedule, LargeNestsAreBoundedInsteadOfEnumerated) {
   }
 }
 
+// What compute_inline, compute_at and pack make is checked whole in golden_test.cpp; here
+// the loop order that compute_inline accepts too, and the refusals.
 TEST(Schedule, ComputeInlineRecomputesTheScratchWhereItIsRead) {
   const Schedule inlineT{"scratch", {step(Primitive::ComputeInline, {"t"})}};
-  for (const char* order : {"ij", "ji"}) {
-    const std::string text = loop::toString(apply(testing::scratchKernel(order), inlineT));
-    EXPECT_EQ(text.find("allocate t"), std::string::npos) << text;
-    EXPECT_EQ(text.find("t["), std::string::npos) << text;
-    EXPECT_NE(text.find("a[p*5 + q]*2.0f + a["), std::string::npos) << text;
-  }
+  EXPECT_EQ(loop::toString(apply(testing::scratchKernel("ji"), inlineT)),
+            loop::toString(apply(testing::scratchKernel("ij"), inlineT)));
   auto refusal = [](const loop::Kernel& k, const std::string& buffer) {
     try {
       apply(k, Schedule{k.name, {step(Primitive::ComputeInline, {buffer})}});
@@ -288,14 +286,6 @@ TEST(Schedule, ComputeInlineRecomputesTheScratchWhereItIsRead) {
 }
 
 TEST(Schedule, ComputeAtComputesTheRowsEachIterationReads) {
-  const Schedule atP{"stencil", {step(Primitive::ComputeAt, {"t", "p"})}};
-  const std::string text = loop::toString(apply(testing::stencilKernel(), atP));
-  // Inside p: rows p .. p + 2 of t (clamped to the buffer), then the row of y.
-  const auto p = text.find("for (p, 0, 6)"), i = text.find("for (i, "), q = text.find("for (q,");
-  ASSERT_NE(i, std::string::npos) << text;
-  EXPECT_LT(p, i) << text;
-  EXPECT_LT(i, q) << text;
-  EXPECT_EQ(text.find("for (i, 0, 8)"), std::string::npos) << text;
   auto refusal = [](const loop::Kernel& k, std::vector<std::string> args) {
     try {
       apply(k, Schedule{k.name, {step(Primitive::ComputeAt, std::move(args))}});
@@ -315,15 +305,6 @@ TEST(Schedule, ComputeAtComputesTheRowsEachIterationReads) {
 }
 
 TEST(Schedule, PackCopiesWhatTheLoopReadsInVisitingOrder) {
-  const std::string text =
-      scheduled({step(Primitive::Split, {"j"}, {4}), step(Primitive::Reorder, {"j.o", "i"}),
-                 step(Primitive::Pack, {"b", "j.o"})});
-  EXPECT_NE(text.find("allocate b.j.o.packed: f32[68] on stack"), std::string::npos) << text;
-  EXPECT_NE(
-      text.find("b.j.o.packed[j.i.b.pack*17 + k.b.pack] = b[k.b.pack*20 + (j.o*4 + j.i.b.pack)]"),
-      std::string::npos)
-      << text;
-  EXPECT_NE(text.find("b.j.o.packed[j.i*17 + k]"), std::string::npos) << text;
   EXPECT_NE(refusal({step(Primitive::Pack, {"out", "j"})}).find("writes 'out'"), std::string::npos);
   EXPECT_NE(refusal({step(Primitive::Pack, {"b", "k"})}).find("nothing to pack"),
             std::string::npos);
