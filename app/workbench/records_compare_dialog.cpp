@@ -76,6 +76,7 @@ RecordsCompareDialog::RecordsCompareDialog(const QString& pathA, const QString& 
   connect(table_, &QTableView::clicked, this,
           [this](const QModelIndex& index) { showRow(index.row()); });
   diff_->setPlaceholderText(tr("Pick a kernel to diff the best trace of A (left) against B's"));
+  diff_->setCaptions(tr("A: best trace in %1").arg(a), tr("B: best trace in %1").arg(b));
 
   auto* splitter = new QSplitter(Qt::Vertical, this);
   splitter->addWidget(table_);

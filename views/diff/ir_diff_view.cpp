@@ -35,6 +35,7 @@ QWidget* captioned(const QString& caption, QWidget* content, QWidget* parent) {
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(2);
   auto* label = new QLabel(caption, box);
+  label->setObjectName(QStringLiteral("diffCaption"));
   label->setForegroundRole(QPalette::PlaceholderText);
   layout->addWidget(label);
   layout->addWidget(content, 1);
@@ -88,8 +89,12 @@ IrDiffView::IrDiffView(QWidget* parent)
   auto* sides = new QSplitter(Qt::Horizontal, this);
   sides->setObjectName(QStringLiteral("diffSplitter"));
   sides->setChildrenCollapsible(false);
-  sides->addWidget(captioned(tr("Before"), before_, sides));
-  sides->addWidget(captioned(tr("After"), after_, sides));
+  QWidget* left = captioned(tr("Before"), before_, sides);
+  QWidget* right = captioned(tr("After"), after_, sides);
+  beforeCaption_ = left->findChild<QLabel*>(QStringLiteral("diffCaption"));
+  afterCaption_ = right->findChild<QLabel*>(QStringLiteral("diffCaption"));
+  sides->addWidget(left);
+  sides->addWidget(right);
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -101,6 +106,11 @@ IrDiffView::IrDiffView(QWidget* parent)
 
 void IrDiffView::setPlaceholderText(const QString& text) {
   after_->setPlaceholderText(text);
+}
+
+void IrDiffView::setCaptions(const QString& before, const QString& after) {
+  beforeCaption_->setText(before);
+  afterCaption_->setText(after);
 }
 
 void IrDiffView::clear() {

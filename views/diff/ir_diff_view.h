@@ -24,6 +24,8 @@ public:
   void setTexts(const std::string& before, const std::string& after);
   void clear();
   void setPlaceholderText(const QString& text);
+  // The captions above the two sides ("Before" and "After" unless set).
+  void setCaptions(const QString& before, const QString& after);
 
   const SideBySideDiff& diff() const { return diff_; }
   double diffMilliseconds() const { return diffMilliseconds_; } // of the last setTexts
@@ -45,6 +47,8 @@ private:
   void updateNavigation();
 
   QLabel* summary_;
+  QLabel* beforeCaption_ = nullptr;
+  QLabel* afterCaption_ = nullptr;
   QToolButton* previous_;
   QToolButton* next_;
   CodeEditor* before_;
