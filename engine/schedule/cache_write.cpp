@@ -5,7 +5,6 @@
 // Refused when no store in the loop is invariant, or when the buffer is also read or written
 // at another index inside the loop.
 #include "engine/loop_ir/ir_equality.h"
-#include "engine/loop_ir/ir_mutator.h"
 #include "engine/loop_ir/ir_operators.h"
 #include "engine/loop_ir/ir_printer.h"
 #include "engine/loop_ir/ir_visitor.h"

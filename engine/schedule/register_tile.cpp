@@ -6,7 +6,9 @@
 // along k. The rewrite distributes the tile loops over the three parts and moves k outside:
 //
 //   allocate out.tile[T]               (T = the product of the tile extents)
-//   tile loops (.init copies): pre     with out[idx] read and written as out.tile[t]
+//   tile loops (.init copies): [out.tile[t] = out[idx]]; pre   with out[idx] read and
+//                                      written as out.tile[t]; the load only when the
+//                                      element is read before pre writes it
 //   for k: tile loops: update          likewise
 //   tile loops (.out copies): post; out[idx] = out.tile[t]
 //
@@ -21,7 +23,6 @@
 // the same element (idx must move by constant strides that keep positions apart); k's
 // bounds depend on the tile loops.
 #include "engine/loop_ir/ir_equality.h"
-#include "engine/loop_ir/ir_mutator.h"
 #include "engine/loop_ir/ir_operators.h"
 #include "engine/loop_ir/ir_printer.h"
 #include "engine/loop_ir/simplify.h"
@@ -192,21 +193,29 @@ Stmt registerTile(const Stmt& body, const std::string& topName, const std::strin
     for (const char* suffix : {".init", ".out"})
       requireFreshName(body, l.name + suffix);
 
-  // Row-major tile position from the tile loops' variables (of the copy in hand).
-  auto position = [&](const std::string& suffix) {
-    Expr t = makeIndex(0);
-    for (const TileLoop& l : tile)
-      t = t * makeIndex(l.extent) + (Var::make(indexType(), l.name + suffix) - l.min);
-    return simplify(t);
-  };
+  // The tile position, row-major over the tile loops.
+  Expr position = makeIndex(0);
+  for (const TileLoop& l : tile)
+    position = position * makeIndex(l.extent) + (l.var - l.min);
+  const Expr t = simplify(position);
   const Buffer acc = Buffer::make(accName, out.elementType(), makeShape({elements}));
-  const Expr t = position("");
   const auto toAcc = [&](const Stmt& s) { return redirectAccesses(s, out, {}, acc, t); };
-  std::vector<Stmt> pre(parts.begin(), parts.begin() + static_cast<std::ptrdiff_t>(kAt));
+  // The tile starts from the elements' values unless the part before k first writes them
+  // outright (out = 0), as a matrix product's nest does.
+  const Access* first = nullptr;
+  for (const Access& a : accesses)
+    if (!first && a.buffer.name() == out.name())
+      first = &a;
+  const bool overwritten = first && first->isStore && first->loops.empty();
+  std::vector<Stmt> pre;
+  if (!overwritten)
+    pre.push_back(Store::make(acc, t, Load::make(out, idx)));
+  for (std::size_t i = 0; i < kAt; ++i)
+    pre.push_back(toAcc(parts[i]));
   std::vector<Stmt> post(parts.begin() + static_cast<std::ptrdiff_t>(kAt) + 1, parts.end());
   std::vector<Stmt> stages;
   if (!pre.empty())
-    stages.push_back(nestOf(tile, ".init", toAcc(Block::make(pre))));
+    stages.push_back(nestOf(tile, ".init", Block::make(pre)));
   stages.push_back(For::make(k.var, k.min, k.extent, k.forKind, nestOf(tile, "", toAcc(k.body))));
   stages.push_back(
       nestOf(tile, ".out",

@@ -89,6 +89,47 @@ TEST(ScheduledRun, ComputeAtMatchesTheDefault) {
   }
 }
 
+// register_tile on a nest that accumulates into what an earlier nest wrote (no init of its
+// own around k): the tile starts from the elements' values, as the plain nest does.
+TEST(ScheduledRun, RegisterTileStartsFromTheElementsValues) {
+  using namespace loop;
+  Buffer a = Buffer::make("a", f32(), makeShape({6, 5}));
+  Buffer c = Buffer::make("c", f32(), makeShape({6, 8}));
+  Buffer b = Buffer::make("b", f32(), makeShape({5, 8}));
+  Buffer y = Buffer::make("y", f32(), makeShape({6, 8}));
+  Expr i = indexVar("i"), j = indexVar("j"), k = indexVar("k"), p = indexVar("p"),
+       q = indexVar("q");
+  Stmt copy = serialFor(p, 6, serialFor(q, 8, Store::make(y, p * 8 + q, Load::make(c, p * 8 + q))));
+  Stmt sum = serialFor(
+      i, 6,
+      serialFor(j, 8,
+                serialFor(k, 5,
+                          Store::make(y, i * 8 + j,
+                                      Load::make(y, i * 8 + j) +
+                                          Load::make(a, i * 5 + k) * Load::make(b, k * 8 + j)))));
+  const Kernel kernel{"gemm_c", {a, c, b}, {y}, Block::make(copy, sum), {"g"}};
+  codegen::CodegenOptions options;
+  options.target = target::parseTarget("llvm");
+  auto runIt = [&](const Kernel& kn) {
+    auto jit = codegen::jitKernels({kn}, options);
+    std::vector<float> av(30), cv(48), bv(40), yv(48, NAN);
+    for (int e = 0; e < 48; ++e) {
+      cv[e] = static_cast<float>(e) - 20.0f;
+      if (e < 30)
+        av[e] = static_cast<float>(e % 7) * 0.5f;
+      if (e < 40)
+        bv[e] = static_cast<float>(e % 5) - 2.0f;
+    }
+    void* args[] = {av.data(), cv.data(), bv.data(), yv.data()};
+    jit->function(kn.name)(args);
+    return yv;
+  };
+  const auto expected = runIt(kernel);
+  const auto got = runIt(apply(
+      kernel, parseText("kernel gemm_c:\n split(i, 2)\n register_tile(i.i, k)\n").schedules[0]));
+  EXPECT_EQ(got, expected);
+}
+
 TEST(ScheduledRun, ComputeInlineMatchesTheDefault) {
   codegen::CodegenOptions options;
   options.target = target::parseTarget("llvm");
