@@ -67,12 +67,9 @@ std::vector<std::string> loopIrAfterEachStep(const lowering::LoweredModel& lower
   if (k >= lowered.scheduleTraces.size() || lowered.scheduleTraces[k].empty())
     return out;
   const loop::Kernel& naive = lowered.unscheduledKernel(k);
-  const schedule::ScheduleSet set =
-      schedule::parseText("kernel " + naive.name + ":\n" + lowered.scheduleTraces[k]);
-  if (set.empty())
-    return out;
   schedule::Schedule prefix{naive.name, {}};
-  for (const schedule::Step& step : set.schedules.front().steps) {
+  for (const schedule::Step& step :
+       schedule::parseTrace(naive.name, lowered.scheduleTraces[k]).steps) {
     prefix.steps.push_back(step);
     // Every prefix of a trace that replayed in full replays too.
     out.push_back(loop::toString(schedule::apply(naive, prefix)));

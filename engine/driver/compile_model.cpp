@@ -82,13 +82,13 @@ lowering::LoweredModel lowerModel(const graph::Graph& graph, const target::Targe
       continue;
     }
     if (const std::optional<TunedTrace> t = tuned ? tuned(naive) : std::nullopt) {
-      const schedule::ScheduleSet set =
-          schedule::parseText("kernel " + kernel.name + ":\n" + t->trace, "tuning records");
-      if (!set.empty()) {
+      const schedule::Schedule steps =
+          schedule::parseTrace(kernel.name, t->trace, "tuning records");
+      if (!steps.steps.empty()) {
         // A record replays on the kernel it was measured on: a failure here is a record
         // that does not belong to this kernel, which the workload key should rule out.
-        kernel = schedule::apply(naive, set.schedules.front(), "tuning records");
-        lowered.scheduleTraces[k] = schedule::traceText(set.schedules.front());
+        kernel = schedule::apply(naive, steps, "tuning records");
+        lowered.scheduleTraces[k] = schedule::traceText(steps);
         if (tunedTrials)
           (*tunedTrials)[k] = t->trials;
         continue;
@@ -96,9 +96,8 @@ lowering::LoweredModel lowerModel(const graph::Graph& graph, const target::Targe
     }
     if (!naive.defaultTrace.empty()) {
       // The lowering's own trace: a failure is a bug in that lowering, said as such.
-      const schedule::ScheduleSet set = schedule::parseText(
-          "kernel " + kernel.name + ":\n" + naive.defaultTrace, "default trace");
-      kernel = schedule::apply(naive, set.schedules.front(), "default trace of " + kernel.name);
+      kernel = schedule::apply(naive, schedule::parseTrace(kernel.name, naive.defaultTrace),
+                               "default trace of " + kernel.name);
       lowered.scheduleTraces[k] = naive.defaultTrace;
     }
   }

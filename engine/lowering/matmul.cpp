@@ -177,15 +177,12 @@ Stmt tracedProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p
   if (!bn.empty())
     order.push_back(bn);
   order.push_back(jn + ".o");
-  std::string rows; // the loop over row blocks, if any
-  if (!in.empty() && R > 1) {
+  if (!in.empty() && R > 1) { // rows: blocks of R outside, the R rows in the tile
     kb.defaultStep("split(" + in + ", " + std::to_string(R) + ")");
-    rows = in + ".o";
-    order.push_back(rows);
+    order.push_back(in + ".o");
     tile.push_back(in + ".i");
   } else if (!in.empty()) {
-    rows = in;
-    order.push_back(rows);
+    order.push_back(in);
   }
   kb.defaultStep("split(" + jn + ", " + std::to_string(TW) + ")");
   if (V > 1) {

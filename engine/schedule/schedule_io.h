@@ -10,6 +10,10 @@
 namespace lathe::schedule {
 
 ScheduleSet parseText(const std::string& text, const std::string& source = {});
+// One kernel's trace: its steps in text form, one per line, without a `kernel` line (a
+// default trace, a tuning record's, KernelReport::schedule). No steps: an empty schedule.
+Schedule parseTrace(const std::string& kernel, const std::string& steps,
+                    const std::string& source = {});
 std::string printText(const ScheduleSet& set);
 
 ScheduleSet parseJson(const std::string& text, const std::string& source = {});

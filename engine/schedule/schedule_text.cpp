@@ -44,6 +44,12 @@ std::string primitiveList() {
 
 } // namespace
 
+Schedule parseTrace(const std::string& kernel, const std::string& steps,
+                    const std::string& source) {
+  ScheduleSet set = parseText("kernel " + kernel + ":\n" + steps, source);
+  return set.empty() ? Schedule{kernel, {}} : std::move(set.schedules.front());
+}
+
 ScheduleSet parseText(const std::string& text, const std::string& source) {
   ScheduleSet set;
   set.source = source;

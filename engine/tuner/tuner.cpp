@@ -121,10 +121,7 @@ TuneReport tuneModel(const lowering::LoweredModel& lowered, const TuneOptions& o
       t.result.workload = key;
       t.kernel = &k;
       t.reference = &lowered.kernels[index];
-      t.defaults.kernel = k.name;
-      if (!k.defaultTrace.empty())
-        t.defaults =
-            schedule::parseText("kernel " + k.name + ":\n" + k.defaultTrace).schedules.at(0);
+      t.defaults = schedule::parseTrace(k.name, k.defaultTrace);
       for (const TuningRecord& r : database.records())
         if (r.workload == key && r.machine == options.machine) {
           t.seen.push_back(r.trace);
@@ -152,10 +149,8 @@ TuneReport tuneModel(const lowering::LoweredModel& lowered, const TuneOptions& o
       if (r.ok() && r.workload == t.result.workload && r.machine == options.machine &&
           r.defaultMedianMs > 0) {
         try {
-          const schedule::ScheduleSet set =
-              schedule::parseText("kernel " + t.kernel->name + ":\n" + r.trace);
           const loop::Kernel k =
-              set.empty() ? *t.kernel : schedule::apply(*t.kernel, set.schedules.front());
+              schedule::apply(*t.kernel, schedule::parseTrace(t.kernel->name, r.trace));
           model.add(featuresOf(k), static_cast<float>(std::log2(r.medianMs / r.defaultMedianMs)));
         } catch (const Error&) {
           // A record that no longer replays teaches nothing.

@@ -23,8 +23,7 @@ void expectTraceReplays(const lowering::LoweredModel& lowered, std::size_t k) {
   const loop::Kernel& naive = lowered.unscheduledKernel(k);
   ASSERT_FALSE(naive.defaultTrace.empty()) << naive.name;
   EXPECT_EQ(lowered.scheduleTraces.at(k), naive.defaultTrace);
-  const schedule::Schedule steps =
-      schedule::parseText("kernel " + naive.name + ":\n" + naive.defaultTrace).schedules.at(0);
+  const schedule::Schedule steps = schedule::parseTrace(naive.name, naive.defaultTrace);
   EXPECT_EQ(loop::toString(schedule::apply(naive, steps)), loop::toString(lowered.kernels[k]));
 }
 

@@ -161,8 +161,7 @@ TEST(TunerSearch, DefaultTraceKnobsReplayOnTheNestAndMatchTheDefault) {
     if (naive.defaultTrace.empty())
       continue;
     ++traced;
-    const schedule::Schedule defaults =
-        schedule::parseText("kernel " + naive.name + ":\n" + naive.defaultTrace).schedules.at(0);
+    const schedule::Schedule defaults = schedule::parseTrace(naive.name, naive.defaultTrace);
     EXPECT_FALSE(tuner::traceKnobsOf(naive, defaults).empty()) << naive.name;
     std::vector<std::string> seen;
     for (const auto& c : tuner::sampleCandidates(naive, 4, rng, seen, {}, &defaults)) {
