@@ -619,10 +619,8 @@ void MainWindow::showModel(const QString& path, std::shared_ptr<const api::Model
   const QString fileName = QFileInfo(path).fileName();
 
   // Aliasing pointers: the panels share the report instead of copying graphs and IR.
-  const std::shared_ptr<const api::GraphSnapshot> finalGraph(doc_->model(), &r.final);
-  browser_->setSnapshot(finalGraph);
-  // The graph opens as the file has it; the banner leads to the optimised graph (what the
-  // model tree lists and what compiles).
+  // The graph (and the tree, which lists the same graph) opens as the file has it; the banner
+  // leads to the optimised graph, what compiles.
   showAuthoredGraph();
   properties_->setNode(nullptr, -1);
   passes_->setPasses(std::shared_ptr<const std::vector<api::PassRecord>>(doc_->model(), &r.passes),
@@ -832,39 +830,6 @@ void MainWindow::syncKernelToNode() {
   kernels_->selectKernelForNode(doc_->model()->final.nodes[doc_->selectedNode()].name);
 }
 
-void MainWindow::onTreeNodeSelected(int node) {
-  doc_->setSelectedNode(node);
-  const std::shared_ptr<const api::GraphSnapshot> finalGraph =
-      doc_->model()
-          ? std::shared_ptr<const api::GraphSnapshot>(doc_->model(), &doc_->model()->final)
-          : nullptr;
-  properties_->setNode(finalGraph, node);
-  // The tree shows the final graph; the graph view may show another (a pass's, the authored
-  // one), whose indices differ: the node of the same name there, if it has one.
-  if (graphPass_ == kFinalGraph)
-    graph_->selectNode(node);
-  else if (const auto shown = shownGraph();
-           shown && finalGraph && node >= 0 && node < static_cast<int>(finalGraph->nodes.size())) {
-    int same = -1;
-    for (int n = 0; n < static_cast<int>(shown->nodes.size()) && same < 0; ++n)
-      if (!shown->nodes[n].name.empty() && shown->nodes[n].name == finalGraph->nodes[node].name)
-        same = n;
-    graph_->selectNode(same);
-  }
-  syncKernelToNode();
-}
-
-void MainWindow::onGraphNodeSelected(int node) {
-  if (node < 0 || !doc_->model())
-    return; // a click on empty space keeps what the panels show
-  if (graphPass_ == kFinalGraph) {
-    browser_->selectNode(node); // the tree's nodeSelected updates everything else
-    return;
-  }
-  properties_->setNode(shownGraph(), node);
-  showPanel(Panel::Properties);
-}
-
 void MainWindow::highlightKernel(int kernel) {
   const auto& compiled = doc_->compileReport();
   if (graphPass_ == kAuthoredGraph && compiled && kernel >= 0 &&
@@ -900,6 +865,7 @@ void MainWindow::showGraphAfterPass(int pass) {
   if (QAction* checked = finalGraphAction_->actionGroup()->checkedAction())
     checked->setChecked(false); // neither final nor authored
   graph_->setSnapshot(record.graphAfter);
+  listShownGraph();
   // Outline the nodes this pass made or changed (the same rule as the Passes panel's count).
   const views::NodeChanges changes = passes_->nodeChanges(pass);
   std::vector<int> changed = changes.changed;
@@ -926,13 +892,9 @@ void MainWindow::showFinalGraph() {
   finalGraphAction_->setChecked(true);
   graph_->setSnapshot(
       std::shared_ptr<const api::GraphSnapshot>(doc_->model(), &doc_->model()->final));
-  graph_->selectNode(doc_->selectedNode());
+  listShownGraph();
   highlightKernel(kernels_->selectedKernel());
   applyHeatMap();
-}
-
-bool MainWindow::selectNode(int node) {
-  return browser_->selectNode(node);
 }
 
 bool MainWindow::selectPass(int pass) {

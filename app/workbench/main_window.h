@@ -99,7 +99,8 @@ public:
   // in the graph.
   bool selectKernel(int kernel);
 
-  // Index into report()->final.nodes; selects it in the tree, the graph and Properties, and
+  // Index into report()->final.nodes; selects it in the tree, the graph and Properties (the
+  // node of its name in the graph shown, else in the final graph, which is then shown), and
   // its kernel in Code. False if there is no such node.
   bool selectNode(int node);
   // Index into report()->passes; shows the Passes panel and the graph after that pass.
@@ -196,10 +197,12 @@ private:
   void createStatusBar();
   void onTreeNodeSelected(int node);
   void onGraphNodeSelected(int node);
+  void applyNodeSelection(int node); // node of the shown graph, in every panel but the tree
   void highlightKernel(int kernel);
   void showGraphAfterPass(int pass);
   // The snapshot the graph view shows (final, authored or a pass's); null without a model.
   std::shared_ptr<const api::GraphSnapshot> shownGraph() const;
+  void listShownGraph();
   void createGraphViewActions(QMenu* view);
   void chooseFile();
   void reload();
@@ -280,6 +283,7 @@ private:
   views::GraphView* graph_ = nullptr;
   QLabel* graphBanner_ = nullptr; // "showing the graph after pass X — Show final graph"
   int graphPass_ = kFinalGraph;
+  bool listingGraph_ = false; // the tree is being given another graph
   QAction* authoredGraphAction_ = nullptr;
   QAction* finalGraphAction_ = nullptr;
   ModelBrowser* browser_ = nullptr;

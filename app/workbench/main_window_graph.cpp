@@ -1,7 +1,8 @@
-// MainWindow's choice of graph in the central view: the final graph (what compiles, the one
-// the model tree lists), the model as its ONNX file has it, or the graph after a pass.
+// MainWindow's choice of graph in the central view and the model tree: the model as its ONNX
+// file has it, the final graph (what compiles), or the graph after a pass.
 #include "app/workbench/main_window.h"
 #include "app/workbench/main_window_text.h"
+#include "app/workbench/model_browser.h"
 #include "app/workbench/properties_panel.h"
 #include "app/workbench/workbench_document.h"
 #include "views/graph/graph_view.h"
@@ -26,8 +27,7 @@ void MainWindow::createGraphViewActions(QMenu* view) {
   finalGraphAction_->setObjectName(QStringLiteral("finalGraphAction"));
   finalGraphAction_->setCheckable(true);
   finalGraphAction_->setChecked(true);
-  finalGraphAction_->setStatusTip(
-      tr("Show the graph after every pass: what is compiled, and what the model tree lists"));
+  finalGraphAction_->setStatusTip(tr("Show the graph after every pass: what is compiled"));
   connect(authoredGraphAction_, &QAction::triggered, this, &MainWindow::showAuthoredGraph);
   connect(finalGraphAction_, &QAction::triggered, this, &MainWindow::showFinalGraph);
   view->addAction(authoredGraphAction_);
@@ -65,16 +65,96 @@ void MainWindow::showAuthoredGraph() {
           .arg(changed)
           .arg(model->final.nodes.size()));
   graphBanner_->show();
-  // The selected node of the tree, if the file has a node of that name.
-  if (const int selected = doc_->selectedNode();
-      selected >= 0 && selected < static_cast<int>(model->final.nodes.size())) {
-    const std::string& name = model->final.nodes[selected].name;
-    for (int n = 0; n < static_cast<int>(model->imported.nodes.size()); ++n)
-      if (!name.empty() && model->imported.nodes[n].name == name) {
-        graph_->selectNode(n);
-        break;
-      }
+  listShownGraph();
+}
+
+namespace {
+
+// The node of `to` named like node `node` of `from`, or -1 (no such node, or no name).
+int sameNode(const api::GraphSnapshot& from, int node, const api::GraphSnapshot& to) {
+  if (node < 0 || node >= static_cast<int>(from.nodes.size()) || from.nodes[node].name.empty())
+    return -1;
+  for (int n = 0; n < static_cast<int>(to.nodes.size()); ++n)
+    if (to.nodes[n].name == from.nodes[node].name)
+      return n;
+  return -1;
+}
+
+} // namespace
+
+// The model tree lists the graph the graph view draws, so that a row and a drawn node are the
+// same node; the selected node stays selected where the shown graph has it.
+void MainWindow::listShownGraph() {
+  const auto& model = doc_->model();
+  const std::shared_ptr<const api::GraphSnapshot> shown = shownGraph();
+  if (!model || !shown) {
+    browser_->setSnapshot(nullptr);
+    return;
   }
+  QString caption;
+  if (graphPass_ == kAuthoredGraph)
+    caption = tr("<b>As authored</b> \u00b7 %1 nodes, before any pass").arg(shown->nodes.size());
+  else if (graphPass_ == kFinalGraph)
+    caption = tr("<b>Optimised</b> \u00b7 %1 nodes, what is compiled").arg(shown->nodes.size());
+  else
+    caption = tr("<b>After pass %1</b> \u00b7 %2 \u00b7 %3 nodes")
+                  .arg(graphPass_ + 1)
+                  .arg(qs(model->passes[static_cast<std::size_t>(graphPass_)].name).toHtmlEscaped())
+                  .arg(shown->nodes.size());
+  const int selected = doc_->selectedNode(); // in the final graph
+  listingGraph_ = true;                      // the tree's reset is not a selection by the user
+  browser_->setSnapshot(shown, caption);
+  listingGraph_ = false;
+  const int same = graphPass_ == kFinalGraph ? selected : sameNode(model->final, selected, *shown);
+  // The tree's nodeSelected selects it in the graph view too; what the search hides stays
+  // hidden (and selected in the graph only).
+  if (same < 0 || !browser_->selectNode(same, false))
+    graph_->selectNode(same);
+}
+
+// A row of the tree: a node of the shown graph; the document keeps the final graph's node of
+// that name (-1 if the passes removed it), which is what the Code panel follows.
+void MainWindow::onTreeNodeSelected(int node) {
+  if (!listingGraph_)
+    applyNodeSelection(node);
+}
+
+void MainWindow::applyNodeSelection(int node) {
+  const auto& model = doc_->model();
+  if (!model)
+    return;
+  const std::shared_ptr<const api::GraphSnapshot> shown = browser_->snapshot();
+  if (!shown)
+    return;
+  doc_->setSelectedNode(graphPass_ == kFinalGraph ? node : sameNode(*shown, node, model->final));
+  properties_->setNode(shown, node);
+  graph_->selectNode(node);
+  syncKernelToNode();
+}
+
+void MainWindow::onGraphNodeSelected(int node) {
+  if (node < 0 || !doc_->model())
+    return; // a click on empty space keeps what the panels show
+  // The tree's nodeSelected updates everything else; a node its search hides stays hidden
+  // there (the search is the user's) and is selected everywhere else.
+  if (!browser_->selectNode(node, false))
+    applyNodeSelection(node);
+  if (graphPass_ != kFinalGraph)
+    showPanel(Panel::Properties);
+}
+
+// `node` indexes the final graph: selected where the shown graph has a node of its name,
+// otherwise in the final graph.
+bool MainWindow::selectNode(int node) {
+  const auto& model = doc_->model();
+  if (model && graphPass_ != kFinalGraph) {
+    if (const auto shown = shownGraph()) {
+      if (const int same = sameNode(model->final, node, *shown); same >= 0)
+        return browser_->selectNode(same);
+    }
+    showFinalGraph();
+  }
+  return browser_->selectNode(node);
 }
 
 } // namespace lathe::workbench

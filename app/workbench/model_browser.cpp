@@ -6,6 +6,7 @@
 
 #include <QAction>
 #include <QHeaderView>
+#include <QLabel>
 #include <QLineEdit>
 #include <QTreeView>
 #include <QVBoxLayout>
@@ -22,8 +23,13 @@ constexpr int kExpandKernelsUpTo = 300;
 using views::ModelTreeModel;
 
 ModelBrowser::ModelBrowser(QWidget* parent)
-    : QWidget(parent), search_(new QLineEdit(this)), tree_(new QTreeView(this)),
-      model_(new ModelTreeModel(this)), proxy_(new views::ModelTreeProxy(this)) {
+    : QWidget(parent), caption_(new QLabel(this)), search_(new QLineEdit(this)),
+      tree_(new QTreeView(this)), model_(new ModelTreeModel(this)),
+      proxy_(new views::ModelTreeProxy(this)) {
+  caption_->setObjectName(QStringLiteral("modelTreeCaption"));
+  caption_->setWordWrap(true);
+  caption_->setContentsMargins(4, 2, 4, 0);
+  caption_->hide();
   search_->setObjectName(QStringLiteral("modelFilter"));
   search_->setPlaceholderText(tr("Search names, ops, shapes\u2026"));
   search_->setClearButtonEnabled(true);
@@ -58,17 +64,31 @@ ModelBrowser::ModelBrowser(QWidget* parent)
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->setSpacing(4);
+  layout->addWidget(caption_);
   layout->addWidget(search_);
   layout->addWidget(tree_, 1);
 }
 
-void ModelBrowser::setSnapshot(std::shared_ptr<const api::GraphSnapshot> snapshot) {
+void ModelBrowser::setSnapshot(std::shared_ptr<const api::GraphSnapshot> snapshot,
+                               const QString& caption) {
+  caption_->setText(caption);
+  caption_->setVisible(!caption.isEmpty());
+  if (snapshot == model_->snapshot())
+    return; // the same graph: keep the rows, their expansion and the current one
   model_->setSnapshot(std::move(snapshot));
   if (search_->text().trimmed().isEmpty())
     expandDefault();
   else
     tree_->expandAll();
   fitColumns();
+}
+
+const std::shared_ptr<const api::GraphSnapshot>& ModelBrowser::snapshot() const {
+  return model_->snapshot();
+}
+
+QString ModelBrowser::caption() const {
+  return caption_->text();
 }
 
 void ModelBrowser::clearSearch() {
@@ -111,12 +131,14 @@ void ModelBrowser::applySearch(const QString& text) {
     tree_->scrollTo(current);
 }
 
-bool ModelBrowser::selectNode(int node) {
+bool ModelBrowser::selectNode(int node, bool clearSearchIfHidden) {
   QModelIndex source = model_->indexForNode(node);
   if (!source.isValid())
     return false;
   QModelIndex index = proxy_->mapFromSource(source);
   if (!index.isValid()) {
+    if (!clearSearchIfHidden)
+      return false;
     search_->clear();
     index = proxy_->mapFromSource(source);
   }

@@ -6,6 +6,7 @@
 #include <QWidget>
 #include <memory>
 
+class QLabel;
 class QLineEdit;
 class QTreeView;
 
@@ -22,9 +23,14 @@ class ModelBrowser : public QWidget {
 public:
   explicit ModelBrowser(QWidget* parent = nullptr);
 
-  void setSnapshot(std::shared_ptr<const api::GraphSnapshot> snapshot);
-  // Makes `node` the current row, clearing the search if it hides the node.
-  bool selectNode(int node);
+  // `caption` says which graph the tree lists (the file's, the optimised one, a pass's).
+  void setSnapshot(std::shared_ptr<const api::GraphSnapshot> snapshot,
+                   const QString& caption = QString());
+  const std::shared_ptr<const api::GraphSnapshot>& snapshot() const;
+  QString caption() const;
+  // Makes `node` the current row, clearing the search if it hides the node (with
+  // `clearSearchIfHidden`; without, a hidden node is not selected and false is returned).
+  bool selectNode(int node, bool clearSearchIfHidden = true);
   void focusSearch();
   // Empties the search box (a different model: its names are not the last one's).
   void clearSearch();
@@ -38,6 +44,7 @@ private:
   void expandDefault();
   void fitColumns();
 
+  QLabel* caption_;
   QLineEdit* search_;
   QTreeView* tree_;
   views::ModelTreeModel* model_;

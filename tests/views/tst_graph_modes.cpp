@@ -9,6 +9,7 @@
 #include "views/graph/graph_items.h"
 #include "views/graph/graph_minimap.h"
 #include "views/graph/graph_view.h"
+#include "views/models/model_tree_model.h"
 
 #include <QAction>
 #include <QDockWidget>
@@ -24,6 +25,7 @@
 #include <QTextBlock>
 #include <QTextBrowser>
 #include <QTextCursor>
+#include <QTreeView>
 #include <algorithm>
 #include <map>
 #include <memory>
@@ -33,6 +35,27 @@ using lathe::workbench::MainWindow;
 namespace {
 const QString kSample = QStringLiteral(LATHE_MODEL_DIR "/sample_cnn.onnx");
 constexpr int kTimeoutMs = 60000;
+
+// The tree's row for node `node` (depth first), invalid if none.
+QModelIndex nodeRow(const QAbstractItemModel* model, int node, const QModelIndex& parent = {}) {
+  for (int row = 0; row < model->rowCount(parent); ++row) {
+    const QModelIndex index = model->index(row, 0, parent);
+    if (index.data(lathe::views::ModelTreeModel::NodeIndexRole).toInt() == node &&
+        index.data(lathe::views::ModelTreeModel::ItemKindRole).toInt() ==
+            static_cast<int>(lathe::views::ModelTreeModel::ItemKind::Node))
+      return index;
+    if (const QModelIndex below = nodeRow(model, node, index); below.isValid())
+      return below;
+  }
+  return {};
+}
+
+QString propertyValue(const QAbstractItemModel* model, const QString& property) {
+  for (int row = 0; row < model->rowCount(); ++row)
+    if (model->index(row, 0).data().toString() == property)
+      return model->index(row, 1).data().toString();
+  return {};
+}
 } // namespace
 
 class TestGraphModes : public QObject {
@@ -97,6 +120,25 @@ void TestGraphModes::authoredGraphAndBack() {
   QVERIFY(same >= 0);
   QVERIFY(window_->selectNode(final));
   QCOMPARE(graph->selectedNode(), same);
+  // The model tree lists the same graph as the view: the file's nodes, the same row selected.
+  auto* tree = window_->findChild<QTreeView*>(QStringLiteral("modelTree"));
+  using lathe::views::ModelTreeModel;
+  QCOMPARE(tree->currentIndex().data(ModelTreeModel::NodeIndexRole).toInt(), same);
+  QCOMPARE(tree->model()->index(ModelTreeModel::NodesSection, 0).data().toString(),
+           QStringLiteral("Nodes (%1)").arg(report.imported.nodes.size()));
+  // A node the passes removed (the Dropout) is listed and selectable: Properties shows it.
+  int removed = -1;
+  for (int i = 0; i < static_cast<int>(report.imported.nodes.size()) && removed < 0; ++i)
+    if (report.imported.nodes[i].opType == "Dropout")
+      removed = i;
+  QVERIFY(removed >= 0);
+  const QModelIndex dropout = nodeRow(tree->model(), removed);
+  QVERIFY(dropout.isValid());
+  tree->setCurrentIndex(dropout); // as a click would
+  QCOMPARE(graph->selectedNode(), removed);
+  auto* properties = window_->findChild<QAbstractItemView*>(QStringLiteral("propertiesView"));
+  QCOMPARE(propertyValue(properties->model(), QStringLiteral("Op")), QStringLiteral("Dropout"));
+  QVERIFY(window_->selectNode(final));
   if (const QString shots = qEnvironmentVariable("LATHE_SCREENSHOT_DIR"); !shots.isEmpty())
     QVERIFY(window_->grab().save(shots + QStringLiteral("/graph_as_authored.png")));
 
@@ -106,6 +148,17 @@ void TestGraphModes::authoredGraphAndBack() {
   QVERIFY(!banner->isVisible());
   QVERIFY(window_->findChild<QAction*>(QStringLiteral("finalGraphAction"))->isChecked());
   QCOMPARE(graph->selectedNode(), final);
+  QCOMPARE(tree->currentIndex().data(ModelTreeModel::NodeIndexRole).toInt(), final);
+  QCOMPARE(tree->model()->index(ModelTreeModel::NodesSection, 0).data().toString(),
+           QStringLiteral("Nodes (%1)").arg(report.final.nodes.size()));
+  auto* caption = window_->findChild<QLabel*>(QStringLiteral("modelTreeCaption"));
+  QVERIFY2(caption->text().contains(QStringLiteral("Optimised")), qPrintable(caption->text()));
+  // After a pass: the tree lists that pass's graph, and says so.
+  QVERIFY(window_->selectPass(0));
+  QVERIFY2(caption->text().contains(QStringLiteral("After pass 1")), qPrintable(caption->text()));
+  QCOMPARE(tree->model()->index(ModelTreeModel::NodesSection, 0).data().toString(),
+           QStringLiteral("Nodes (%1)").arg(graph->snapshot()->nodes.size()));
+  window_->showFinalGraph();
 }
 
 void TestGraphModes::graphSavesAsSvgAndPng() {

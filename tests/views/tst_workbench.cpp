@@ -171,10 +171,12 @@ void TestWorkbench::opensSampleModel() {
               ->text()
               .contains(QStringLiteral("%1 nodes").arg(report->final.nodes.size())));
 
+  // The tree lists the graph the view draws: the model as authored first.
   const QAbstractItemModel* tree = widget<QTreeView>("modelTree")->model();
   QCOMPARE(tree->rowCount(), 4);
   QCOMPARE(tree->index(2, 0).data().toString(),
-           QStringLiteral("Nodes (%1)").arg(report->final.nodes.size()));
+           QStringLiteral("Nodes (%1)").arg(report->imported.nodes.size()));
+  QVERIFY(widget<QLabel>("modelTreeCaption")->text().contains(QStringLiteral("As authored")));
   QCOMPARE(widget<QPlainTextEdit>("irView")->toPlainText(),
            QString::fromStdString(report->final.irText));
   QVERIFY(widget<QPlainTextEdit>("logView")->toPlainText().contains(
@@ -195,6 +197,9 @@ void TestWorkbench::opensSampleModel() {
     QVERIFY(graph->itemForNode(n));
   emit widget<QLabel>("graphBanner")->linkActivated(QStringLiteral("final"));
   QCOMPARE(graph->snapshot().get(), &report->final);
+  QCOMPARE(tree->index(2, 0).data().toString(),
+           QStringLiteral("Nodes (%1)").arg(report->final.nodes.size()));
+  QVERIFY(widget<QLabel>("modelTreeCaption")->text().contains(QStringLiteral("Optimised")));
   QTRY_VERIFY_WITH_TIMEOUT(!graph->isLayingOut(), kLoadTimeoutMs);
   for (int n = 0; n < static_cast<int>(report->final.nodes.size()); ++n)
     QVERIFY(graph->itemForNode(n));
