@@ -9,6 +9,7 @@
 #include <QKeySequence>
 #include <QLabel>
 #include <QPlainTextEdit>
+#include <QRegularExpression>
 #include <QScrollBar>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
@@ -40,7 +41,8 @@ QString kib(std::uint64_t bytes) {
 KernelsPanel::KernelsPanel(QWidget* parent)
     : QWidget(parent), stack_(new QStackedWidget(this)),
       placeholder_(createPlaceholderLabel(QString(), this)), summary_(new QLabel(this)),
-      stale_(new QLabel(this)), table_(new QTableView(this)), codeTabs_(new QTabWidget(this)),
+      stale_(new QLabel(this)), chunkNote_(new QLabel(this)), table_(new QTableView(this)),
+      codeTabs_(new QTabWidget(this)),
       loopIr_(views::createCodeView(this, views::CodeLanguage::LatheIr)),
       llvmIr_(views::createCodeView(this, views::CodeLanguage::LlvmIr)),
       llvmIrOptimized_(views::createCodeView(this, views::CodeLanguage::LlvmIr)),
@@ -128,6 +130,12 @@ KernelsPanel::KernelsPanel(QWidget* parent)
   stale_->hide();
   contentLayout->addWidget(stale_);
   contentLayout->addWidget(summary_);
+  // What a chunk clicked on the profile's timeline ran (showParallelLoop).
+  chunkNote_->setObjectName(QStringLiteral("kernelsChunkNote"));
+  chunkNote_->setWordWrap(true);
+  chunkNote_->setTextFormat(Qt::RichText);
+  chunkNote_->hide();
+  contentLayout->addWidget(chunkNote_);
   contentLayout->addWidget(splitter_, 1);
 
   stack_->addWidget(placeholder_);
@@ -207,6 +215,47 @@ bool KernelsPanel::selectKernelForNode(const std::string& node) {
   return selectKernel(model_->kernelForNode(node));
 }
 
+bool KernelsPanel::showParallelLoop(std::int64_t iterations, std::int64_t first, std::int64_t end) {
+  // The loop IR prints a parallel loop as `parallel for (NAME, LO, HI) {`.
+  static const QRegularExpression parallelFor(
+      QStringLiteral(R"(^\s*parallel for \(([^,]+), (-?\d+), (-?\d+)\))"));
+  QTextBlock found;
+  QString loop;
+  for (QTextBlock b = loopIr_->document()->firstBlock(); b.isValid(); b = b.next()) {
+    const QRegularExpressionMatch m = parallelFor.match(b.text());
+    if (!m.hasMatch())
+      continue;
+    const bool same = m.captured(3).toLongLong() - m.captured(2).toLongLong() == iterations;
+    if (!found.isValid() || same) {
+      found = b;
+      loop = m.captured(1);
+    }
+    if (same)
+      break;
+  }
+  if (!found.isValid()) {
+    chunkNote_->hide();
+    return false;
+  }
+  showCode(Code::LoopIr);
+  loopIr_->setTextCursor(QTextCursor(found)); // tints the LLVM IR and assembly made from it
+  loopIr_->centerCursor();
+  chunkNote_->setText(tr("Timeline chunk: iterations %1\u2013%2 of the %3 of <tt>parallel for "
+                         "%4</tt> (loop IR line %5); what it became is tinted in LLVM IR and "
+                         "assembly")
+                          .arg(first)
+                          .arg(end - 1)
+                          .arg(iterations)
+                          .arg(loop.toHtmlEscaped())
+                          .arg(found.blockNumber() + 1));
+  chunkNote_->show();
+  return true;
+}
+
+QString KernelsPanel::chunkNote() const {
+  return chunkNote_->isHidden() ? QString() : chunkNote_->text();
+}
+
 void KernelsPanel::showCode(Code code) {
   switch (code) {
   case Code::LoopIr:
@@ -227,6 +276,7 @@ void KernelsPanel::showCode(Code code) {
 void KernelsPanel::showKernel(int kernel) {
   const api::KernelReport* k = model_->kernel(kernel);
   selected_ = k ? kernel : -1;
+  chunkNote_->hide(); // it spoke of the kernel shown before
   const auto set = [](QPlainTextEdit* view, const std::string& text) {
     view->setPlainText(QString::fromStdString(text));
   };

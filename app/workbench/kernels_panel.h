@@ -51,6 +51,11 @@ public:
   std::vector<int> linkedAssemblyLines() const { return linkedAssembly_; }
   int linkedLoopLine() const { return linkedLoop_; }
   void showCode(Code code);
+  // Puts the loop IR's cursor on the selected kernel's `parallel for` of `iterations` (the
+  // first parallel loop when none has that extent), which tints the code made from it, and
+  // says which iterations [first, end) a chunk ran. False if the kernel has no parallel loop.
+  bool showParallelLoop(std::int64_t iterations, std::int64_t first, std::int64_t end);
+  QString chunkNote() const;
   QSplitter* splitter() const { return splitter_; }
 
 signals:
@@ -66,6 +71,7 @@ private:
   QLabel* placeholder_;
   QLabel* summary_;
   QLabel* stale_;
+  QLabel* chunkNote_;
   QTableView* table_;
   QTabWidget* codeTabs_;
   QPlainTextEdit* loopIr_;

@@ -39,6 +39,15 @@ void MainWindow::createRunDocks() {
   connect(runPanel_, &RunPanel::shapesChanged, this, &MainWindow::updateRunAvailability);
   connect(profileView_, &views::ProfileView::kernelActivated, this,
           &MainWindow::selectProfiledKernel);
+  // A chunk of a parallel loop on the timeline: after its kernel, the loop that ran it.
+  connect(profileView_, &views::ProfileView::parallelChunkActivated, this,
+          [this](const QString& kernel, qint64 first, qint64 end, qint64 iterations) {
+            const auto& compiled = doc_->compileReport();
+            const int k = kernels_->selectedKernel();
+            if (compiled && k >= 0 &&
+                qs(compiled->kernels[static_cast<std::size_t>(k)].name) == kernel)
+              kernels_->showParallelLoop(iterations, first, end);
+          });
   // And back: a kernel selected in Code is selected in the profile's table and timeline.
   connect(kernels_, &KernelsPanel::kernelSelected, this, [this](int kernel) {
     const auto& compiled = doc_->compileReport();

@@ -84,7 +84,8 @@ TourDialog::TourDialog(QWidget* parent)
           "shows the outputs and the time of each run. **Pin** a run, change something "
           "(threads, a schedule, the target) and run again to compare. With **Profile "
           "kernels and threads** checked, the Profile panel shows every kernel on a timeline "
-          "and its share of the time; the heat map colours the graph by it."),
+          "and its share of the time; the heat map colours the graph by it. A click on a "
+          "thread's chunk shows the parallel loop it ran a share of, in the kernel's code."),
        panel(MainWindow::Panel::Run)},
       {tr("Numerics"),
        tr("**Compare** runs the model in Lathe and in a reference (ONNX Runtime, or Lathe's "

@@ -55,6 +55,9 @@ RunProfile toRunProfile(const profiler::Profile& profile, double peakGflops,
     t.chunk = e.kind == profiler::EventKind::Chunk;
     t.startUs = us(e.startNs - origin);
     t.durationUs = us(e.endNs - e.startNs);
+    t.firstIteration = e.begin;
+    t.endIteration = e.end;
+    t.iterations = e.total;
     out.events.push_back(std::move(t));
   }
   return out;
@@ -91,7 +94,8 @@ std::string profileChromeTrace(const RunReport& report) {
   for (const TraceEvent& e : p.events)
     profile.events.push_back({e.chunk ? profiler::EventKind::Chunk : profiler::EventKind::Call,
                               e.call, e.run, e.thread, ns(e.startUs),
-                              ns(e.startUs) + ns(e.durationUs)});
+                              ns(e.startUs) + ns(e.durationUs), e.firstIteration, e.endIteration,
+                              e.iterations});
   return profiler::chromeTraceJson(profile);
 }
 

@@ -351,6 +351,9 @@ struct TraceEvent {
   int thread = 0;     // 0: the calling thread; i > 0: pool worker i
   bool chunk = false;
   double startUs = 0, durationUs = 0; // from the start of the first timed run
+  // Chunks: the iterations [firstIteration, endIteration) of a parallel loop of `iterations`
+  // (the loop IR's `parallel for` with that extent); 0 for calls.
+  std::int64_t firstIteration = 0, endIteration = 0, iterations = 0;
 };
 
 struct RunProfile {

@@ -26,6 +26,8 @@ struct Event {
   int run = 0;    // index into Profile::runs
   int thread = 0; // pool thread: 0 is the calling thread, i > 0 is worker i
   std::int64_t startNs = 0, endNs = 0; // steady clock
+  // Chunks: the iterations [begin, end) of a parallel loop of `total` iterations (0 for calls).
+  std::int64_t begin = 0, end = 0, total = 0;
 };
 
 struct RunSpan {

@@ -88,7 +88,8 @@ Profile Profiler::finish(std::vector<CallInfo> calls) {
   // calling thread, and a parallel loop ends before the kernel that started it returns.
   for (int t = 0; t < chunks_.threads(); ++t)
     for (const runtime::ChunkEvent& c : chunks_.events(t)) {
-      Event e{EventKind::Chunk, -1, runOf(c.startNs), t, c.startNs, c.endNs};
+      Event e{EventKind::Chunk, -1,    runOf(c.startNs), t, c.startNs, c.endNs,
+              c.begin,          c.end, c.total};
       auto it = std::upper_bound(callRecords_.begin(), callRecords_.end(), c.startNs,
                                  [](std::int64_t v, const CallRecord& r) { return v < r.startNs; });
       if (it != callRecords_.begin() && c.endNs <= std::prev(it)->endNs)

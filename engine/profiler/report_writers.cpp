@@ -175,6 +175,10 @@ std::string chromeTraceJson(const Profile& profile) {
     const bool known = e.call >= 0 && static_cast<std::size_t>(e.call) < profile.calls.size();
     const CallInfo* info = known ? &profile.calls[static_cast<std::size_t>(e.call)] : nullptr;
     nlohmann::json args{{"call", e.call}, {"run", e.run}};
+    if (e.kind == EventKind::Chunk && e.total > 0) {
+      args["iterations"] = {e.begin, e.end};
+      args["loop_iterations"] = e.total;
+    }
     if (info) {
       args["nodes"] = info->nodes;
       if (info->flops > 0)

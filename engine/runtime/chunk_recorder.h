@@ -20,6 +20,7 @@ std::int64_t steadyNowNs();
 struct ChunkEvent {
   std::int64_t startNs = 0, endNs = 0;
   std::int64_t begin = 0, end = 0; // the iterations the piece ran
+  std::int64_t total = 0;          // iterations of the whole loop, [0, total)
 };
 
 class ChunkRecorder {

@@ -178,7 +178,7 @@ void ThreadPool::runPiece(int thread, int chunk, int piece) noexcept {
       error_ = std::current_exception();
   }
   if (recorder)
-    recorder->record(thread, {startNs, steadyNowNs(), begin, end});
+    recorder->record(thread, {startNs, steadyNowNs(), begin, end, n_});
 }
 
 void ThreadPool::publishLoop(int chunks) {

@@ -96,6 +96,7 @@ TEST(ChunkRecorder, PoolRecordsEveryPieceOnTheThreadThatRanIt) {
     for (const ChunkEvent& e : recorder.events(t)) {
       ++events;
       EXPECT_EQ(e.end - e.begin, 1);
+      EXPECT_EQ(e.total, 10); // the whole loop's iterations: what the timeline links to code
       EXPECT_LE(e.startNs, e.endNs);
       ++visits[static_cast<std::size_t>(e.begin)];
     }

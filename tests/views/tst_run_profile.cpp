@@ -3,6 +3,7 @@
 // item models under QAbstractItemModelTester.
 
 #include "app/workbench/input_shapes_table.h"
+#include "app/workbench/kernels_panel.h"
 #include "app/workbench/main_window.h"
 #include "app/workbench/run_panel.h"
 #include "engine/runtime/npy.h"
@@ -19,6 +20,7 @@
 #include <QDockWidget>
 #include <QFile>
 #include <QLabel>
+#include <QPlainTextEdit>
 #include <QPushButton>
 #include <QRegularExpression>
 #include <QSettings>
@@ -27,9 +29,11 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTextBlock>
 #include <QToolButton>
 #include <algorithm>
 #include <memory>
+#include <qcustomplot.h>
 #include <tuple>
 
 using lathe::views::KernelProfileModel;
@@ -94,6 +98,7 @@ void TestRunProfile::runProfileCompareExport() {
 
   // Not compiled yet: Run compiles (keeping the code) and then runs.
   panel->setRepeat(kRepeats);
+  panel->setThreads(2); // parallel loops run in chunks on the pool's threads
   panel->setProfile(true);
   panel->setFill(QStringLiteral("random"));
   QSignalSpy finished(&window, &MainWindow::runFinished);
@@ -205,6 +210,47 @@ void TestRunProfile::runProfileCompareExport() {
   // And back: a kernel selected in Code is selected in the profile's table and timeline.
   QVERIFY(window.selectKernel(0));
   QCOMPARE(profile->selectedKernel(), QString::fromStdString(compiled.front().name));
+
+  // A chunk clicked on the timeline selects its kernel and puts the loop IR's cursor on the
+  // parallel loop it is a share of, which tints the assembly made from that line.
+  const auto chunk = std::find_if(events.begin(), events.end(), [](const auto& e) {
+    return e.chunk && !e.kernel.empty() && e.iterations > 0; // a busy machine: maybe thread 0's
+  });
+  QVERIFY(chunk != events.end());
+  QVERIFY(chunk->firstIteration < chunk->endIteration);
+  QVERIFY(chunk->endIteration <= chunk->iterations);
+  lathe::views::TimelineView* timeline = profile->timeline();
+  QCustomPlot* plot = timeline->plot();
+  const double startMs = chunk->startUs / 1000, endMs = (chunk->startUs + chunk->durationUs) / 1000;
+  plot->xAxis->setRange(startMs - (endMs - startMs), endMs + (endMs - startMs)); // zoomed in
+  plot->replot();
+  const QPoint onChunk(static_cast<int>(plot->xAxis->coordToPixel((startMs + endMs) / 2)),
+                       // the calling thread's chunks are drawn below its calls
+                       static_cast<int>(plot->yAxis->coordToPixel(
+                           chunk->thread + (chunk->thread == 0 ? 0.22 : 0.0))));
+  QCOMPARE(timeline->eventAt(onChunk), static_cast<int>(chunk - events.begin()));
+  QVERIFY(timeline->toolTipForEvent(static_cast<int>(chunk - events.begin()))
+              .contains(QStringLiteral("of the %1 of its").arg(chunk->iterations)));
+  QTest::mouseClick(plot, Qt::LeftButton, {}, onChunk);
+  QCOMPARE(kernelList->currentIndex().siblingAtColumn(0).data().toString(),
+           QString::fromStdString(chunk->kernel));
+  auto* kernelsPanel = window.findChild<lathe::workbench::KernelsPanel*>();
+  QVERIFY(kernelsPanel);
+  const QString note = kernelsPanel->chunkNote();
+  QVERIFY2(note.contains(QStringLiteral("iterations %1\u2013%2 of the %3")
+                             .arg(chunk->firstIteration)
+                             .arg(chunk->endIteration - 1)
+                             .arg(chunk->iterations)),
+           qPrintable(note));
+  auto* loopIr = code->findChild<QPlainTextEdit*>(QStringLiteral("kernelLoopIr"));
+  QVERIFY(loopIr);
+  const QString loopLine = loopIr->textCursor().block().text();
+  QVERIFY2(loopLine.contains(QStringLiteral("parallel for")) &&
+               loopLine.contains(QStringLiteral(", %1)").arg(chunk->iterations)),
+           qPrintable(loopLine));
+  QVERIFY(!kernelsPanel->linkedAssemblyLines().empty());
+  if (const QString shots = qEnvironmentVariable("LATHE_SCREENSHOT_DIR"); !shots.isEmpty())
+    QVERIFY(window.grab().save(shots + QStringLiteral("/timeline_chunk_to_loop.png")));
 
   // Pin, run again on one thread, compare.
   QVERIFY(panel->pin());

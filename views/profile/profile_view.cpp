@@ -140,6 +140,15 @@ ProfileView::ProfileView(QWidget* parent)
       chart_, &QCustomPlot::plottableClick, this,
       [this](QCPAbstractPlottable* plottable, int, QMouseEvent*) { activate(plottable->name()); });
   connect(timeline_, &TimelineView::kernelClicked, this, &ProfileView::activate);
+  connect(timeline_, &TimelineView::chunkClicked, this, [this](int event) {
+    if (!report_ || !report_->profile || event < 0 ||
+        event >= static_cast<int>(report_->profile->events.size()))
+      return;
+    const api::TraceEvent& e = report_->profile->events[static_cast<std::size_t>(event)];
+    if (!e.kernel.empty() && e.iterations > 0)
+      emit parallelChunkActivated(QString::fromStdString(e.kernel), e.firstIteration,
+                                  e.endIteration, e.iterations);
+  });
 
   auto* lower = new QSplitter(Qt::Horizontal, this);
   lower->addWidget(chart_);

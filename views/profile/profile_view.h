@@ -64,6 +64,9 @@ public:
 
 signals:
   void kernelActivated(const QString& kernel, const QStringList& nodes);
+  // After kernelActivated, when a chunk of the timeline was clicked: its kernel ran
+  // iterations [first, end) of a parallel loop of `iterations`.
+  void parallelChunkActivated(const QString& kernel, qint64 first, qint64 end, qint64 iterations);
   void heatMapToggled(bool on);
 
 protected:

@@ -139,9 +139,12 @@ TimelineView::TimelineView(QWidget* parent) : QWidget(parent), plot_(new QCustom
     if ((event->pos() - pressPos_).manhattanLength() > 3)
       return; // a drag that panned
     const int event_ = eventAt(event->position());
-    if (event_ >= 0 && report_)
-      emit kernelClicked(QString::fromStdString(
-          report_->profile->events[static_cast<std::size_t>(event_)].kernel));
+    if (event_ < 0 || !report_)
+      return;
+    const api::TraceEvent& e = report_->profile->events[static_cast<std::size_t>(event_)];
+    emit kernelClicked(QString::fromStdString(e.kernel));
+    if (e.chunk)
+      emit chunkClicked(event_);
   });
   // Never zoom out beyond the whole run.
   connect(plot_->xAxis, qOverload<const QCPRange&>(&QCPAxis::rangeChanged), this,
@@ -253,6 +256,12 @@ QString TimelineView::toolTipForEvent(int event) const {
   if (e.chunk)
     text += tr(" \u00b7 chunk on thread %1").arg(e.thread);
   text += QStringLiteral("<br>%1 \u00b7 run %2").arg(formatDuration(e.durationUs)).arg(e.run + 1);
+  if (e.chunk && e.iterations > 0)
+    text += tr("<br>iterations %1\u2013%2 of the %3 of its <tt>parallel for</tt> (a click "
+               "shows the loop in Code)")
+                .arg(e.firstIteration)
+                .arg(e.endIteration - 1)
+                .arg(e.iterations);
   if (e.call >= 0 && e.call < static_cast<int>(p.calls.size())) {
     const auto& nodes = p.calls[static_cast<std::size_t>(e.call)].nodes;
     QStringList names;

@@ -2,7 +2,8 @@
 // A profiled run on a time axis, one lane per thread: kernel calls (thread 0, upper half of
 // its lane) and the chunks of parallel loops (on the thread that ran them) as bars coloured by
 // op category. The wheel zooms and dragging pans the time axis; hovering a bar tells its
-// kernel, ONNX nodes and duration; clicking one emits kernelClicked.
+// kernel, ONNX nodes, duration and (chunks) the iterations it ran; clicking one emits
+// kernelClicked, and chunkClicked for a chunk.
 
 #include "engine/api/session.h"
 
@@ -44,6 +45,8 @@ public:
 
 signals:
   void kernelClicked(const QString& kernel);
+  // After kernelClicked, for a chunk: the index into RunProfile::events.
+  void chunkClicked(int event);
 
 protected:
   void changeEvent(QEvent* event) override;
