@@ -1,10 +1,11 @@
-// lathe-workbench [MODEL.onnx] [--screenshot DIR]
+// lathe-workbench [MODEL.onnx] [--screenshot DIR] [--size WxH]
 
 #include "app/workbench/main_window.h"
 #include "app/workbench/screenshot_session.h"
 
 #include <QApplication>
 #include <QCommandLineParser>
+#include <QRegularExpression>
 #include <cstdio>
 
 int main(int argc, char** argv) {
@@ -28,6 +29,12 @@ int main(int argc, char** argv) {
                      "and exit (works with QT_QPA_PLATFORM=offscreen)."),
       QStringLiteral("DIR"));
   parser.addOption(screenshot);
+  const QCommandLineOption size(
+      QStringLiteral("size"),
+      QStringLiteral("Window size, e.g. 1366x768 (the smallest the default layout is made for); "
+                     "without it, 1400x900 or the screen's free area when that is smaller."),
+      QStringLiteral("WxH"));
+  parser.addOption(size);
   parser.process(app);
 
   const QStringList args = parser.positionalArguments();
@@ -39,6 +46,16 @@ int main(int argc, char** argv) {
   const QString model = args.value(0);
 
   lathe::workbench::MainWindow window;
+  if (parser.isSet(size)) {
+    static const QRegularExpression wxh(QStringLiteral(R"(^(\d{3,5})x(\d{3,5})$)"));
+    const QRegularExpressionMatch m = wxh.match(parser.value(size));
+    if (!m.hasMatch()) {
+      std::fprintf(stderr, "lathe-workbench: --size wants WIDTHxHEIGHT (e.g. 1366x768), got %s\n",
+                   qPrintable(parser.value(size)));
+      return 2;
+    }
+    window.resize(m.captured(1).toInt(), m.captured(2).toInt());
+  }
   if (parser.isSet(screenshot)) {
     if (model.isEmpty()) {
       std::fprintf(stderr, "lathe-workbench: --screenshot needs a MODEL\n");

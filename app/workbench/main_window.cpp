@@ -38,6 +38,8 @@
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QProgressBar>
+#include <QScreen>
+#include <QScrollArea>
 #include <QSettings>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -49,6 +51,7 @@
 #include <QToolBar>
 #include <QToolButton>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <set>
 
 namespace lathe::workbench {
@@ -78,14 +81,25 @@ MainWindow::MainWindow(QWidget* parent)
   createDocks();
   createStatusBar();
   createActions();
-  resize(1400, 900);
+  // 1400x900, or what a smaller screen (1366x768 laptops) has free; the offscreen platform's
+  // 800x600 screen is not a real one, and tests and screenshots size the window themselves.
+  QSize size(1400, 900);
+  if (const QScreen* screen = QGuiApplication::primaryScreen();
+      screen && QGuiApplication::platformName() != QLatin1String("offscreen"))
+    size = size.boundedTo(screen->availableGeometry().size());
+  // The minimum size a first layout pass set (from the docks as added, before they were
+  // tabified) would otherwise keep the window wider than this.
+  layout()->activate();
+  resize(size);
   // Dock sizes only stick once the window is laid out: on the first pass of the event loop,
   // unless restoreSettings() brought back the user's own layout.
   QTimer::singleShot(0, this, [this] {
     if (layoutRestored_)
       return;
     resizeDocks({modelDock_, propertiesDock_}, {280, 360}, Qt::Horizontal);
-    resizeDocks({passesDock_}, {230}, Qt::Vertical);
+    // The bottom docks (diffs, code, profile) get about a third of the height: 276 pixels
+    // in a 768-pixel window, 300 at most.
+    resizeDocks({passesDock_}, {std::clamp(height() * 36 / 100, 230, 300)}, Qt::Vertical);
   });
 
   connect(worker_, &SessionWorker::progressChanged, this,
@@ -312,6 +326,7 @@ void MainWindow::createCentralArea() {
   graphBanner_ = new QLabel(this);
   graphBanner_->setObjectName(QStringLiteral("graphBanner"));
   graphBanner_->setTextFormat(Qt::RichText);
+  graphBanner_->setWordWrap(true); // a long pass name must not widen the window
   graphBanner_->setContentsMargins(8, 4, 8, 4);
   graphBanner_->setAutoFillBackground(true);
   graphBanner_->setBackgroundRole(QPalette::ToolTipBase);
@@ -357,10 +372,21 @@ void MainWindow::createCentralArea() {
 }
 
 QDockWidget* MainWindow::addPanel(QWidget* panel, const QString& title, const QString& name,
-                                  Qt::DockWidgetArea area) {
+                                  Qt::DockWidgetArea area, Scroll scroll) {
   auto* dock = new QDockWidget(title, this);
   dock->setObjectName(name);
-  dock->setWidget(panel);
+  if (scroll == Scroll::WhenSmall) {
+    // A tall form: scrolls in a short dock instead of making the window taller than the
+    // screen (the default layout must fit 1366x768).
+    auto* area = new QScrollArea(dock);
+    area->setObjectName(name + QStringLiteral("Scroll"));
+    area->setWidgetResizable(true);
+    area->setFrameShape(QFrame::NoFrame);
+    area->setWidget(panel);
+    dock->setWidget(area);
+  } else {
+    dock->setWidget(panel);
+  }
   addDockWidget(area, dock);
   return dock;
 }
@@ -425,6 +451,10 @@ void MainWindow::createDocks() {
 void MainWindow::createStatusBar() {
   modelInfo_ = new QLabel(tr("No model"), this);
   modelInfo_->setObjectName(QStringLiteral("modelInfo"));
+  // Its text (name, opset, counts, times) is as long as the model's name: it may be cut, but
+  // never sets a minimum width for the window.
+  modelInfo_->setMinimumWidth(1);
+  modelInfo_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   loadStage_ = new QLabel(this);
   loadProgress_ = new QProgressBar(this);
   loadProgress_->setObjectName(QStringLiteral("loadProgress"));

@@ -192,8 +192,9 @@ private:
   void createToolBar(QMenu* recent);
   void createCentralArea();
   void createDocks();
+  enum class Scroll { Never, WhenSmall };
   QDockWidget* addPanel(QWidget* panel, const QString& title, const QString& name,
-                        Qt::DockWidgetArea area);
+                        Qt::DockWidgetArea area, Scroll scroll = Scroll::Never);
   void createStatusBar();
   void onTreeNodeSelected(int node);
   void onGraphNodeSelected(int node);

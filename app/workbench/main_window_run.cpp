@@ -27,7 +27,8 @@ void MainWindow::createRunDocks() {
   profileView_ = new views::ProfileView(this);
   // Run next to Properties; Profile beside the code panels, so that a click on a kernel shows
   // its code without hiding the profile. Profile stays hidden until there is a profile.
-  runDock_ = addPanel(runPanel_, tr("Run"), QStringLiteral("runDock"), Qt::RightDockWidgetArea);
+  runDock_ = addPanel(runPanel_, tr("Run"), QStringLiteral("runDock"), Qt::RightDockWidgetArea,
+                      Scroll::WhenSmall);
   tabifyDockWidget(propertiesDock_, runDock_);
   propertiesDock_->raise();
   profileDock_ = addPanel(profileView_, tr("Profile"), QStringLiteral("profileDock"),

@@ -18,8 +18,8 @@ namespace lathe::workbench {
 
 void MainWindow::createTuneDock() {
   tunePanel_ = new TunePanel(this);
-  tuneDock_ =
-      addPanel(tunePanel_, tr("Tune"), QStringLiteral("tuneDock"), Qt::BottomDockWidgetArea);
+  tuneDock_ = addPanel(tunePanel_, tr("Tune"), QStringLiteral("tuneDock"), Qt::BottomDockWidgetArea,
+                       Scroll::WhenSmall);
   connect(tunePanel_, &TunePanel::startRequested, this, [this] { tune(); });
   connect(tunePanel_, &TunePanel::stopRequested, this, &MainWindow::stopTuning);
   connect(tunePanel_, &TunePanel::pauseRequested, this, [this](bool paused) {

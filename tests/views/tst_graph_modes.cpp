@@ -88,6 +88,14 @@ void TestGraphModes::initTestCase() {
   QSignalSpy loaded(window_.get(), &MainWindow::modelLoaded);
   window_->openFile(kSample);
   QVERIFY(loaded.wait(kTimeoutMs));
+  // The default layout fits a 1366x768 screen: no panel's minimum makes the window larger
+  // (it was 2091x951 once: a banner that did not wrap, tall Run and Tune forms).
+  QTRY_VERIFY_WITH_TIMEOUT(!window_->graphView()->isLayingOut(), kTimeoutMs);
+  QCOMPARE(window_->size(), QSize(1366, 768));
+  QVERIFY2(window_->minimumSizeHint().width() <= 1366 && window_->minimumSizeHint().height() <= 768,
+           qPrintable(QStringLiteral("%1x%2")
+                          .arg(window_->minimumSizeHint().width())
+                          .arg(window_->minimumSizeHint().height())));
 }
 
 void TestGraphModes::authoredGraphAndBack() {

@@ -10,6 +10,7 @@
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
+#include <QResizeEvent>
 #include <QSortFilterProxyModel>
 #include <QSplitter>
 #include <QStackedWidget>
@@ -131,7 +132,7 @@ ProfileView::ProfileView(QWidget* parent)
   });
 
   chart_->setObjectName(QStringLiteral("kernelChart"));
-  chart_->setMinimumHeight(140);
+  chart_->setMinimumHeight(110); // the profile dock must fit a 768-pixel-high window
   chart_->xAxis->setLabel(tr("total time (ms)"));
   chart_->yAxis->setRangeReversed(true); // slowest on top
   chart_->yAxis->grid()->setVisible(false);
@@ -155,6 +156,7 @@ ProfileView::ProfileView(QWidget* parent)
   lower->addWidget(table_);
   lower->setStretchFactor(0, 1);
   lower->setStretchFactor(1, 1);    // the chart needs room for kernel names and ticks
+  lower->setSizes({500, 500});      // halves, whatever the table's columns would like
   chart_->installEventFilter(this); // fewer bars when it is short
   splitter_->addWidget(timeline_);
   splitter_->addWidget(lower);
@@ -268,6 +270,9 @@ void ProfileView::rebuildChart() {
   const int shown = std::min({kChartKernels, fit, static_cast<int>(rows.size())});
   double longest = 0;
   const QColor outline = palette().color(QPalette::Text);
+  const int labelWidth = std::max(60, chart_->width() / 2 - 20);
+  // One time tick per 70 pixels of bars, so that the numbers never run into each other.
+  chart_->xAxis->ticker()->setTickCount(std::clamp((chart_->width() - labelWidth) / 70, 1, 4));
   for (int i = 0; i < shown; ++i) {
     const api::KernelProfileRow& row = rows[static_cast<std::size_t>(i)];
     const QString name = QString::fromStdString(row.kernel);
@@ -280,7 +285,9 @@ void ProfileView::rebuildChart() {
     bars->setBrush(color);
     bars->setPen(name == selected_ ? QPen(outline, 2) : QPen(color.darker(130)));
     bars->setSelectable(QCP::stNone);
-    ticker->addTick(i, name);
+    // Kernel names are long: in a narrow chart they are shortened in the middle (the table and
+    // the tooltip of the timeline have them whole) so the bars keep half the width.
+    ticker->addTick(i, chart_->fontMetrics().elidedText(name, Qt::ElideMiddle, labelWidth));
     longest = std::max(longest, row.totalMs);
   }
   if (static_cast<int>(rows.size()) > shown)
@@ -296,8 +303,10 @@ bool ProfileView::eventFilter(QObject* watched, QEvent* event) {
   if (watched == chart_ && event->type() == QEvent::Resize && report_) {
     const int fit = std::max(3, (chart_->height() - 50) / kBarPixels);
     const int rows = static_cast<int>(report_->profile->rows.size());
-    if (std::min({kChartKernels, fit, rows}) != chartBarCount())
-      rebuildChart();
+    const auto* resize = static_cast<QResizeEvent*>(event);
+    if (std::min({kChartKernels, fit, rows}) != chartBarCount() ||
+        resize->size().width() != resize->oldSize().width())
+      rebuildChart(); // fewer bars, or names and ticks for another width
   }
   return QWidget::eventFilter(watched, event);
 }

@@ -124,7 +124,7 @@ QString formatDuration(double us) {
 TimelineView::TimelineView(QWidget* parent) : QWidget(parent), plot_(new QCustomPlot(this)) {
   setObjectName(QStringLiteral("timeline"));
   bars_ = new TimelineBars(plot_->xAxis, plot_->yAxis);
-  plot_->setMinimumHeight(120);
+  plot_->setMinimumHeight(100);
   plot_->xAxis->setLabel(tr("time from the first timed run (ms)"));
   plot_->yAxis->setRangeReversed(true); // thread 0 on top
   plot_->yAxis->grid()->setVisible(false);
