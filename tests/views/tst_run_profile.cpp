@@ -166,8 +166,11 @@ void TestRunProfile::runProfileCompareExport() {
   int anchor = -1;
   for (const std::string& name : slowest.nodes) {
     for (int n = 0; n < static_cast<int>(finalGraph.nodes.size()); ++n) {
+      // The first node, unless a later one is not elementwise (a kernel of Add and Mul only,
+      // the slowest on a busy machine, keeps its first).
       if (finalGraph.nodes[n].name == name &&
-          (anchor < 0 || finalGraph.nodes[anchor].category == "elementwise"))
+          (anchor < 0 || (finalGraph.nodes[anchor].category == "elementwise" &&
+                          finalGraph.nodes[n].category != "elementwise")))
         anchor = n;
     }
   }
