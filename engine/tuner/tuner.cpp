@@ -32,6 +32,7 @@ struct Task {
   schedule::Schedule defaults;             // its default trace (empty: none)
   std::vector<std::string> seen;           // traces tried (this run and resumed)
   double lastGain = 1;                     // relative improvement of its last round
+  int rounds = 0;                          // rounds given to it in this run
   bool exhausted = false;                  // the space has no new legal trace
   // This run's good candidates: (time, knobs), parents for mutations.
   std::vector<std::pair<double, std::vector<std::size_t>>> measured;
@@ -95,6 +96,10 @@ double modelMs(const std::vector<Task>& tasks, bool best) {
 }
 
 } // namespace
+
+double taskPriority(double share, double lastGain, int rounds) {
+  return share * (std::max(0.0, lastGain) + 0.5 / std::max(1, rounds));
+}
 
 TuneReport tuneModel(const lowering::LoweredModel& lowered, const TuneOptions& options) {
   Stopwatch clock;
@@ -185,7 +190,7 @@ TuneReport tuneModel(const lowering::LoweredModel& lowered, const TuneOptions& o
       if (t.exhausted)
         continue;
       const double share = t.result.defaultMs > 0 ? t.result.defaultMs * t.result.calls : 1e9;
-      const double score = share * (0.05 + t.lastGain);
+      const double score = taskPriority(share, t.lastGain, t.rounds);
       if (score > bestScore) {
         bestScore = score;
         next = &t;
@@ -194,6 +199,7 @@ TuneReport tuneModel(const lowering::LoweredModel& lowered, const TuneOptions& o
     if (!next)
       break; // every space is exhausted
     ++round;
+    ++next->rounds;
     const int want = std::min(options.batch, options.trials - report.trials);
     const auto candidates = chooseCandidates(*next, want, options, model, rng);
     if (candidates.empty()) {

@@ -4,7 +4,8 @@
 // file as it finishes. Kernels with the same workload key are tuned once. A simple task
 // scheduler spends the trials where they pay: every workload gets a first batch, then each
 // round goes to the workload with the largest share of the model's time (default time ×
-// calls) weighted by how much its last batch improved on its best.
+// calls) weighted by how much its last batch improved on its best and by an optimistic hope
+// that shrinks with the rounds already spent on it (taskPriority).
 
 #include "engine/lowering/lowered_model.h"
 #include "engine/target/target.h"
@@ -17,6 +18,11 @@
 #include <vector>
 
 namespace lathe::tuner {
+
+// The scheduler's priority of a workload: `share` of the model's time (ms per run) times the
+// relative gain of its last round plus a hope of 0.5 / rounds spent on it. Without the hope's
+// decay a kernel with a large share and a space of useless knobs took 793 of 911 trials.
+double taskPriority(double share, double lastGain, int rounds);
 
 struct WorkloadResult {
   std::string workload;

@@ -116,6 +116,29 @@ TEST(TunerRecords, FilesAppendResumeAndNameBadLines) {
   fs::remove(path);
 }
 
+// The scheduler's priority: the share of time, the last gain, and a hope that shrinks with
+// the rounds spent, so that a large kernel whose knobs stopped paying yields to the others.
+TEST(TunerScheduler, RoundsGoByShareWhenNothingImprovesAndToGainsWhenSomethingDoes) {
+  // A kernel with 10x the time and 100 rounds without a gain yields to one with 2 rounds.
+  EXPECT_LT(tuner::taskPriority(10, 0, 100), tuner::taskPriority(1, 0, 2));
+  EXPECT_GT(tuner::taskPriority(10, 0, 3), tuner::taskPriority(1, 0, 3));
+  EXPECT_GT(tuner::taskPriority(1, 0.2, 50), tuner::taskPriority(1, 0, 50));
+  // The scheduler's choice over 900 rounds with no gains anywhere: rounds in proportion to
+  // the share of time (before, the largest took nearly all of them).
+  const std::vector<double> shares = {0.5, 0.3, 0.15, 0.05};
+  std::vector<int> rounds(shares.size(), 0);
+  for (int r = 0; r < 900; ++r) {
+    std::size_t next = 0;
+    for (std::size_t t = 1; t < shares.size(); ++t)
+      if (tuner::taskPriority(shares[t], 0, rounds[t]) >
+          tuner::taskPriority(shares[next], 0, rounds[next]))
+        next = t;
+    ++rounds[next];
+  }
+  for (std::size_t t = 0; t < shares.size(); ++t)
+    EXPECT_NEAR(rounds[t], 900 * shares[t], 2) << "workload " << t;
+}
+
 TEST(TunerWorkload, SameComputationSameKeyOtherShapesOtherKey) {
   const auto lowered = lowerSample();
   ASSERT_GE(lowered.kernels.size(), 2u);
