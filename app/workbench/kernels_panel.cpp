@@ -215,47 +215,6 @@ bool KernelsPanel::selectKernelForNode(const std::string& node) {
   return selectKernel(model_->kernelForNode(node));
 }
 
-bool KernelsPanel::showParallelLoop(std::int64_t iterations, std::int64_t first, std::int64_t end) {
-  // The loop IR prints a parallel loop as `parallel for (NAME, LO, HI) {`.
-  static const QRegularExpression parallelFor(
-      QStringLiteral(R"(^\s*parallel for \(([^,]+), (-?\d+), (-?\d+)\))"));
-  QTextBlock found;
-  QString loop;
-  for (QTextBlock b = loopIr_->document()->firstBlock(); b.isValid(); b = b.next()) {
-    const QRegularExpressionMatch m = parallelFor.match(b.text());
-    if (!m.hasMatch())
-      continue;
-    const bool same = m.captured(3).toLongLong() - m.captured(2).toLongLong() == iterations;
-    if (!found.isValid() || same) {
-      found = b;
-      loop = m.captured(1);
-    }
-    if (same)
-      break;
-  }
-  if (!found.isValid()) {
-    chunkNote_->hide();
-    return false;
-  }
-  showCode(Code::LoopIr);
-  loopIr_->setTextCursor(QTextCursor(found)); // tints the LLVM IR and assembly made from it
-  loopIr_->centerCursor();
-  chunkNote_->setText(tr("Timeline chunk: iterations %1\u2013%2 of the %3 of <tt>parallel for "
-                         "%4</tt> (loop IR line %5); what it became is tinted in LLVM IR and "
-                         "assembly")
-                          .arg(first)
-                          .arg(end - 1)
-                          .arg(iterations)
-                          .arg(loop.toHtmlEscaped())
-                          .arg(found.blockNumber() + 1));
-  chunkNote_->show();
-  return true;
-}
-
-QString KernelsPanel::chunkNote() const {
-  return chunkNote_->isHidden() ? QString() : chunkNote_->text();
-}
-
 void KernelsPanel::showCode(Code code) {
   switch (code) {
   case Code::LoopIr:
@@ -362,6 +321,48 @@ void KernelsPanel::linkToLoopIr(QPlainTextEdit* view, const std::vector<int>* li
                                           : QList<QTextEdit::ExtraSelection>());
   if (linkedLoop_)
     reveal(loopIr_, linkedLoop_);
+}
+
+bool KernelsPanel::showParallelLoop(std::int64_t iterations, std::int64_t first, std::int64_t end) {
+  // The loop IR prints a parallel loop as `parallel for (NAME, LO, HI) {`.
+  static const QRegularExpression parallelFor(
+      QStringLiteral(R"(^\s*parallel for \(([^,]+), (-?\d+), (-?\d+)\))"));
+  QTextBlock found;
+  QString loop;
+  for (QTextBlock b = loopIr_->document()->firstBlock(); b.isValid(); b = b.next()) {
+    const QRegularExpressionMatch m = parallelFor.match(b.text());
+    if (!m.hasMatch())
+      continue;
+    const bool same = m.captured(3).toLongLong() - m.captured(2).toLongLong() == iterations;
+    if (!found.isValid() || same) {
+      found = b;
+      loop = m.captured(1);
+    }
+    if (same)
+      break;
+  }
+  if (!found.isValid()) {
+    chunkNote_->hide();
+    return false;
+  }
+  showCode(Code::LoopIr);
+  loopIr_->setTextCursor(QTextCursor(found)); // tints the LLVM IR and assembly made from it
+  loopIr_->centerCursor();
+  loopIr_->setExtraSelections(tinted(loopIr_, {found.blockNumber() + 1})); // and the loop
+  chunkNote_->setText(tr("Timeline chunk: iterations %1\u2013%2 of the %3 of <tt>parallel for "
+                         "%4</tt> (loop IR line %5); what it became is tinted in LLVM IR and "
+                         "assembly")
+                          .arg(first)
+                          .arg(end - 1)
+                          .arg(iterations)
+                          .arg(loop.toHtmlEscaped())
+                          .arg(found.blockNumber() + 1));
+  chunkNote_->show();
+  return true;
+}
+
+QString KernelsPanel::chunkNote() const {
+  return chunkNote_->isHidden() ? QString() : chunkNote_->text();
 }
 
 } // namespace lathe::workbench

@@ -252,6 +252,8 @@ void TestRunProfile::runProfileCompareExport() {
                loopLine.contains(QStringLiteral(", %1)").arg(chunk->iterations)),
            qPrintable(loopLine));
   QVERIFY(!kernelsPanel->linkedAssemblyLines().empty());
+  QCOMPARE(loopIr->extraSelections().size(), 1); // the loop's line is tinted too
+  QCOMPARE(loopIr->extraSelections().front().cursor.block().text(), loopLine);
   if (const QString shots = qEnvironmentVariable("LATHE_SCREENSHOT_DIR"); !shots.isEmpty())
     QVERIFY(window.grab().save(shots + QStringLiteral("/timeline_chunk_to_loop.png")));
 
