@@ -453,7 +453,6 @@ void MainWindow::createStatusBar() {
   modelInfo_->setObjectName(QStringLiteral("modelInfo"));
   // Its text (name, opset, counts, times) is as long as the model's name: it may be cut, but
   // never sets a minimum width for the window.
-  modelInfo_->setMinimumWidth(1);
   modelInfo_->setSizePolicy(QSizePolicy::Ignored, QSizePolicy::Preferred);
   loadStage_ = new QLabel(this);
   loadProgress_ = new QProgressBar(this);

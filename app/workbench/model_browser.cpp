@@ -87,10 +87,6 @@ const std::shared_ptr<const api::GraphSnapshot>& ModelBrowser::snapshot() const 
   return model_->snapshot();
 }
 
-QString ModelBrowser::caption() const {
-  return caption_->text();
-}
-
 void ModelBrowser::clearSearch() {
   search_->clear();
 }

@@ -27,7 +27,6 @@ public:
   void setSnapshot(std::shared_ptr<const api::GraphSnapshot> snapshot,
                    const QString& caption = QString());
   const std::shared_ptr<const api::GraphSnapshot>& snapshot() const;
-  QString caption() const;
   // Makes `node` the current row, clearing the search if it hides the node (with
   // `clearSearchIfHidden`; without, a hidden node is not selected and false is returned).
   bool selectNode(int node, bool clearSearchIfHidden = true);
