@@ -24,8 +24,8 @@ std::string scheduledSummary(const api::CompileReport& c) {
   std::string list;
   int count = 0;
   for (const api::KernelReport& k : c.kernels) {
-    if (k.schedule.empty() || k.tunedTrials > 0)
-      continue;
+    if (k.schedule.empty() || k.tunedTrials > 0 || k.schedule == k.defaultTrace)
+      continue; // the default, or tuned (said apart)
     const auto steps = std::count(k.schedule.begin(), k.schedule.end(), '\n');
     list += (count++ ? ", " : "") + k.name + " (" + std::to_string(steps) +
             (steps == 1 ? " step)" : " steps)");

@@ -10,9 +10,10 @@
 // its multiply-add). Unlike the NCHW tiles, no lanes are wasted on small planes (a 7x7 plane
 // is 7 positions a row, whatever the vector width), strides cost nothing (inputs are
 // broadcast one by one), and the epilogue reads blocked operands a whole vector at a time.
-// Padding is handled by a zero-padded copy of the input planes.
+// Padding is handled by a zero-padded copy of the input planes. With a vector width, the
+// kernel is a plain nest plus the default trace that makes this tile (tracedConv); without,
+// one element at a time.
 #include "engine/lowering/conv_internal.h"
-#include "engine/lowering/vector_epilogue.h"
 
 #include <algorithm>
 
@@ -69,10 +70,6 @@ NchwcTile tileFor(int lanes, std::int64_t vectors, std::int64_t outH, std::int64
   return best;
 }
 
-Expr ramp(const Expr& base, int lanes) {
-  return loop::Ramp::make(base, loop::makeIndex(1), lanes);
-}
-
 struct Geometry {
   std::int64_t N = 0, Cb = 0, C = 0, H = 0, W = 0, M = 0, OH = 0, OW = 0, KH = 0, KW = 0;
   WindowAxis rows, cols;
@@ -108,6 +105,203 @@ Stmt scalarConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands&
                        loop::Block::make({acc.store({loop::makeIndex(0)}, constantOf(y.dtype, 0)),
                                           sum, y.store(o, epilogue(value, o))}));
   });
+}
+
+const std::string& nameOf(const Expr& var) {
+  return var.as<loop::Var>()->name;
+}
+
+std::string joined(const std::vector<std::string>& names) {
+  std::string list;
+  for (const std::string& n : names)
+    list += (list.empty() ? "" : ", ") + n;
+  return list;
+}
+
+// The convolution as a plain nest and the default trace that tiles it (kernel notes at the
+// top of the file). The nest is
+//   [for plane, hp, wp, c: xpad = x in the plane, 0 in its padding]
+//   for n, mb, oh, ow, j: y = 0; for cb, kh, kw, ci: y += xpad * w; y = epilogue(y + bias)
+// and the trace splits oh, ow and the channels into the tile (Q rows, P columns, R vectors
+// of channels), moves the tile inside the tasks, lifts the remainder of a split that does
+// not divide the plane into tiles of their own (partition), keeps each tile in registers
+// across the whole reduction (register_tile) and runs the tasks as one parallel loop.
+Stmt tracedConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& ops,
+                const Geometry& g, int lanes) {
+  const TensorRef &x = ops.x, &w = ops.w, &y = ops.y;
+  const WindowAxis &ar = g.rows, &ac = g.cols;
+  const std::int64_t Hp = (g.OH - 1) * ar.stride + (g.KH - 1) * ar.dilation + 1;
+  const std::int64_t Wp = (g.OW - 1) * ac.stride + (g.KW - 1) * ac.dilation + 1;
+  const bool copy =
+      ar.padBegin > 0 || ac.padBegin > 0 || Hp > g.H + ar.padBegin || Wp > g.W + ac.padBegin;
+  const std::int64_t planeH = copy ? Hp : g.H, planeW = copy ? Wp : g.W;
+  const TensorRef src = copy ? kb.scratch("xpad", x.dtype, {g.N * g.Cb * Hp * Wp * kBlock})
+                             : TensorRef{x.buffer, {x.numElements()}, x.dtype};
+  const std::int64_t vectors = g.M / lanes, reduction = g.C * g.KH * g.KW;
+  const NchwcTile tileSize = tileFor(lanes, vectors, g.OH, g.OW, reduction);
+  const std::int64_t R = tileSize.R, Q = tileSize.Q, P = tileSize.P;
+  const std::int64_t S = kBlock / lanes; // vectors per block of 16 channels
+
+  // --- the zero-padded copy of the input planes ---
+  Stmt pad;
+  if (copy) {
+    const Expr plane = kb.freshVar("plane"), hp = kb.freshVar("hp"), wp = kb.freshVar("wp"),
+               c = kb.freshVar("c");
+    const Expr inside =
+        hp >= ar.padBegin && hp < ar.padBegin + g.H && wp >= ac.padBegin && wp < ac.padBegin + g.W;
+    const Expr at = ((plane * Hp + hp) * Wp + wp) * kBlock + c;
+    const Expr from = ((plane * g.H + hp - ar.padBegin) * g.W + wp - ac.padBegin) * kBlock + c;
+    pad = forCount(plane, g.N * g.Cb,
+                   forCount(hp, Hp,
+                            forCount(wp, Wp,
+                                     forCount(c, kBlock,
+                                              loop::IfThenElse::make(
+                                                  inside, src.storeFlat(at, x.loadFlat(from)),
+                                                  src.storeFlat(at, constantOf(x.dtype, 0)))))));
+    if (S == 1) {
+      kb.defaultStep("vectorize(" + nameOf(c) + ")");
+    } else {
+      kb.defaultStep("split(" + nameOf(c) + ", " + std::to_string(lanes) + ")");
+      kb.defaultStep("vectorize(" + nameOf(c) + ".i)");
+    }
+    if (parallelFor(g.N * g.Cb * Hp * Wp * kBlock) == loop::ForKind::Parallel && g.N * g.Cb > 1)
+      kb.defaultStep("parallel(" + nameOf(plane) + ")");
+  }
+
+  // --- the convolution (a dim of extent 1 has no loop: the kernel drops such loops) ---
+  const auto axis = [&](const char* hint, std::int64_t extent) {
+    return extent > 1 ? kb.freshVar(hint) : loop::makeIndex(0);
+  };
+  const auto loopOver = [](const Expr& var, std::int64_t extent, Stmt body) {
+    return extent > 1 ? forCount(var, extent, std::move(body)) : body;
+  };
+  const Expr n = axis("n", g.N), mb = axis("mb", g.M / kBlock), oh = axis("oh", g.OH),
+             ow = axis("ow", g.OW), j = kb.freshVar("j");
+  const Expr cb = axis("cb", g.Cb), kh = axis("kh", g.KH), kw = axis("kw", g.KW),
+             ci = kb.freshVar("ci");
+  const std::vector<Expr> idx{n, mb, oh, ow, j};
+  const Expr row = oh * ar.stride + kh * ar.dilation, col = ow * ac.stride + kw * ac.dilation;
+  const Expr xv = src.loadFlat((((n * g.Cb + cb) * planeH + row) * planeW + col) * kBlock + ci);
+  const Stmt update = y.store(idx, y.load(idx) + xv * w.load({mb, cb, kh, kw, ci, j}));
+  Expr value = y.load(idx);
+  if (ops.bias)
+    value = value + ops.bias->load({mb * kBlock + j});
+  const Stmt element = loop::Block::make(
+      {y.store(idx, constantOf(y.dtype, 0)),
+       loopOver(cb, g.Cb, loopOver(kh, g.KH, loopOver(kw, g.KW, forCount(ci, kBlock, update)))),
+       y.store(idx, epilogue(value, idx))});
+  const Stmt conv =
+      loopOver(n, g.N,
+               loopOver(mb, g.M / kBlock,
+                        loopOver(oh, g.OH, loopOver(ow, g.OW, forCount(j, kBlock, element)))));
+
+  // --- the trace: tasks outside, the tile of Q x P positions x R vectors inside ---
+  std::vector<std::string> rowTask, colTask, chanTask, tile;
+  std::vector<bool> remainder; // per split of the tile, whether its factor leaves one
+  const auto splitInto = [&](const Expr& var, std::int64_t extent, std::int64_t factor,
+                             std::vector<std::string>& task) {
+    if (extent == 1)
+      return;
+    const std::string name = nameOf(var);
+    if (factor == 1) {
+      task.push_back(name);
+    } else if (factor >= extent) {
+      tile.push_back(name);
+    } else {
+      kb.defaultStep("split(" + name + ", " + std::to_string(factor) + ")");
+      task.push_back(name + ".o");
+      tile.push_back(name + ".i");
+      remainder.push_back(extent % factor != 0);
+    }
+  };
+  const std::string jn = nameOf(j);
+  // Channels: R vectors of `lanes` out of blocks of 16 (S vectors each).
+  std::vector<std::string> chanTile;
+  if (R > S) {
+    const std::string mbn = nameOf(mb);
+    kb.defaultStep("split(" + mbn + ", " + std::to_string(R / S) + ")");
+    chanTask.push_back(mbn + ".o");
+    chanTile.push_back(mbn + ".i");
+  } else if (g.M > kBlock) {
+    chanTask.push_back(nameOf(mb));
+  }
+  if (S > 1) {
+    kb.defaultStep("split(" + jn + ", " + std::to_string(lanes) + ")");
+    if (R >= S) {
+      chanTile.push_back(jn + ".o");
+    } else if (R == 1) {
+      chanTask.push_back(jn + ".o");
+    } else {
+      kb.defaultStep("split(" + jn + ".o, " + std::to_string(R) + ")");
+      chanTask.push_back(jn + ".o.o");
+      chanTile.push_back(jn + ".o.i");
+    }
+    chanTile.push_back(jn + ".i");
+  } else {
+    chanTile.push_back(jn);
+  }
+  splitInto(oh, g.OH, Q, rowTask);
+  splitInto(ow, g.OW, P, colTask);
+  tile.insert(tile.end(), chanTile.begin(), chanTile.end());
+  // Task order: when the weights outweigh an input plane set, consecutive tasks (one
+  // thread's chunk) keep the same output channels and move along the rows, so that their
+  // slice of the weights stays in cache while the small input streams; otherwise they keep
+  // the same positions and move along the output channels, reusing the input tile.
+  const bool weightsStay = g.M * g.C * g.KH * g.KW > g.C * planeH * planeW;
+  std::vector<std::string> task;
+  if (g.N > 1)
+    task.push_back(nameOf(n));
+  for (const auto* part : weightsStay ? std::vector{&chanTask, &rowTask, &colTask}
+                                      : std::vector{&rowTask, &colTask, &chanTask})
+    task.insert(task.end(), part->begin(), part->end());
+  std::vector<std::string> order = task;
+  order.insert(order.end(), tile.begin(), tile.end());
+  if (order.size() > 1)
+    kb.defaultStep("reorder(" + joined(order) + ")");
+  // The reduction's outermost loop.
+  const Expr& k0 = g.Cb > 1 ? cb : g.KH > 1 ? kh : g.KW > 1 ? kw : ci;
+  const std::string top = tile.front(), k = nameOf(k0);
+  const std::size_t remainders =
+      static_cast<std::size_t>(std::count(remainder.begin(), remainder.end(), true));
+  if (remainders > 0)
+    kb.defaultStep("partition(" + top + ")");
+  for (std::size_t c = 0; c < (std::size_t{1} << remainders); ++c) {
+    const std::string suffix = c == 0 ? "" : ".r" + std::to_string(c);
+    kb.defaultStep("register_tile(" + top + suffix + ", " + k + suffix + ")");
+  }
+  const std::int64_t taskCount =
+      g.N * (g.M / lanes / R) * ((g.OH + Q - 1) / Q) * ((g.OW + P - 1) / P);
+  // One parallel loop over the tasks: the outermost made parallel, then the others fused
+  // into it (each fuse checks that the loop it takes in has independent iterations).
+  if (!task.empty()) {
+    const bool parallel = taskCount > 1 && parallelFor(taskCount * R * Q * P * lanes * reduction) ==
+                                               loop::ForKind::Parallel;
+    std::string tasks = task.front();
+    if (parallel)
+      kb.defaultStep("parallel(" + tasks + ")");
+    for (std::size_t l = 1; l < task.size(); ++l) {
+      kb.defaultStep("fuse(" + tasks + ", " + task[l] + ")");
+      tasks += "." + task[l] + ".fused";
+    }
+  }
+
+  kb.describe("blocked (NCHW16c) convolution, default trace: " + std::to_string(taskCount) +
+              " tasks, each " + std::to_string(Q) + " row(s) x " + std::to_string(P) +
+              " positions x " + std::to_string(R) + " vector(s) of " + std::to_string(lanes) +
+              " output channels, accumulated in registers over " + std::to_string(g.C) +
+              " input channels x " + std::to_string(g.KH * g.KW) + " taps");
+  if (remainders > 0)
+    kb.describe("the rows or columns the tile does not divide run as smaller remainder tiles");
+  kb.describe("weights were packed at compile time as [M/16, C/16, kh, kw, 16, 16]");
+  kb.describe(weightsStay ? "consecutive tasks share output channels: their weights stay in "
+                            "cache while the rows stream"
+                          : "consecutive tasks share positions: the input tile stays in cache "
+                            "while the weights stream");
+  kb.describe(copy ? "the input is first copied into zero-padded planes"
+                   : "the input is read in place");
+  if (!copy)
+    return conv;
+  return kb.allocate(src, loop::Block::make(pad, conv), true);
 }
 
 } // namespace
@@ -149,160 +343,7 @@ Stmt lowerConvNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue& 
     kb.describe("blocked convolution, one output element at a time (no vector width known)");
     return scalarConv(kb, epilogue, ops, g);
   }
-  const VectorEpilogue finish(kb, epilogue, y.dtype, y.rank(), lanes);
-
-  // The input as tiles read it: zero-padded planes when the Conv pads.
-  const WindowAxis &ar = g.rows, &ac = g.cols;
-  const std::int64_t Hp = (g.OH - 1) * ar.stride + (g.KH - 1) * ar.dilation + 1;
-  const std::int64_t Wp = (g.OW - 1) * ac.stride + (g.KW - 1) * ac.dilation + 1;
-  const bool copy =
-      ar.padBegin > 0 || ac.padBegin > 0 || Hp > g.H + ar.padBegin || Wp > g.W + ac.padBegin;
-  const std::int64_t planeH = copy ? Hp : g.H, planeW = copy ? Wp : g.W;
-  const TensorRef src = copy ? kb.scratch("xpad", x.dtype, {g.N * g.Cb * Hp * Wp * kBlock})
-                             : TensorRef{x.buffer, {x.numElements()}, x.dtype};
-
-  // --- the tiles ---
-  const std::int64_t vectors = g.M / lanes, reduction = g.C * g.KH * g.KW;
-  const NchwcTile tile = tileFor(lanes, vectors, g.OH, g.OW, reduction);
-  const std::int64_t R = tile.R, Q = tile.Q, P = tile.P, MR = vectors / R;
-  const std::int64_t RT = (g.OH + Q - 1) / Q, CT = (g.OW + P - 1) / P;
-  // Task order: when the weights outweigh an input plane set, consecutive tasks (one
-  // thread's chunk) keep the same output channels and move along the rows, so that their
-  // slice of the weights stays in cache while the small input streams; otherwise they keep
-  // the same positions and move along the output channels, reusing the input tile.
-  const bool weightsStay = g.M * g.C * g.KH * g.KW > g.C * planeH * planeW;
-  const Expr t = kb.freshVar("t");
-  Expr n, rowBlock, column, mr;
-  if (weightsStay) {
-    n = t / (MR * RT * CT);
-    mr = (t / (RT * CT)) % MR;
-    rowBlock = (t / CT) % RT;
-    column = t % CT;
-  } else {
-    n = t / (RT * CT * MR);
-    rowBlock = (t / (CT * MR)) % RT;
-    column = (t / MR) % CT;
-    mr = t % MR;
-  }
-  const Expr v0 = mr * R; // the tile's first vector of output channels
-  const loop::Type vt = loop::f32().withLanes(lanes);
-  // The reduction of one tile of q rows x p columns at (oh0, ow0) into `acc`.
-  auto reduce = [&](const RegisterTile& acc, std::int64_t q, std::int64_t p, const Expr& oh0,
-                    const Expr& ow0) {
-    const Expr cb = kb.freshVar("cb");
-    const Expr ci = kb.freshVar("ci"), kh = kb.freshVar("kh"), kw = kb.freshVar("kw");
-    std::vector<Expr> xs, ws;
-    for (std::int64_t i = 0; i < q * p; ++i)
-      xs.push_back(freshScalar(kb, "xb", vt));
-    for (std::int64_t r = 0; r < R; ++r)
-      ws.push_back(freshScalar(kb, "wv", vt));
-    Stmt s = acc.accumulate(xs, ws);
-    for (std::int64_t r = R; r-- > 0;) {
-      // Vector v0 + r of output channels: block (v0 + r) * lanes / 16, lanes at its offset.
-      const Expr m = (v0 + r) * lanes;
-      const Expr at =
-          (((((m / kBlock) * g.Cb + cb) * g.KH + kh) * g.KW + kw) * kBlock + ci) * kBlock +
-          m % kBlock;
-      s = loop::LetStmt::make(ws[r], loop::Load::make(w.buffer, ramp(at, lanes)), s);
-    }
-    for (std::int64_t i = q * p; i-- > 0;) {
-      const Expr row = (oh0 + i / p) * ar.stride + kh * ar.dilation;
-      const Expr col = (ow0 + i % p) * ac.stride + kw * ac.dilation;
-      const Expr at = (((n * g.Cb + cb) * planeH + row) * planeW + col) * kBlock + ci;
-      s = loop::LetStmt::make(xs[i], loop::Broadcast::make(src.loadFlat(at), lanes), s);
-    }
-    return forCount(cb, g.Cb, forCount(kh, g.KH, forCount(kw, g.KW, forCount(ci, kBlock, s))));
-  };
-  // Bias, the epilogue and the stores of a tile's sums.
-  auto finishTile = [&](const RegisterTile& acc, std::int64_t q, std::int64_t p, const Expr& oh0,
-                        const Expr& ow0) {
-    std::vector<Stmt> body;
-    for (std::int64_t i = 0; i < q * p; ++i)
-      for (std::int64_t r = 0; r < R; ++r) {
-        const Expr m = (v0 + r) * lanes;
-        const std::vector<Expr> idx{n, m / kBlock, oh0 + i / p, ow0 + i % p, m % kBlock};
-        Expr value = acc.load(i, r);
-        if (ops.bias)
-          value = value + loop::Load::make(ops.bias->buffer, ramp(m, lanes));
-        if (finish.defined())
-          value = finish(value, idx);
-        body.push_back(loop::Store::make(y.buffer, ramp(flatIndex(y.shape, idx), lanes), value));
-      }
-    // Without a vector form of the epilogue, it runs element by element over the tile.
-    if (!finish.defined()) {
-      const Expr e = kb.freshVar("p"), c = kb.freshVar("q");
-      const Expr m = v0 * lanes + c;
-      const std::vector<Expr> idx{n, m / kBlock, oh0 + e / p, ow0 + e % p, m % kBlock};
-      body.push_back(
-          forCount(e, q * p, forCount(c, R * lanes, y.store(idx, epilogue(y.load(idx), idx)))));
-    }
-    return loop::Block::make(body);
-  };
-  // One tile of q rows x p columns at (oh0, ow0): accumulators cleared, the reduction, then
-  // bias and the epilogue on the registers and the stores.
-  auto tileAt = [&](std::int64_t q, std::int64_t p, const Expr& oh0, const Expr& ow0) {
-    const RegisterTile acc(kb, y.dtype, q * p, R, lanes);
-    std::vector<Stmt> body = acc.clear(y.dtype);
-    body.push_back(reduce(acc, q, p, oh0, ow0));
-    body.push_back(finishTile(acc, q, p, oh0, ow0));
-    return kb.allocate(acc.scratch(), loop::Block::make(body));
-  };
-  // The last row (column) of tiles covers what is left of the plane when Q (P) does not
-  // divide it.
-  const std::int64_t lastQ = g.OH - (RT - 1) * Q, lastP = g.OW - (CT - 1) * P;
-  auto tilesInRow = [&](std::int64_t q, const Expr& oh0) {
-    const Stmt full = tileAt(q, P, oh0, column * P);
-    return lastP == P ? full
-                      : loop::IfThenElse::make(loop::eq(column, loop::makeIndex(CT - 1)),
-                                               tileAt(q, lastP, oh0, column * P), full);
-  };
-  const std::int64_t tasks = g.N * RT * CT * MR;
-  const Stmt tiles =
-      lastQ == Q
-          ? tilesInRow(Q, rowBlock * Q)
-          : loop::IfThenElse::make(loop::eq(rowBlock, loop::makeIndex(RT - 1)),
-                                   tilesInRow(lastQ, rowBlock * Q), tilesInRow(Q, rowBlock * Q));
-  const Stmt main = forCount(t, tasks, tiles, parallelFor(tasks * R * Q * P * lanes * reduction));
-  kb.describe("blocked (NCHW16c) convolution: " + std::to_string(tasks) + " parallel tasks, each " +
-              std::to_string(Q) + " row(s) x " + std::to_string(P) + " positions x " +
-              std::to_string(R) + " vector(s) of " + std::to_string(lanes) +
-              " output channels, accumulated in registers over " + std::to_string(g.C) +
-              " input channels x " + std::to_string(g.KH * g.KW) + " taps");
-  kb.describe("weights were packed at compile time as [M/16, C/16, kh, kw, 16, 16]");
-  kb.describe(weightsStay ? "consecutive tasks share output channels: their weights stay in "
-                            "cache while the rows stream"
-                          : "consecutive tasks share positions: the input tile stays in cache "
-                            "while the weights stream");
-  kb.describe(copy ? "the input is first copied into zero-padded planes"
-                   : "the input is read in place");
-  kb.describe(finish.defined()
-                  ? "bias and the fused epilogue are applied in registers before the store"
-                  : "the fused epilogue runs element by element over each stored tile");
-  if (!copy)
-    return main;
-
-  // --- the zero-padded copy: each plane cleared, then its rows copied a vector at a time ---
-  const Expr plane = kb.freshVar("plane"), e = kb.freshVar("e"), r = kb.freshVar("ih"),
-             q = kb.freshVar("q");
-  const std::int64_t planeSize = Hp * Wp * kBlock;
-  const std::int64_t rowLo = std::min(ar.padBegin, Hp), rowHi = std::min(ar.padBegin + g.H, Hp);
-  const std::int64_t colLo = std::min(ac.padBegin, Wp), colHi = std::min(ac.padBegin + g.W, Wp);
-  const std::int64_t rowElems = std::max<std::int64_t>(0, colHi - colLo) * kBlock;
-  const Stmt clear =
-      forCount(e, planeSize / lanes,
-               loop::Store::make(src.buffer, ramp(plane * planeSize + e * lanes, lanes),
-                                 loop::Broadcast::make(constantOf(x.dtype, 0), lanes)));
-  const Expr to = plane * planeSize + ((r + rowLo) * Wp + colLo) * kBlock + q * lanes;
-  const Expr from = (plane * g.H + r + rowLo - ar.padBegin) * g.W * kBlock +
-                    (colLo - ac.padBegin) * kBlock + q * lanes;
-  const Stmt rows =
-      forCount(r, std::max<std::int64_t>(0, rowHi - rowLo),
-               forCount(q, rowElems / lanes,
-                        loop::Store::make(src.buffer, ramp(to, lanes),
-                                          loop::Load::make(x.buffer, ramp(from, lanes)))));
-  const Stmt fill = forCount(plane, g.N * g.Cb, loop::Block::make(clear, rows),
-                             parallelFor(g.N * g.Cb * planeSize));
-  return kb.allocate(src, loop::Block::make(fill, main), true);
+  return tracedConv(kb, epilogue, ops, g, lanes);
 }
 
 } // namespace lathe::lowering

@@ -284,34 +284,53 @@ struct BufferStores {
 };
 
 // Every element each iteration writes, enumerated; false when the space is too large or
-// not constant (the caller falls back to bounds), throws on a conflict.
+// not constant (the caller falls back to bounds), throws on a conflict. A guard is tested as
+// soon as the loops it reads are set, so the copies partition makes count only the
+// iterations that run them; at most kMaxPoints elements are visited.
 bool enumerateWrites(const For& loop, const BufferStores& b,
                      const std::function<void(const Access&, const std::string&)>& cannot) {
   const std::optional<ConstRange> outer = constRange(loop);
   if (!outer)
     return false;
-  // Counted with checked products: a count that overflows is too large to enumerate.
-  std::int64_t points = 0;
+  // A quick refusal before any work: the points with no guard pruned, far above the cap.
   for (std::size_t s = 0; s < b.stores.size(); ++s) {
     std::optional<std::int64_t> n = checkedMul(outer->extent, b.indices[s].type().lanes());
     for (const For* f : b.stores[s]->loops) {
       const auto r = constRange(*f);
-      if (!r || !n || *n > kMaxPoints)
+      if (!r || !n)
         return false;
       n = checkedMul(*n, std::max<std::int64_t>(r->extent, 1));
     }
-    if (!n || *n > kMaxPoints)
-      return false;
-    points += *n;
-    if (points > kMaxPoints)
+    if (!n || *n > 4 * kMaxPoints)
       return false;
   }
   std::unordered_map<std::int64_t, std::int64_t> writer; // element -> iteration
-  writer.reserve(static_cast<std::size_t>(points));
+  std::int64_t points = 0;
   for (std::size_t s = 0; s < b.stores.size(); ++s) {
     const Access& a = *b.stores[s];
+    // Guards by the depth at which the loops they read are all set (0: the loop's own).
+    std::vector<std::vector<const Expr*>> guardsAt(a.loops.size() + 1);
+    for (const Expr& g : b.guards[s]) {
+      std::size_t depth = 0;
+      const std::set<std::string> vars = freeVars(g);
+      for (std::size_t d = 0; d < a.loops.size(); ++d)
+        if (vars.count(a.loops[d]->name()))
+          depth = d + 1;
+      guardsAt[depth].push_back(&g);
+    }
     std::map<std::string, std::int64_t> env;
     bool ok = true;
+    // False when a guard fails (or cannot be evaluated: ok is then cleared).
+    const auto guardsHold = [&](std::size_t depth) {
+      for (const Expr* g : guardsAt[depth]) {
+        const auto holds = evaluate(*g, env, 0);
+        if (!holds)
+          ok = false;
+        if (!holds || !*holds)
+          return false;
+      }
+      return true;
+    };
     std::function<void(std::size_t)> walk = [&](std::size_t depth) {
       if (!ok)
         return;
@@ -319,20 +338,17 @@ bool enumerateWrites(const For& loop, const BufferStores& b,
         const ConstRange r = *constRange(*a.loops[depth]);
         for (std::int64_t v = r.min; v < r.min + r.extent && ok; ++v) {
           env[a.loops[depth]->name()] = v;
-          walk(depth + 1);
+          if (guardsHold(depth + 1))
+            walk(depth + 1);
         }
         return;
       }
-      for (const Expr& g : b.guards[s]) {
-        const auto holds = evaluate(g, env, 0);
-        if (!holds) {
-          ok = false;
-          return;
-        }
-        if (!*holds)
-          return;
-      }
       const std::int64_t iteration = env.at(loop.name());
+      points += b.indices[s].type().lanes();
+      if (points > kMaxPoints) {
+        ok = false;
+        return;
+      }
       for (int lane = 0; lane < b.indices[s].type().lanes(); ++lane) {
         const auto element = evaluate(b.indices[s], env, lane);
         if (!element) {
@@ -348,9 +364,241 @@ bool enumerateWrites(const For& loop, const BufferStores& b,
     };
     for (std::int64_t v = outer->min; v < outer->min + outer->extent && ok; ++v) {
       env[loop.name()] = v;
-      walk(0);
+      if (guardsHold(0))
+        walk(0);
     }
     if (!ok)
+      return false;
+  }
+  return true;
+}
+
+// The index of a store as base + lane * laneStride (lanes 1 for a scalar store).
+struct LaneForm {
+  Expr base;
+  std::int64_t laneStride = 0;
+  int lanes = 1;
+};
+std::optional<LaneForm> laneForm(const Expr& index) {
+  if (index.type().isScalar())
+    return LaneForm{index, 0, 1};
+  const Ramp* ramp = index.as<Ramp>();
+  Expr base;
+  if (ramp) {
+    base = ramp->base;
+  } else if (const Add* add = index.as<Add>()) {
+    const Broadcast* b = add->a.as<Broadcast>();
+    ramp = add->b.as<Ramp>();
+    if (!b || !ramp) {
+      b = add->b.as<Broadcast>();
+      ramp = add->a.as<Ramp>();
+    }
+    if (!b || !ramp)
+      return std::nullopt;
+    base = simplify(b->value + ramp->base);
+  } else {
+    return std::nullopt;
+  }
+  const std::optional<std::int64_t> stride = asConstInt(simplify(ramp->stride));
+  if (!stride)
+    return std::nullopt;
+  return LaneForm{base, *stride, ramp->lanes};
+}
+
+using Ranges = std::map<std::string, std::pair<std::int64_t, std::int64_t>>; // inclusive
+
+// Narrows the range of the one variable of `ranges` that `cond` (or its negation) bounds,
+// when it is `a*v + k OP 0` in that variable alone; leaves the ranges alone otherwise (a
+// condition left out only makes the footprint larger).
+void narrow(const Expr& cond, bool negated, Ranges& ranges) {
+  if (const Not* n = cond.as<Not>())
+    return narrow(n->a, !negated, ranges);
+  if (const And* a = cond.as<And>(); a && !negated) {
+    narrow(a->a, false, ranges);
+    narrow(a->b, false, ranges);
+    return;
+  }
+  const BinaryExprNode* bin = nullptr;
+  ExprKind kind = cond.kind();
+  switch (kind) {
+  case ExprKind::LT:
+  case ExprKind::LE:
+  case ExprKind::GT:
+  case ExprKind::GE:
+  case ExprKind::EQ:
+    bin = static_cast<const BinaryExprNode*>(cond.get());
+    break;
+  default:
+    return;
+  }
+  if (!bin->a.type().isScalar() || !bin->a.type().isIntOrUInt())
+    return;
+  if (negated) { // !(x < y) is x >= y, ...; a negated equality bounds nothing
+    if (kind == ExprKind::EQ)
+      return;
+    kind = kind == ExprKind::LT   ? ExprKind::GE
+           : kind == ExprKind::LE ? ExprKind::GT
+           : kind == ExprKind::GT ? ExprKind::LE
+                                  : ExprKind::LT;
+  }
+  const Expr d = simplify(bin->a - bin->b); // d OP 0
+  std::string var;
+  for (const std::string& name : freeVars(d)) {
+    if (!ranges.count(name) || !var.empty())
+      return;
+    var = name;
+  }
+  if (var.empty())
+    return;
+  const std::optional<std::int64_t> a = strideAlong(d, var);
+  const std::optional<std::int64_t> k = asConstInt(simplify(substitute(d, var, makeIndex(0))));
+  if (!a || !k || *a == 0 || std::abs(*k) > (std::int64_t{1} << 40) ||
+      std::abs(*a) > (std::int64_t{1} << 20))
+    return;
+  // a*v + k OP 0 as lo <= v <= hi.
+  auto floorDiv = [](std::int64_t x, std::int64_t y) {
+    return x / y - ((x % y != 0) && ((x < 0) != (y < 0)));
+  };
+  auto ceilDiv = [&](std::int64_t x, std::int64_t y) { return -floorDiv(-x, y); };
+  auto& [lo, hi] = ranges[var];
+  const auto atMost = [&](std::int64_t c) { // a*v <= c
+    if (*a > 0)
+      hi = std::min(hi, floorDiv(c, *a));
+    else
+      lo = std::max(lo, ceilDiv(c, *a));
+  };
+  const auto atLeast = [&](std::int64_t c) { // a*v >= c
+    if (*a > 0)
+      lo = std::max(lo, ceilDiv(c, *a));
+    else
+      hi = std::min(hi, floorDiv(c, *a));
+  };
+  switch (kind) {
+  case ExprKind::LT:
+    atMost(-*k - 1);
+    break;
+  case ExprKind::LE:
+    atMost(-*k);
+    break;
+  case ExprKind::GT:
+    atLeast(-*k + 1);
+    break;
+  case ExprKind::GE:
+    atLeast(-*k);
+    break;
+  default:
+    atMost(-*k);
+    atLeast(-*k);
+    break;
+  }
+}
+
+// Writes told apart by their digits, for stores affine in the loop and the loops inside it
+// (constant positive strides, one common rest). Each store's index is
+//   rest + U + S*v + L
+// over the ranges its guards leave (a remainder copy of partition covers only the last
+// block): v the loop's variable with stride S, L the terms of smaller stride, U those of
+// larger. Over all stores, when L spans less than S and each larger stride exceeds the
+// span of V = S*v + L and of the larger terms below it, equal indices have equal U (the
+// digits argument), then equal V, then equal v: distinct iterations write distinct
+// elements, however the inner strides interleave with the loop's (a channel loop inside a
+// row loop of a blocked layout, a tile's remainder next to the full tiles).
+bool digitWrites(const For& loop, const BufferStores& b) {
+  const std::optional<ConstRange> outer = constRange(loop);
+  if (!outer || outer->extent < 1)
+    return false;
+  const std::string& var = loop.name();
+  using Span = std::pair<std::int64_t, std::int64_t>; // lo, hi
+  const auto hullOf = [](std::optional<Span>& hull, const Span& s) {
+    hull = hull ? Span{std::min(hull->first, s.first), std::max(hull->second, s.second)} : s;
+  };
+  std::optional<std::int64_t> S;
+  std::optional<Span> lowHull, vHull;
+  std::map<std::int64_t, std::optional<Span>> upper; // stride -> hull of its coefficient
+  Expr common;
+  for (std::size_t s = 0; s < b.stores.size(); ++s) {
+    const std::optional<LaneForm> form = laneForm(b.indices[s]);
+    if (!form)
+      return false;
+    Ranges ranges{{var, {outer->min, outer->min + outer->extent - 1}}};
+    for (const For* f : b.stores[s]->loops) {
+      const std::optional<ConstRange> r = constRange(*f);
+      if (!r || r->extent < 1)
+        return false;
+      ranges[f->name()] = {r->min, r->min + r->extent - 1};
+    }
+    for (const Expr& g : b.guards[s])
+      narrow(g, false, ranges);
+    std::map<std::int64_t, Span> terms; // stride -> range of its coefficient (summed)
+    std::map<std::string, Expr> zeros;
+    std::optional<Span> mine; // the loop variable's range here
+    std::optional<std::int64_t> myStride;
+    for (const auto& [name, range] : ranges) {
+      if (range.first > range.second)
+        return false; // a store that never runs: leave it to the other checks
+      const std::optional<std::int64_t> stride = strideAlong(form->base, name);
+      if (!stride || *stride < 0)
+        return false;
+      zeros[name] = makeIndex(0);
+      if (name == var) {
+        myStride = stride;
+        mine = range;
+      } else if (*stride > 0) {
+        Span& t = terms[*stride];
+        if (!checkedAdd(t.first, range.first) || !checkedAdd(t.second, range.second))
+          return false;
+        t = {t.first + range.first, t.second + range.second};
+      }
+    }
+    if (form->lanes > 1) {
+      if (form->laneStride <= 0)
+        return false;
+      Span& t = terms[form->laneStride];
+      t.second += form->lanes - 1;
+    }
+    if (!myStride || *myStride == 0 || (S && *S != *myStride) || terms.count(*myStride))
+      return false;
+    S = myStride;
+    const Expr rest = simplify(substitute(form->base, zeros));
+    for (const auto& [name, zero] : zeros)
+      if (usesVar(rest, name))
+        return false;
+    if (common.defined() && !equal(rest, common))
+      return false;
+    common = rest;
+    Span low{0, 0};
+    for (const auto& [stride, t] : terms) {
+      const std::optional<std::int64_t> lo = checkedMul(stride, t.first);
+      const std::optional<std::int64_t> hi = checkedMul(stride, t.second);
+      if (!lo || !hi)
+        return false;
+      if (stride > *S) {
+        hullOf(upper[stride], t);
+      } else {
+        if (!checkedAdd(low.first, *lo) || !checkedAdd(low.second, *hi))
+          return false;
+        low = {low.first + *lo, low.second + *hi};
+      }
+    }
+    const std::optional<std::int64_t> vLo = checkedMul(*S, mine->first);
+    const std::optional<std::int64_t> vHi = checkedMul(*S, mine->second);
+    if (!vLo || !vHi || !checkedAdd(*vLo, low.first) || !checkedAdd(*vHi, low.second))
+      return false;
+    hullOf(lowHull, low);
+    hullOf(vHull, {*vLo + low.first, *vHi + low.second});
+  }
+  if (!S || !lowHull || !vHull)
+    return false;
+  const std::optional<std::int64_t> lowSpan = checkedSub(lowHull->second, lowHull->first);
+  std::optional<std::int64_t> span = checkedSub(vHull->second, vHull->first);
+  if (!lowSpan || *lowSpan >= *S || !span)
+    return false;
+  for (const auto& [stride, t] : upper) {
+    if (stride <= *span)
+      return false;
+    const std::optional<std::int64_t> width = checkedMul(stride, t->second - t->first);
+    span = width ? checkedAdd(*span, *width) : std::nullopt;
+    if (!span)
       return false;
   }
   return true;
@@ -442,7 +690,8 @@ void requireIndependentIterations(const For& loop, const char* primitive) {
         if (!inside.count(v) && strideAlong(b.abstracted[s], v) != strideAlong(b.abstracted[0], v))
           cannot(*b.stores[s], "the stores of " + name + " move differently along '" + v + "'");
     }
-    if (!enumerateWrites(loop, b, cannot))
+    // The affine proof first (cheap), then element by element, then the plain bound.
+    if (!digitWrites(loop, b) && !enumerateWrites(loop, b, cannot))
       boundWrites(loop, b, cannot);
   }
   for (const Access& a : accesses) {

@@ -26,5 +26,6 @@ Stmt registerTile(const Stmt& body, const std::string& top, const std::string& r
 Stmt computeInline(const Stmt& body, const std::string& buffer);
 Stmt computeAt(const Stmt& body, const std::string& buffer, const std::string& loop);
 Stmt pack(const Stmt& body, const std::string& buffer, const std::string& loop);
+Stmt partition(const Stmt& body, const std::string& top);
 
 } // namespace lathe::schedule::detail

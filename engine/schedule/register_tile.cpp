@@ -1,5 +1,7 @@
 // register_tile(top, k): the loops from `top` down to the reduction loop `k` form a tile of
-// output elements that is kept in registers across the whole of k. The tile loops (top and
+// output elements that is kept in registers across the whole of k, and of the reduction
+// loops nested in k (each the whole body of the one above: a convolution's channels and
+// taps), which move outside the tile with it. The tile loops (top and
 // each loop that is the whole body of the one above, down to the loop whose body holds k)
 // must be serial and of constant extent; that innermost tile loop's body is `pre; for k:
 // update; post`, and every store in it writes one element out[idx] that does not move
@@ -9,7 +11,7 @@
 //   tile loops (.init copies): [out.tile[t] = out[idx]]; pre   with out[idx] read and
 //                                      written as out.tile[t]; the load only when the
 //                                      element is read before pre writes it
-//   for k: tile loops: update          likewise
+//   for k (and its nested chain): tile loops: update          likewise
 //   tile loops (.out copies): post; out[idx] = out.tile[t]
 //
 // where t is the tile position, row-major. In each copy the innermost tile loop is
@@ -18,10 +20,11 @@
 // terms in k order: nothing is reassociated.
 //
 // Refused when: a tile loop is not serial or not of constant extent, or something other than
-// a loop sits between them; the tile has more than 256 elements; the part around k writes
+// a loop sits between them; the tile has more than 512 elements; the part around k writes
 // anything but out[idx], or reads out at another index; distinct tile positions could write
 // the same element (idx must move by constant strides that keep positions apart); k's
-// bounds depend on the tile loops.
+// bounds depend on the tile loops. The tile's buffer is out.tile, or out.<top>.tile when a
+// tile of `out` already exists (the remainder copies partition makes each take their own).
 #include "engine/loop_ir/ir_equality.h"
 #include "engine/loop_ir/ir_operators.h"
 #include "engine/loop_ir/ir_printer.h"
@@ -39,7 +42,7 @@ using namespace lathe::loop;
 
 namespace {
 
-constexpr std::int64_t kMaxTileElements = 256;
+constexpr std::int64_t kMaxTileElements = 512; // 32 registers of 16 lanes
 
 struct TileLoop {
   Expr var, min;
@@ -100,8 +103,8 @@ Stmt registerTile(const Stmt& body, const std::string& topName, const std::strin
   const For& last = *loops.back();
   if (last.body.as<IfThenElse>())
     fail("register_tile(" + topName + ", " + kName + ") meets a condition under '" + last.name() +
-         "' (a split whose factor does not divide the extent leaves one; pick a factor that "
-         "divides it)");
+         "' (a split whose factor does not divide the extent leaves one: partition(" + topName +
+         ") first, or pick a factor that divides it)");
   std::vector<Stmt> parts;
   if (const Block* block = last.body.as<Block>())
     parts = block->stmts;
@@ -117,6 +120,10 @@ Stmt registerTile(const Stmt& body, const std::string& topName, const std::strin
          "' (only loops, each the whole body of the one above, may sit between '" + topName +
          "' and it)");
   const For& k = *parts[kAt].as<For>();
+  // k and the loops nested in it, each the whole body of the one above.
+  std::vector<const For*> chain{&k};
+  while (const For* inner = chain.back()->body.as<For>())
+    chain.push_back(inner);
 
   std::vector<TileLoop> tile;
   std::int64_t elements = 1;
@@ -134,8 +141,9 @@ Stmt registerTile(const Stmt& body, const std::string& topName, const std::strin
            " elements in registers; the loops from '" + topName + "' to '" + l->name() + "' hold " +
            std::to_string(elements) + " (split them smaller)");
     tile.push_back({l->var, l->min, extent, l->name()});
-    if (usesVar(k.min, l->name()) || usesVar(k.extent, l->name()))
-      fail("the bounds of '" + kName + "' depend on the tile loop '" + l->name() + "'");
+    for (const For* r : chain)
+      if (usesVar(r->min, l->name()) || usesVar(r->extent, l->name()))
+        fail("the bounds of '" + r->name() + "' depend on the tile loop '" + l->name() + "'");
   }
 
   // The element the tile accumulates: the one buffer stored to around and inside k.
@@ -150,11 +158,12 @@ Stmt registerTile(const Stmt& body, const std::string& topName, const std::strin
   const Expr idx = simplify(target->index);
   if (idx.type().isVector())
     fail("register_tile needs scalar stores; vectorize after it, not before");
-  if (usesVar(idx, kName))
-    fail("register_tile(" + topName + ", " + kName +
-         ") needs a store that stays on one element "
-         "along '" +
-         kName + "'; " + out.name() + "[" + toString(idx) + "] moves along it");
+  for (const For* r : chain)
+    if (usesVar(idx, r->name()))
+      fail("register_tile(" + topName + ", " + kName +
+           ") needs a store that stays on one element "
+           "along '" +
+           r->name() + "'; " + out.name() + "[" + toString(idx) + "] moves along it");
   for (const Access& a : accesses) {
     if (a.isStore && a.buffer.name() != out.name())
       fail("register_tile keeps one buffer in registers; the tile also writes " + a.buffer.name());
@@ -165,7 +174,8 @@ Stmt registerTile(const Stmt& body, const std::string& topName, const std::strin
     if (a.buffer.name() == out.name() && !a.guards.empty())
       fail("register_tile cannot keep " + out.name() +
            " in registers: it is accessed under a condition (a split whose factor does not "
-           "divide the extent leaves one)");
+           "divide the extent leaves one: partition(" +
+           topName + ") first)");
   }
   // Distinct tile positions must own distinct elements: constant strides along the tile
   // loops, each larger than the span of the smaller ones.
@@ -187,7 +197,9 @@ Stmt registerTile(const Stmt& body, const std::string& topName, const std::strin
     span += stride * (extent - 1);
   }
 
-  const std::string accName = out.name() + ".tile";
+  std::string accName = out.name() + ".tile";
+  if (boundNames(body).count(accName))
+    accName = out.name() + "." + topName + ".tile";
   requireFreshName(body, accName);
   for (const TileLoop& l : tile)
     for (const char* suffix : {".init", ".out"})
@@ -216,7 +228,10 @@ Stmt registerTile(const Stmt& body, const std::string& topName, const std::strin
   std::vector<Stmt> stages;
   if (!pre.empty())
     stages.push_back(nestOf(tile, ".init", Block::make(pre)));
-  stages.push_back(For::make(k.var, k.min, k.extent, k.forKind, nestOf(tile, "", toAcc(k.body))));
+  Stmt update = nestOf(tile, "", toAcc(chain.back()->body));
+  for (std::size_t r = chain.size(); r-- > 0;)
+    update = For::make(chain[r]->var, chain[r]->min, chain[r]->extent, chain[r]->forKind, update);
+  stages.push_back(update);
   stages.push_back(
       nestOf(tile, ".out",
              Block::make(toAcc(Block::make(post)), Store::make(out, idx, Load::make(acc, t)))));

@@ -46,6 +46,25 @@ TEST(DefaultTrace, AMatrixProductIsAPlainNestTiledInRegisters) {
   expectTraceReplays(lowered, 0);
 }
 
+TEST(DefaultTrace, ABlockedConvIsAPlainNestTiledWithItsRemainders) {
+  // 7x7 planes: the tile's rows or columns leave a remainder, which partition lifts into
+  // tiles of their own before each is kept in registers.
+  const auto lowered = lower("graph @c opset 17 {\n  input %x: f32[1,2,7,7,16]\n"
+                             "  input %w: f32[3,2,3,3,16,16]\n"
+                             "  %y: f32[1,3,7,7,16] = lathe::ConvNCHWc(%x, %w) "
+                             "{pads = [1, 1, 1, 1]}\n  output %y\n}\n");
+  ASSERT_EQ(lowered.kernels.size(), 1u);
+  const loop::Kernel& naive = lowered.unscheduledKernel(0);
+  for (const char* step : {"partition(", "register_tile(", "reorder("})
+    EXPECT_NE(naive.defaultTrace.find(step), std::string::npos) << naive.defaultTrace;
+  const std::string plain = loop::toString(naive);
+  EXPECT_NE(plain.find("for (ci, 0, 16)"), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("ramp("), std::string::npos) << plain;
+  const std::string tiled = loop::toString(lowered.kernels[0]);
+  EXPECT_NE(tiled.find(".r1.tile"), std::string::npos) << tiled;
+  expectTraceReplays(lowered, 0);
+}
+
 TEST(DefaultTrace, ALargeElementwiseNestIsParallelByItsTrace) {
   const auto lowered = lower("graph @relu opset 17 {\n  input %x: f32[1,8,64,64]\n"
                              "  %y: f32[1,8,64,64] = Relu(%x)\n  output %y\n}\n");

@@ -65,7 +65,14 @@ INSTANTIATE_TEST_SUITE_P(
                       "split(i, 2)\n split(j, 10)\n split(j.i, 5)\n "
                       "reorder(j.o, i.o, i.i, j.i.o, j.i.i)\n register_tile(i.i, k)\n "
                       "fuse(j.o, i.o)\n parallel(j.o.i.o.fused)\n",
-                      "split(j, 5)\n register_tile(j.i, k)\n"));
+                      "split(j, 5)\n register_tile(j.i, k)\n",
+                      // Remainders of 2 rows and 4 columns as copies of their own.
+                      "split(i, 4)\n split(j, 8)\n reorder(i.o, j.o, i.i, j.i)\n "
+                      "partition(i.i)\n register_tile(i.i, k)\n register_tile(i.i.r1, k.r1)\n "
+                      "register_tile(i.i.r2, k.r2)\n register_tile(i.i.r3, k.r3)\n "
+                      "parallel(i.o)\n fuse(i.o, j.o)\n",
+                      // The reduction's nested loops move outside the tile with it.
+                      "split(k, 17)\n register_tile(j, k.o)\n parallel(i)\n"));
 
 TEST(ScheduledRun, ComputeAtMatchesTheDefault) {
   codegen::CodegenOptions options;
