@@ -107,17 +107,6 @@ Stmt scalarConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands&
   });
 }
 
-const std::string& nameOf(const Expr& var) {
-  return var.as<loop::Var>()->name;
-}
-
-std::string joined(const std::vector<std::string>& names) {
-  std::string list;
-  for (const std::string& n : names)
-    list += (list.empty() ? "" : ", ") + n;
-  return list;
-}
-
 // The convolution as a plain nest and the default trace that tiles it (kernel notes at the
 // top of the file). The nest is
 //   [for plane, hp, wp, c: xpad = x in the plane, 0 in its padding]
@@ -159,13 +148,13 @@ Stmt tracedConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands&
                                                   inside, src.storeFlat(at, x.loadFlat(from)),
                                                   src.storeFlat(at, constantOf(x.dtype, 0)))))));
     if (S == 1) {
-      kb.defaultStep("vectorize(" + nameOf(c) + ")");
+      kb.defaultStep("vectorize(" + loopName(c) + ")");
     } else {
-      kb.defaultStep("split(" + nameOf(c) + ", " + std::to_string(lanes) + ")");
-      kb.defaultStep("vectorize(" + nameOf(c) + ".i)");
+      kb.defaultStep("split(" + loopName(c) + ", " + std::to_string(lanes) + ")");
+      kb.defaultStep("vectorize(" + loopName(c) + ".i)");
     }
     if (parallelFor(g.N * g.Cb * Hp * Wp * kBlock) == loop::ForKind::Parallel && g.N * g.Cb > 1)
-      kb.defaultStep("parallel(" + nameOf(plane) + ")");
+      kb.defaultStep("parallel(" + loopName(plane) + ")");
   }
 
   // --- the convolution (a dim of extent 1 has no loop: the kernel drops such loops) ---
@@ -202,7 +191,7 @@ Stmt tracedConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands&
                              std::vector<std::string>& task) {
     if (extent == 1)
       return;
-    const std::string name = nameOf(var);
+    const std::string name = loopName(var);
     if (factor == 1) {
       task.push_back(name);
     } else if (factor >= extent) {
@@ -214,16 +203,16 @@ Stmt tracedConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands&
       remainder.push_back(extent % factor != 0);
     }
   };
-  const std::string jn = nameOf(j);
+  const std::string jn = loopName(j);
   // Channels: R vectors of `lanes` out of blocks of 16 (S vectors each).
   std::vector<std::string> chanTile;
   if (R > S) {
-    const std::string mbn = nameOf(mb);
+    const std::string mbn = loopName(mb);
     kb.defaultStep("split(" + mbn + ", " + std::to_string(R / S) + ")");
     chanTask.push_back(mbn + ".o");
     chanTile.push_back(mbn + ".i");
   } else if (g.M > kBlock) {
-    chanTask.push_back(nameOf(mb));
+    chanTask.push_back(loopName(mb));
   }
   if (S > 1) {
     kb.defaultStep("split(" + jn + ", " + std::to_string(lanes) + ")");
@@ -250,17 +239,17 @@ Stmt tracedConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands&
   const bool weightsStay = g.M * g.C * g.KH * g.KW > g.C * planeH * planeW;
   std::vector<std::string> task;
   if (g.N > 1)
-    task.push_back(nameOf(n));
+    task.push_back(loopName(n));
   for (const auto* part : weightsStay ? std::vector{&chanTask, &rowTask, &colTask}
                                       : std::vector{&rowTask, &colTask, &chanTask})
     task.insert(task.end(), part->begin(), part->end());
   std::vector<std::string> order = task;
   order.insert(order.end(), tile.begin(), tile.end());
   if (order.size() > 1)
-    kb.defaultStep("reorder(" + joined(order) + ")");
+    kb.defaultStep("reorder(" + loopList(order) + ")");
   // The reduction's outermost loop.
   const Expr& k0 = g.Cb > 1 ? cb : g.KH > 1 ? kh : g.KW > 1 ? kw : ci;
-  const std::string top = tile.front(), k = nameOf(k0);
+  const std::string top = tile.front(), k = loopName(k0);
   const std::size_t remainders =
       static_cast<std::size_t>(std::count(remainder.begin(), remainder.end(), true));
   if (remainders > 0)

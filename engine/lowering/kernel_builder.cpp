@@ -185,6 +185,17 @@ Stmt KernelBuilder::allocate(const TensorRef& scratch, Stmt body, bool onHeap) c
       scratch.buffer, onHeap ? loop::MemoryScope::Heap : loop::MemoryScope::Stack, std::move(body));
 }
 
+const std::string& loopName(const Expr& var) {
+  return var.as<loop::Var>()->name;
+}
+
+std::string loopList(const std::vector<std::string>& names) {
+  std::string list;
+  for (const std::string& n : names)
+    list += (list.empty() ? "" : ", ") + n;
+  return list;
+}
+
 Expr KernelBuilder::freshVar(const std::string& hint) {
   const int n = varCounts_["var." + hint]++;
   return loop::Var::make(loop::indexType(), n == 0 ? hint : hint + std::to_string(n));

@@ -58,6 +58,11 @@ private:
   std::vector<std::pair<Expr, Expr>> lets_;
 };
 
+// For default traces: the name of a loop variable made by KernelBuilder::freshVar, and loop
+// names as a step's argument list ("i.o, j.o, i.i").
+const std::string& loopName(const Expr& var);
+std::string loopList(const std::vector<std::string>& names);
+
 // Builds one kernel: parameter buffers, fresh loop variables, loop nests.
 class KernelBuilder {
 public:

@@ -132,10 +132,6 @@ Stmt tiledProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p)
   return forCount(task, p.batch * MB * JT, taskBody, parallelFor(p.batch * p.M * p.N * p.K));
 }
 
-const std::string& nameOf(const Expr& var) {
-  return var.as<loop::Var>()->name;
-}
-
 // The register-tiled product as a plain nest and the default trace that tiles it: for f32
 // with B contiguous in j and N a multiple of the vector width. The nest is
 //   for b, i, j: Y = 0; for k: Y += A(b, i, k) * B(b, k, j); Y = finish(Y)
@@ -170,8 +166,8 @@ Stmt tracedProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p
   if (p.batch > 1)
     nest = forCount(b, p.batch, nest);
 
-  const std::string jn = nameOf(j), kn = nameOf(k);
-  const std::string in = p.M > 1 ? nameOf(i) : "", bn = p.batch > 1 ? nameOf(b) : "";
+  const std::string jn = loopName(j), kn = loopName(k);
+  const std::string in = p.M > 1 ? loopName(i) : "", bn = p.batch > 1 ? loopName(b) : "";
   // The loops after the splits, in the order the trace wants them.
   std::vector<std::string> order, tile;
   if (!bn.empty())
@@ -194,10 +190,7 @@ Stmt tracedProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p
   }
   order.insert(order.end(), tile.begin(), tile.end());
   if (!in.empty()) {
-    std::string list;
-    for (const std::string& l : order)
-      list += (list.empty() ? "" : ", ") + l;
-    kb.defaultStep("reorder(" + list + ")");
+    kb.defaultStep("reorder(" + loopList(order) + ")");
   }
   kb.defaultStep("register_tile(" + tile.front() + ", " + kn + ")");
   // One parallel loop over the blocks: batch, column block, row block.

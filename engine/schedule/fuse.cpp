@@ -9,7 +9,6 @@
 #include "engine/schedule/loop_nest.h"
 #include "engine/schedule/primitives.h"
 #include "engine/support/checked_int.h"
-#include "engine/support/diagnostics.h"
 
 #include <algorithm>
 
@@ -56,16 +55,8 @@ Stmt fuse(const Stmt& body, const std::string& outerName, const std::string& inn
   // the fused ones are too when, in one outer iteration, the inner loop's iterations are
   // (threads now split inside one outer iteration). That is checked on the inner loop, whose
   // variable enters the indices as a plain sum, not through the fused loop's / and %.
-  if (outer.forKind == ForKind::Parallel) {
-    try {
-      requireIndependentIterations(*inner, "parallel");
-    } catch (const Error& e) {
-      const std::string& why = e.reason();
-      const std::size_t at = why.find("is not safe: ");
-      fail("parallel(" + fusedName + ") is not safe: within one iteration of '" + outerName +
-           "', " + (at == std::string::npos ? why : why.substr(at + 13)));
-    }
-  }
+  if (outer.forKind == ForKind::Parallel)
+    requireIndependentIterations(*inner, "parallel", fusedName);
   return result;
 }
 

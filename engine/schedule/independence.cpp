@@ -405,12 +405,10 @@ std::optional<LaneForm> laneForm(const Expr& index) {
   return LaneForm{base, *stride, ramp->lanes};
 }
 
-using Ranges = std::map<std::string, std::pair<std::int64_t, std::int64_t>>; // inclusive
-
 // Narrows the range of the one variable of `ranges` that `cond` (or its negation) bounds,
 // when it is `a*v + k OP 0` in that variable alone; leaves the ranges alone otherwise (a
 // condition left out only makes the footprint larger).
-void narrow(const Expr& cond, bool negated, Ranges& ranges) {
+void narrow(const Expr& cond, bool negated, VarRanges& ranges) {
   if (const Not* n = cond.as<Not>())
     return narrow(n->a, !negated, ranges);
   if (const And* a = cond.as<And>(); a && !negated) {
@@ -456,22 +454,18 @@ void narrow(const Expr& cond, bool negated, Ranges& ranges) {
       std::abs(*a) > (std::int64_t{1} << 20))
     return;
   // a*v + k OP 0 as lo <= v <= hi.
-  auto floorDiv = [](std::int64_t x, std::int64_t y) {
-    return x / y - ((x % y != 0) && ((x < 0) != (y < 0)));
-  };
-  auto ceilDiv = [&](std::int64_t x, std::int64_t y) { return -floorDiv(-x, y); };
   auto& [lo, hi] = ranges[var];
   const auto atMost = [&](std::int64_t c) { // a*v <= c
     if (*a > 0)
-      hi = std::min(hi, floorDiv(c, *a));
+      hi = std::min(hi, floorDivide(c, *a));
     else
-      lo = std::max(lo, ceilDiv(c, *a));
+      lo = std::max(lo, ceilDivide(c, *a));
   };
   const auto atLeast = [&](std::int64_t c) { // a*v >= c
     if (*a > 0)
-      lo = std::max(lo, ceilDiv(c, *a));
+      lo = std::max(lo, ceilDivide(c, *a));
     else
-      hi = std::min(hi, floorDiv(c, *a));
+      hi = std::min(hi, floorDivide(c, *a));
   };
   switch (kind) {
   case ExprKind::LT:
@@ -520,7 +514,7 @@ bool digitWrites(const For& loop, const BufferStores& b) {
     const std::optional<LaneForm> form = laneForm(b.indices[s]);
     if (!form)
       return false;
-    Ranges ranges{{var, {outer->min, outer->min + outer->extent - 1}}};
+    VarRanges ranges{{var, {outer->min, outer->min + outer->extent - 1}}};
     for (const For* f : b.stores[s]->loops) {
       const std::optional<ConstRange> r = constRange(*f);
       if (!r || r->extent < 1)
@@ -639,12 +633,13 @@ void boundWrites(const For& loop, const BufferStores& b,
 
 } // namespace
 
-void requireIndependentIterations(const For& loop, const char* primitive) {
+void requireIndependentIterations(const For& loop, const char* primitive,
+                                  const std::string& shownAs) {
   const std::string& var = loop.name();
   const std::vector<Access> accesses = accessesOf(loop.body);
   auto cannot = [&](const Access& a, const std::string& why) {
-    fail(std::string(primitive) + "(" + var + ") is not safe: " + why + " (" + a.buffer.name() +
-         "[" + toString(a.index) + "])");
+    fail(std::string(primitive) + "(" + (shownAs.empty() ? var : shownAs) +
+         ") is not safe: " + why + " (" + a.buffer.name() + "[" + toString(a.index) + "])");
   };
   std::set<std::string> inside = boundNames(loop.body);
   inside.insert(var);

@@ -73,7 +73,10 @@ symbolicBounds(const Expr& e,
 // another iteration writes, as parallel and vectorize need: every store index must move by
 // a constant stride along the loop larger than the span the inner loops cover, and a buffer
 // both read and written must be read at the indices it is written at.
-void requireIndependentIterations(const loop::For& loop, const char* primitive);
+// `shownAs` names the loop in the refusal when it is not the loop's own name (fuse checks
+// the inner loop on behalf of the fused one).
+void requireIndependentIterations(const loop::For& loop, const char* primitive,
+                                  const std::string& shownAs = {});
 
 // `s` with the loads and stores of `from` at `index` (structurally equal; every index when
 // `index` is undefined) reading and writing to[toIndex] instead.

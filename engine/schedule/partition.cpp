@@ -23,6 +23,7 @@
 #include "engine/loop_ir/substitute.h"
 #include "engine/schedule/loop_nest.h"
 #include "engine/schedule/primitives.h"
+#include "engine/support/checked_int.h"
 
 #include <algorithm>
 #include <functional>
@@ -150,9 +151,7 @@ std::optional<SplitGuard> splitGuard(const IfThenElse* g, const Nest& nest,
     return sg;
   }
   // The tail runs for the one multiple of f in (E - f, hi]: the largest one at most hi.
-  const std::int64_t last = *range.hi >= 0
-                                ? *range.hi / sg.factor * sg.factor
-                                : -((-*range.hi + sg.factor - 1) / sg.factor) * sg.factor;
+  const std::int64_t last = floorDivide(*range.hi, sg.factor) * sg.factor;
   if (last >= *E || last + sg.factor <= *E || last < *range.lo)
     fail("partition(" + top + "): the guard " + toString(g->condition) +
          " does not leave one remainder of '" + x->name() + "' (" + toString(sg.base) + " runs " +

@@ -29,4 +29,14 @@ inline std::optional<std::int64_t> checkedMul(std::int64_t a, std::int64_t b) {
   return r;
 }
 
+// a / b rounded toward minus infinity, and toward plus infinity (b != 0; b == -1 with
+// a == INT64_MIN overflows, as a / b does).
+inline std::int64_t floorDivide(std::int64_t a, std::int64_t b) {
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
+
+inline std::int64_t ceilDivide(std::int64_t a, std::int64_t b) {
+  return a / b + ((a % b != 0) && ((a < 0) == (b < 0)));
+}
+
 } // namespace lathe
