@@ -33,6 +33,23 @@ std::string refusal(std::vector<Step> steps) {
   return {};
 }
 
+// The reason apply() gives for refusing `schedule` on `kernel`.
+std::string refusalOf(const loop::Kernel& kernel, const Schedule& schedule) {
+  try {
+    apply(kernel, schedule);
+  } catch (const Error& e) {
+    return e.reason();
+  }
+  ADD_FAILURE() << "the schedule was accepted";
+  return {};
+}
+
+// Refused by the bound, or by the enumeration, which stops at the first conflict.
+bool refusedAsOverlapping(const std::string& reason) {
+  return reason.find("iterations write overlapping elements of o") != std::string::npos ||
+         reason.find("both write element") != std::string::npos;
+}
+
 // What each primitive makes is checked whole in golden_test.cpp.
 
 TEST(Schedule, RefusesWhatWouldBeWrongOrMeaningless) {
@@ -257,16 +274,8 @@ TEST(Schedule, LargeNestsAreBoundedInsteadOfEnumerated) {
   const Schedule parallelRows{"big", {step(Primitive::Parallel, {"r"})}};
   EXPECT_NE(loop::toString(apply(kernel(1000), parallelRows)).find("parallel for (r"),
             std::string::npos);
-  try {
-    apply(kernel(999), parallelRows);
-    FAIL() << "accepted";
-  } catch (const Error& e) {
-    // Refused by the bound, or by the enumeration, which stops at the first conflict.
-    EXPECT_TRUE(e.reason().find("iterations write overlapping elements of o") !=
-                    std::string::npos ||
-                e.reason().find("both write element 999 of o") != std::string::npos)
-        << e.reason();
-  }
+  const std::string reason = refusalOf(kernel(999), parallelRows);
+  EXPECT_TRUE(refusedAsOverlapping(reason)) << reason;
 }
 
 TEST(Schedule, ParallelTellsInterleavedWritesApartByTheirDigits) {
@@ -288,14 +297,8 @@ TEST(Schedule, ParallelTellsInterleavedWritesApartByTheirDigits) {
   EXPECT_NE(loop::toString(apply(kernel(200), parallelRows)).find("parallel for (r"),
             std::string::npos);
   // Channels 199 rows apart: row 199 of channel c is row 0 of channel c + 1.
-  try {
-    apply(kernel(199), parallelRows);
-    FAIL() << "accepted";
-  } catch (const Error& e) {
-    EXPECT_TRUE(e.reason().find("overlapping elements of o") != std::string::npos ||
-                e.reason().find("both write element") != std::string::npos)
-        << e.reason();
-  }
+  const std::string reason = refusalOf(kernel(199), parallelRows);
+  EXPECT_TRUE(refusedAsOverlapping(reason)) << reason;
 }
 
 TEST(Schedule, PartitionLiftsTheRemainderOfASplit) {
