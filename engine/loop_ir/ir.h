@@ -231,6 +231,9 @@ struct Kernel {
   // fast kernel. The driver replays them unless a schedule or a tuning record replaces
   // them. Empty: the nest as lowered is the default.
   std::string defaultTrace = {};
+  // Other whole traces of the same nest that the lowering's own rules rank next (other tiles,
+  // another task order): where the tuner's search starts besides the default trace.
+  std::vector<std::string> traceVariants = {};
 
   // The calling convention's parameter order: inputs, then outputs.
   std::vector<Buffer> parameters() const;

@@ -16,11 +16,18 @@
 #include "engine/lowering/conv_internal.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
 
 namespace lathe::lowering {
 namespace {
 
 constexpr std::int64_t kBlock = 16;
+// Tuner variants of the default trace (loop::Kernel::traceVariants): the tiles ranked next by
+// the cost model, the best of each vector count, and the other task order for the first.
+constexpr std::size_t kVariantsByCost = 12;
+constexpr int kVariantsPerVectors = 4;
+constexpr std::size_t kReorderedVariants = 4;
 
 struct NchwcTile {
   std::int64_t R = 1, Q = 1, P = 1; // vectors of output channels, rows, columns
@@ -37,11 +44,11 @@ std::int64_t tileStepCost(std::int64_t R, std::int64_t positions) {
   return std::max(R * positions, positions + R) + 3;
 }
 
-NchwcTile tileFor(int lanes, std::int64_t vectors, std::int64_t outH, std::int64_t outW,
-                  std::int64_t reduction) {
+// Every tile that fits the registers, cheapest first by the cost model above.
+std::vector<NchwcTile> rankedTiles(int lanes, std::int64_t vectors, std::int64_t outH,
+                                   std::int64_t outW, std::int64_t reduction) {
   const std::int64_t registers = lanes >= 16 ? 32 : 16;
-  NchwcTile best;
-  double bestCost = -1;
+  std::vector<std::pair<double, NchwcTile>> costed;
   for (std::int64_t R : {1, 2, 4}) {
     if (vectors % R != 0)
       continue;
@@ -60,14 +67,16 @@ NchwcTile tileFor(int lanes, std::int64_t vectors, std::int64_t outH, std::int64
             cost += double(rows * cols) * (double(tileStepCost(R, positions)) * double(reduction) +
                                            4.0 * double(R * positions));
           }
-        cost *= double(vectors / R);
-        if (bestCost < 0 || cost < bestCost) {
-          best = {R, Q, P};
-          bestCost = cost;
-        }
+        costed.emplace_back(cost * double(vectors / R), NchwcTile{R, Q, P});
       }
   }
-  return best;
+  // Stable: among equal costs the first found (fewest vectors, then rows) stays first.
+  std::stable_sort(costed.begin(), costed.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<NchwcTile> out;
+  for (const auto& c : costed)
+    out.push_back(c.second);
+  return out;
 }
 
 struct Geometry {
@@ -127,12 +136,12 @@ Stmt tracedConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands&
   const TensorRef src = copy ? kb.scratch("xpad", x.dtype, {g.N * g.Cb * Hp * Wp * kBlock})
                              : TensorRef{x.buffer, {x.numElements()}, x.dtype};
   const std::int64_t vectors = g.M / lanes, reduction = g.C * g.KH * g.KW;
-  const NchwcTile tileSize = tileFor(lanes, vectors, g.OH, g.OW, reduction);
-  const std::int64_t R = tileSize.R, Q = tileSize.Q, P = tileSize.P;
+  const std::vector<NchwcTile> tiles = rankedTiles(lanes, vectors, g.OH, g.OW, reduction);
   const std::int64_t S = kBlock / lanes; // vectors per block of 16 channels
 
   // --- the zero-padded copy of the input planes ---
   Stmt pad;
+  std::vector<std::string> padSteps;
   if (copy) {
     const Expr plane = kb.freshVar("plane"), hp = kb.freshVar("hp"), wp = kb.freshVar("wp"),
                c = kb.freshVar("c");
@@ -148,13 +157,13 @@ Stmt tracedConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands&
                                                   inside, src.storeFlat(at, x.loadFlat(from)),
                                                   src.storeFlat(at, constantOf(x.dtype, 0)))))));
     if (S == 1) {
-      kb.defaultStep("vectorize(" + loopName(c) + ")");
+      padSteps.push_back("vectorize(" + loopName(c) + ")");
     } else {
-      kb.defaultStep("split(" + loopName(c) + ", " + std::to_string(lanes) + ")");
-      kb.defaultStep("vectorize(" + loopName(c) + ".i)");
+      padSteps.push_back("split(" + loopName(c) + ", " + std::to_string(lanes) + ")");
+      padSteps.push_back("vectorize(" + loopName(c) + ".i)");
     }
     if (parallelFor(g.N * g.Cb * Hp * Wp * kBlock) == loop::ForKind::Parallel && g.N * g.Cb > 1)
-      kb.defaultStep("parallel(" + loopName(plane) + ")");
+      padSteps.push_back("parallel(" + loopName(plane) + ")");
   }
 
   // --- the convolution (a dim of extent 1 has no loop: the kernel drops such loops) ---
@@ -185,93 +194,133 @@ Stmt tracedConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands&
                         loopOver(oh, g.OH, loopOver(ow, g.OW, forCount(j, kBlock, element)))));
 
   // --- the trace: tasks outside, the tile of Q x P positions x R vectors inside ---
-  std::vector<std::string> rowTask, colTask, chanTask, tile;
-  std::vector<bool> remainder; // per split of the tile, whether its factor leaves one
-  const auto splitInto = [&](const Expr& var, std::int64_t extent, std::int64_t factor,
-                             std::vector<std::string>& task) {
-    if (extent == 1)
-      return;
-    const std::string name = loopName(var);
-    if (factor == 1) {
-      task.push_back(name);
-    } else if (factor >= extent) {
-      tile.push_back(name);
-    } else {
-      kb.defaultStep("split(" + name + ", " + std::to_string(factor) + ")");
-      task.push_back(name + ".o");
-      tile.push_back(name + ".i");
-      remainder.push_back(extent % factor != 0);
-    }
-  };
   const std::string jn = loopName(j);
-  // Channels: R vectors of `lanes` out of blocks of 16 (S vectors each).
-  std::vector<std::string> chanTile;
-  if (R > S) {
-    const std::string mbn = loopName(mb);
-    kb.defaultStep("split(" + mbn + ", " + std::to_string(R / S) + ")");
-    chanTask.push_back(mbn + ".o");
-    chanTile.push_back(mbn + ".i");
-  } else if (g.M > kBlock) {
-    chanTask.push_back(loopName(mb));
-  }
-  if (S > 1) {
-    kb.defaultStep("split(" + jn + ", " + std::to_string(lanes) + ")");
-    if (R >= S) {
-      chanTile.push_back(jn + ".o");
-    } else if (R == 1) {
-      chanTask.push_back(jn + ".o");
-    } else {
-      kb.defaultStep("split(" + jn + ".o, " + std::to_string(R) + ")");
-      chanTask.push_back(jn + ".o.o");
-      chanTile.push_back(jn + ".o.i");
+  const Expr& k0 = g.Cb > 1 ? cb : g.KH > 1 ? kh : g.KW > 1 ? kw : ci; // the reduction's outermost
+  const auto taskCountOf = [&](const NchwcTile& t) {
+    return g.N * (g.M / lanes / t.R) * ((g.OH + t.Q - 1) / t.Q) * ((g.OW + t.P - 1) / t.P);
+  };
+  // The steps of the tile `t`, with tasks ordered channels first (`weightsStay`) or
+  // positions first.
+  const auto convSteps = [&](const NchwcTile& t, bool weightsStay) {
+    std::vector<std::string> steps;
+    std::vector<std::string> rowTask, colTask, chanTask, tile;
+    std::size_t remainders = 0; // splits of the tile whose factor leaves a remainder
+    const auto splitInto = [&](const Expr& var, std::int64_t extent, std::int64_t factor,
+                               std::vector<std::string>& task) {
+      if (extent == 1)
+        return;
+      const std::string name = loopName(var);
+      if (factor == 1) {
+        task.push_back(name);
+      } else if (factor >= extent) {
+        tile.push_back(name);
+      } else {
+        steps.push_back("split(" + name + ", " + std::to_string(factor) + ")");
+        task.push_back(name + ".o");
+        tile.push_back(name + ".i");
+        remainders += extent % factor != 0;
+      }
+    };
+    // Channels: R vectors of `lanes` out of blocks of 16 (S vectors each).
+    std::vector<std::string> chanTile;
+    if (t.R > S) {
+      const std::string mbn = loopName(mb);
+      steps.push_back("split(" + mbn + ", " + std::to_string(t.R / S) + ")");
+      chanTask.push_back(mbn + ".o");
+      chanTile.push_back(mbn + ".i");
+    } else if (g.M > kBlock) {
+      chanTask.push_back(loopName(mb));
     }
-    chanTile.push_back(jn + ".i");
-  } else {
-    chanTile.push_back(jn);
-  }
-  splitInto(oh, g.OH, Q, rowTask);
-  splitInto(ow, g.OW, P, colTask);
-  tile.insert(tile.end(), chanTile.begin(), chanTile.end());
+    if (S > 1) {
+      steps.push_back("split(" + jn + ", " + std::to_string(lanes) + ")");
+      if (t.R >= S) {
+        chanTile.push_back(jn + ".o");
+      } else if (t.R == 1) {
+        chanTask.push_back(jn + ".o");
+      } else {
+        steps.push_back("split(" + jn + ".o, " + std::to_string(t.R) + ")");
+        chanTask.push_back(jn + ".o.o");
+        chanTile.push_back(jn + ".o.i");
+      }
+      chanTile.push_back(jn + ".i");
+    } else {
+      chanTile.push_back(jn);
+    }
+    splitInto(oh, g.OH, t.Q, rowTask);
+    splitInto(ow, g.OW, t.P, colTask);
+    tile.insert(tile.end(), chanTile.begin(), chanTile.end());
+    std::vector<std::string> task;
+    if (g.N > 1)
+      task.push_back(loopName(n));
+    for (const auto* part : weightsStay ? std::vector{&chanTask, &rowTask, &colTask}
+                                        : std::vector{&rowTask, &colTask, &chanTask})
+      task.insert(task.end(), part->begin(), part->end());
+    std::vector<std::string> order = task;
+    order.insert(order.end(), tile.begin(), tile.end());
+    if (order.size() > 1)
+      steps.push_back("reorder(" + loopList(order) + ")");
+    const std::string top = tile.front(), k = loopName(k0);
+    if (remainders > 0)
+      steps.push_back("partition(" + top + ")");
+    for (std::size_t c = 0; c < (std::size_t{1} << remainders); ++c) {
+      const std::string suffix = c == 0 ? "" : ".r" + std::to_string(c);
+      steps.push_back("register_tile(" + top + suffix + ", " + k + suffix + ")");
+    }
+    // One parallel loop over the tasks: the outermost made parallel, then the others fused
+    // into it (each fuse checks that the loop it takes in has independent iterations).
+    if (!task.empty()) {
+      const std::int64_t taskCount = taskCountOf(t);
+      const bool parallel = taskCount > 1 && parallelFor(taskCount * t.R * t.Q * t.P * lanes *
+                                                         reduction) == loop::ForKind::Parallel;
+      std::string tasks = task.front();
+      if (parallel)
+        steps.push_back("parallel(" + tasks + ")");
+      for (std::size_t l = 1; l < task.size(); ++l) {
+        steps.push_back("fuse(" + tasks + ", " + task[l] + ")");
+        tasks += "." + task[l] + ".fused";
+      }
+    }
+    return steps;
+  };
+  const auto traceOf = [&](const NchwcTile& t, bool weightsStay) {
+    std::string text;
+    for (const std::string& step : padSteps)
+      text += step + "\n";
+    for (const std::string& step : convSteps(t, weightsStay))
+      text += step + "\n";
+    return text;
+  };
   // Task order: when the weights outweigh an input plane set, consecutive tasks (one
   // thread's chunk) keep the same output channels and move along the rows, so that their
   // slice of the weights stays in cache while the small input streams; otherwise they keep
   // the same positions and move along the output channels, reusing the input tile.
   const bool weightsStay = g.M * g.C * g.KH * g.KW > g.C * planeH * planeW;
-  std::vector<std::string> task;
-  if (g.N > 1)
-    task.push_back(loopName(n));
-  for (const auto* part : weightsStay ? std::vector{&chanTask, &rowTask, &colTask}
-                                      : std::vector{&rowTask, &colTask, &chanTask})
-    task.insert(task.end(), part->begin(), part->end());
-  std::vector<std::string> order = task;
-  order.insert(order.end(), tile.begin(), tile.end());
-  if (order.size() > 1)
-    kb.defaultStep("reorder(" + loopList(order) + ")");
-  // The reduction's outermost loop.
-  const Expr& k0 = g.Cb > 1 ? cb : g.KH > 1 ? kh : g.KW > 1 ? kw : ci;
-  const std::string top = tile.front(), k = loopName(k0);
-  const std::size_t remainders =
-      static_cast<std::size_t>(std::count(remainder.begin(), remainder.end(), true));
-  if (remainders > 0)
-    kb.defaultStep("partition(" + top + ")");
-  for (std::size_t c = 0; c < (std::size_t{1} << remainders); ++c) {
-    const std::string suffix = c == 0 ? "" : ".r" + std::to_string(c);
-    kb.defaultStep("register_tile(" + top + suffix + ", " + k + suffix + ")");
-  }
-  const std::int64_t taskCount =
-      g.N * (g.M / lanes / R) * ((g.OH + Q - 1) / Q) * ((g.OW + P - 1) / P);
-  // One parallel loop over the tasks: the outermost made parallel, then the others fused
-  // into it (each fuse checks that the loop it takes in has independent iterations).
-  if (!task.empty()) {
-    const bool parallel = taskCount > 1 && parallelFor(taskCount * R * Q * P * lanes * reduction) ==
-                                               loop::ForKind::Parallel;
-    std::string tasks = task.front();
-    if (parallel)
-      kb.defaultStep("parallel(" + tasks + ")");
-    for (std::size_t l = 1; l < task.size(); ++l) {
-      kb.defaultStep("fuse(" + tasks + ", " + task[l] + ")");
-      tasks += "." + task[l] + ".fused";
-    }
+  const NchwcTile& best = tiles.front();
+  const std::int64_t R = best.R, Q = best.Q, P = best.P, taskCount = taskCountOf(best);
+  const std::vector<std::string> bestSteps = convSteps(best, weightsStay);
+  const bool remainders = std::any_of(bestSteps.begin(), bestSteps.end(), [](const auto& step) {
+    return step.rfind("partition(", 0) == 0;
+  });
+  for (const std::string& step : padSteps)
+    kb.defaultStep(step);
+  for (const std::string& step : bestSteps)
+    kb.defaultStep(step);
+  // What the tuner may try instead: the next tiles by the cost model, the best few of each
+  // vector count, and the other task order for the first few.
+  // (With one task loop or none both orders are one trace: each trace is offered once.)
+  std::set<std::string> offered{traceOf(best, weightsStay)};
+  std::map<std::int64_t, int> perVectors;
+  for (std::size_t i = 0; i < tiles.size(); ++i) {
+    const NchwcTile& t = tiles[i];
+    const int ofR = perVectors[t.R]++;
+    std::vector<std::string> traces;
+    if (i < kVariantsByCost || ofR < kVariantsPerVectors)
+      traces.push_back(traceOf(t, weightsStay));
+    if (i < kReorderedVariants)
+      traces.push_back(traceOf(t, !weightsStay));
+    for (std::string& trace : traces)
+      if (offered.insert(trace).second)
+        kb.traceVariant(std::move(trace));
   }
 
   kb.describe("blocked (NCHW16c) convolution, default trace: " + std::to_string(taskCount) +
@@ -279,7 +328,7 @@ Stmt tracedConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands&
               " positions x " + std::to_string(R) + " vector(s) of " + std::to_string(lanes) +
               " output channels, accumulated in registers over " + std::to_string(g.C) +
               " input channels x " + std::to_string(g.KH * g.KW) + " taps");
-  if (remainders > 0)
+  if (remainders)
     kb.describe("the rows or columns the tile does not divide run as smaller remainder tiles");
   kb.describe("weights were packed at compile time as [M/16, C/16, kh, kw, 16, 16]");
   kb.describe(weightsStay ? "consecutive tasks share output channels: their weights stay in "

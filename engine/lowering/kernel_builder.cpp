@@ -303,8 +303,11 @@ loop::Kernel KernelBuilder::finish(Stmt body) {
   if (!nested.nested.empty())
     body = MarkParallel(nested.nested).mutate(body);
   for (const std::string& name : parallelCandidates_)
-    if (std::find(nested.nested.begin(), nested.nested.end(), name) == nested.nested.end())
+    if (std::find(nested.nested.begin(), nested.nested.end(), name) == nested.nested.end()) {
       defaultStep("parallel(" + name + ")");
+      for (std::string& variant : traceVariants_)
+        variant += "parallel(" + name + ")\n";
+    }
   loop::Kernel k;
   k.name = name_;
   for (const TensorRef& r : inputs_)
@@ -315,6 +318,7 @@ loop::Kernel KernelBuilder::finish(Stmt body) {
   k.sourceNodes = sourceNodes_;
   k.strategy = strategy_;
   k.defaultTrace = defaultTrace_;
+  k.traceVariants = traceVariants_;
   return k;
 }
 

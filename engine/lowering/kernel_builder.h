@@ -110,6 +110,8 @@ public:
   void describe(const std::string& line) { strategy_ += line + "\n"; }
   // One step of loop::Kernel::defaultTrace ("split(i, 4)"), replayed on the nest built.
   void defaultStep(const std::string& step) { defaultTrace_ += step + "\n"; }
+  // One of loop::Kernel::traceVariants: a whole trace the tuner may try instead.
+  void traceVariant(std::string trace) { traceVariants_.push_back(std::move(trace)); }
 
   const std::vector<graph::Value*>& inputValues() const { return inputValues_; }
   const std::vector<graph::Value*>& outputValues() const { return outputValues_; }
@@ -129,6 +131,7 @@ private:
   std::vector<std::vector<std::int64_t>> epilogueOperands_;
   std::string strategy_;
   std::string defaultTrace_;
+  std::vector<std::string> traceVariants_;
   std::vector<std::string> parallelCandidates_; // parallel loops of loopNest()
 };
 

@@ -2,6 +2,7 @@
 
 #include "engine/loop_ir/ir_operators.h"
 #include "engine/loop_ir/ir_visitor.h"
+#include "engine/schedule/schedule_io.h"
 #include "engine/support/diagnostics.h"
 
 #include <algorithm>
@@ -140,6 +141,15 @@ std::vector<Candidate> sampleCandidates(const loop::Kernel& kernel, int count, s
       knobs.push_back({std::move(steps), -1, key});
     }
   }
+  // The lowering's variants of its default trace: each a knob that starts from it instead.
+  std::vector<schedule::Schedule> variants;
+  for (const std::string& text : kernel.traceVariants) {
+    Knob knob;
+    knob.variant = static_cast<int>(variants.size());
+    knob.key = "variant";
+    knobs.push_back(std::move(knob));
+    variants.push_back(schedule::parseTrace(kernel.name, text));
+  }
   std::vector<Candidate> out;
   if (knobs.empty())
     return out;
@@ -164,14 +174,23 @@ std::vector<Candidate> sampleCandidates(const loop::Kernel& kernel, int count, s
         chosen.push_back(pick(rng));
     }
     // Knobs on the same loop (or the same step of the default trace) do not combine: the
-    // first one wins. Replacements change the default's steps; the others follow them.
+    // first one wins. A variant replaces the whole default trace, and with it the knobs
+    // that change its steps; replacements change the default's steps; the others follow.
     Candidate c;
     c.schedule = base;
     c.schedule.kernel = kernel.name;
+    const auto variant = std::find_if(chosen.begin(), chosen.end(), [&](std::size_t k) {
+      return k < knobs.size() && knobs[k].variant >= 0;
+    });
+    if (variant != chosen.end()) {
+      c.schedule.steps = variants[static_cast<std::size_t>(knobs[*variant].variant)].steps;
+      c.knobs.push_back(*variant);
+    }
     std::vector<schedule::Step> appended;
-    std::set<std::string> touched;
+    std::set<std::string> touched{"variant"};
     for (std::size_t k : chosen) {
-      if (k >= knobs.size() || touched.count(knobs[k].key))
+      if (k >= knobs.size() || touched.count(knobs[k].key) ||
+          (variant != chosen.end() && knobs[k].replaces >= 0))
         continue;
       touched.insert(knobs[k].key);
       if (knobs[k].replaces < 0)

@@ -9,9 +9,10 @@
 //   - a loop with one serial loop inside: reorder the two (loop order).
 // A kernel with a default trace (loop::Kernel::defaultTrace) also has its trace's knobs
 // opened: each split step of it may take another factor (tile sizes, rows and vectors of a
-// register tile). The knobs above then apply to the loops the default trace makes, after
-// it. A candidate combines up to three knobs on distinct loops or steps; its trace is the
-// whole trace, replayed on the nest as lowered.
+// register tile), or one of the kernel's traceVariants (other tiles and task orders the
+// lowering ranks next) may replace it whole. The knobs above then apply to the loops the
+// default trace makes, after it. A candidate combines up to three knobs on distinct loops or steps;
+// its trace is the whole trace, replayed on the nest as lowered.
 
 #include "engine/loop_ir/ir.h"
 #include "engine/schedule/schedule.h"
@@ -41,11 +42,14 @@ std::vector<LoopInfo> loopsOf(const loop::Kernel& kernel);
 std::vector<std::vector<schedule::Step>> knobsOf(const loop::Kernel& kernel);
 
 // A knob: steps appended after the default trace, or (replaces >= 0) the one step that
-// takes the place of that step of it. `key` is what two knobs of one candidate may not share.
+// takes the place of that step of it, or (variant >= 0) that one of the kernel's
+// traceVariants in place of the whole default trace (then knobs that replace a step of the
+// default do not apply). `key` is what two knobs of one candidate may not share.
 struct Knob {
   std::vector<schedule::Step> steps;
   int replaces = -1;
   std::string key;
+  int variant = -1;
 };
 // The knobs of `kernel`'s default trace `defaults`: another factor for each of its splits
 // (a divisor of the loop's extent when it is known).
