@@ -282,11 +282,12 @@ Stmt tracedConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands&
     }
     return steps;
   };
-  const auto traceOf = [&](const NchwcTile& t, bool weightsStay) {
+  // A whole trace: the padded copy's steps, then the convolution's.
+  const auto traceOf = [&](const std::vector<std::string>& steps) {
     std::string text;
     for (const std::string& step : padSteps)
       text += step + "\n";
-    for (const std::string& step : convSteps(t, weightsStay))
+    for (const std::string& step : steps)
       text += step + "\n";
     return text;
   };
@@ -308,16 +309,16 @@ Stmt tracedConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands&
   // What the tuner may try instead: the next tiles by the cost model, the best few of each
   // vector count, and the other task order for the first few.
   // (With one task loop or none both orders are one trace: each trace is offered once.)
-  std::set<std::string> offered{traceOf(best, weightsStay)};
+  std::set<std::string> offered{traceOf(bestSteps)};
   std::map<std::int64_t, int> perVectors;
   for (std::size_t i = 0; i < tiles.size(); ++i) {
     const NchwcTile& t = tiles[i];
     const int ofR = perVectors[t.R]++;
     std::vector<std::string> traces;
     if (i < kVariantsByCost || ofR < kVariantsPerVectors)
-      traces.push_back(traceOf(t, weightsStay));
+      traces.push_back(traceOf(convSteps(t, weightsStay)));
     if (i < kReorderedVariants)
-      traces.push_back(traceOf(t, !weightsStay));
+      traces.push_back(traceOf(convSteps(t, !weightsStay)));
     for (std::string& trace : traces)
       if (offered.insert(trace).second)
         kb.traceVariant(std::move(trace));

@@ -172,6 +172,16 @@ TEST(TunerSearch, CandidatesReplayAndComputeWhatTheDefaultDoes) {
   EXPECT_GT(measured, 0) << "the space has candidates";
 }
 
+// `scheduled` in place of kernel `index` of `lowered`, run once in a child process next to
+// the kernel as compiled (measureInChild compares their outputs).
+tuner::Measurement measuredOnce(const lowering::LoweredModel& lowered, std::size_t index,
+                                const loop::Kernel& scheduled) {
+  tuner::MeasureOptions options;
+  options.repeat = 1;
+  return tuner::measureInChild(lowered, lowered.kernels[index], scheduled,
+                               target::parseTarget("llvm"), options);
+}
+
 // Kernels with a default trace (matrix products): the trace's split factors are knobs too,
 // every candidate is a whole trace replayed on the nest as lowered, and each computes what
 // the default does (measureInChild compares the outputs).
@@ -192,10 +202,7 @@ TEST(TunerSearch, DefaultTraceKnobsReplayOnTheNestAndMatchTheDefault) {
       replaced +=
           c.schedule.steps.size() >= defaults.steps.size() &&
           !std::equal(defaults.steps.begin(), defaults.steps.end(), c.schedule.steps.begin());
-      tuner::MeasureOptions options;
-      options.repeat = 1;
-      const auto m = tuner::measureInChild(lowered, lowered.kernels[index], c.scheduled,
-                                           target::parseTarget("llvm"), options);
+      const auto m = measuredOnce(lowered, index, c.scheduled);
       EXPECT_TRUE(m.ok()) << naive.name << ": " << c.trace << m.error;
       ++measured;
     }
@@ -227,10 +234,7 @@ TEST(TunerSearch, ConvTraceVariantsReplayAndMatchTheDefault) {
           << text;
       if (v % 8 != 0) // compiling each one is slow; every eighth is run and compared
         continue;
-      tuner::MeasureOptions options;
-      options.repeat = 1;
-      const auto m = tuner::measureInChild(lowered, lowered.kernels[index], scheduled,
-                                           target::parseTarget("llvm"), options);
+      const auto m = measuredOnce(lowered, index, scheduled);
       EXPECT_TRUE(m.ok()) << naive.name << ":\n" << text << m.error;
       ++measured;
     }
