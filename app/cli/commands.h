@@ -27,7 +27,11 @@ void addExportCommands(CLI::App& app, int& exitCode); // export, targets
 // failure.
 std::shared_ptr<const api::CompileReport>
 openAndCompile(api::Session& session, const std::string& model, const std::string& inputShapes,
-               const api::CompileOptions& options, const std::string& inputsFile = {});
+               const api::CompileOptions& options, const std::string& inputsFile = {},
+               const std::vector<std::string>& disabledPasses = {});
+
+// --disable-pass NAME (repeatable): a pass of the default pipeline the command leaves out.
+void addDisablePassOption(CLI::App* cmd, std::vector<std::string>* passes);
 
 // "tuning records: 3 of 17 kernels tuned (120 trials behind their schedules)" and why records
 // did not apply.

@@ -17,6 +17,7 @@ struct CompileCommandOptions {
   std::string session, sessionSchedules; // --session FILE and the schedules it keeps
   bool targetGiven = false;
   int threads = 0;
+  std::vector<std::string> disabledPasses;
 };
 
 // "scheduled 2 kernels: k1 (3 steps), k2 (1 step)\n", or nothing.
@@ -61,7 +62,8 @@ int compileModel(CompileCommandOptions o) {
     options.scheduleText = o.sessionSchedules; // the session's kept schedules
   options.tuningRecords = o.tuningRecords;
   options.threads = o.threads;
-  const auto report = openAndCompile(session, o.model, o.inputShapes, options, o.inputs);
+  const auto report =
+      openAndCompile(session, o.model, o.inputShapes, options, o.inputs, o.disabledPasses);
   if (!report)
     return 1;
   const api::CompileReport& c = *report;
@@ -86,8 +88,10 @@ int compileModel(CompileCommandOptions o) {
 
 std::shared_ptr<const api::CompileReport>
 openAndCompile(api::Session& session, const std::string& model, const std::string& inputShapes,
-               const api::CompileOptions& options, const std::string& inputsFile) {
+               const api::CompileOptions& options, const std::string& inputsFile,
+               const std::vector<std::string>& disabledPasses) {
   api::OpenOptions open;
+  open.disabledPasses = disabledPasses;
   open.inputShapes = parseInputShapes(inputShapes);
   open.inputShapesFile = inputsFile;
   const api::OpenResult opened = session.openModel(model, open);
@@ -101,6 +105,12 @@ openAndCompile(api::Session& session, const std::string& model, const std::strin
     return nullptr;
   }
   return compiled.report;
+}
+
+void addDisablePassOption(CLI::App* cmd, std::vector<std::string>* passes) {
+  cmd->add_option("--disable-pass", *passes,
+                  "Leave this pass of the pipeline out (repeatable; lathe passes lists them), "
+                  "e.g. winograd-nchwc to keep 3x3 Convs direct");
 }
 
 void printTuningSummary(std::ostream& out, const api::CompileReport& c) {
@@ -139,6 +149,7 @@ void addCompileCommand(CLI::App& app, int& exitCode) {
                   "Apply the best schedule of each kernel found by lathe tune for this CPU and "
                   "--threads (kernels --schedule names keep their schedule)")
       ->check(CLI::ExistingFile);
+  addDisablePassOption(cmd, &o->disabledPasses);
   cmd->add_option("--threads", o->threads,
                   "The threads the bundle will run on, which picks the tuning records that "
                   "apply (0: one per core)")

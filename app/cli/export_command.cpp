@@ -15,6 +15,7 @@ namespace {
 struct ExportCommandOptions {
   std::string model, target = "llvm", output, name, schedule, inputShapes, inputs, tuningRecords;
   int threads = 0;
+  std::vector<std::string> disabledPasses;
 };
 
 std::string kib(std::uint64_t bytes) {
@@ -37,7 +38,8 @@ int exportModel(const ExportCommandOptions& o) {
   options.schedulePath = o.schedule;
   options.tuningRecords = o.tuningRecords;
   options.threads = o.threads;
-  const auto report = openAndCompile(session, o.model, o.inputShapes, options, o.inputs);
+  const auto report =
+      openAndCompile(session, o.model, o.inputShapes, options, o.inputs, o.disabledPasses);
   if (!report)
     return 1;
   if (!report->exported) {
@@ -116,6 +118,7 @@ void addExportCommands(CLI::App& app, int& exitCode) {
                   "Apply the best schedules of this records file (lathe tune) for the target's "
                   "CPU and --threads")
       ->check(CLI::ExistingFile);
+  addDisablePassOption(cmd, &o->disabledPasses);
   cmd->add_option("--threads", o->threads, "The threads it will run on, for tuning records")
       ->check(threadCount)
       ->capture_default_str();

@@ -18,6 +18,7 @@ struct InspectOptions {
   bool passTimes = false;
   bool json = false;
   bool noPasses = false;
+  std::vector<std::string> disabledPasses;
 };
 
 std::string shapeText(const api::TensorSummary& t) {
@@ -106,6 +107,7 @@ int runInspect(const InspectOptions& o) {
   api::OpenOptions open;
   open.allowUnknownOps = true; // inspecting needs no kernels
   open.runPipeline = !o.noPasses;
+  open.disabledPasses = o.disabledPasses;
   const api::OpenResult result = session.openModel(o.model, open);
   if (!result.ok()) {
     std::cerr << "lathe: error: " << result.failure->message << "\n";
@@ -151,6 +153,7 @@ void addInspectCommand(CLI::App& app, int& exitCode) {
       "--json", options->json,
       "Print one JSON object (topology, passes, times; with --print-ir-after-all the IR)");
   cmd->add_flag("--no-passes", options->noPasses, "Import only; do not run the graph pipeline");
+  addDisablePassOption(cmd, &options->disabledPasses);
   cmd->footer("Passes in the default pipeline:\n" + [] {
     std::string s;
     for (const auto& p : api::defaultPipeline())

@@ -24,6 +24,7 @@ struct RunCommandOptions {
   std::string report = "table", trace; // with profile
   int repeat = 1, threads = 0, top = 0;
   bool printTime = false, json = false, profile = false;
+  std::vector<std::string> disabledPasses;
 };
 
 std::string shapeText(const std::vector<std::int64_t>& shape) {
@@ -87,6 +88,7 @@ int runModel(RunCommandOptions o) {
     api::OpenOptions open;
     open.inputShapes = parseInputShapes(o.inputShapes);
     open.inputShapesFile = o.inputs;
+    open.disabledPasses = o.disabledPasses;
     const api::OpenResult opened = session.openModel(o.model, open);
     if (!opened.ok()) {
       std::cerr << "lathe: error: " << opened.failure->message << "\n";
@@ -94,7 +96,8 @@ int runModel(RunCommandOptions o) {
     }
     compile.inputsFile = o.inputs;
   } else if (!bundle) {
-    const auto compiled = openAndCompile(session, o.model, o.inputShapes, compile, o.inputs);
+    const auto compiled =
+        openAndCompile(session, o.model, o.inputShapes, compile, o.inputs, o.disabledPasses);
     if (!compiled)
       return 1;
     if (!o.tuningRecords.empty())
@@ -199,6 +202,7 @@ void addRunCommand(CLI::App& app, int& exitCode) {
                   "Apply the best schedules of this records file (lathe tune) for this CPU and "
                   "--threads")
       ->check(CLI::ExistingFile);
+  addDisablePassOption(cmd, &o->disabledPasses);
   cmd->add_option(
          "--target", o->target,
          "Target string; code for another machine is exported, built with its toolchain and run "

@@ -23,6 +23,7 @@ struct TuneCommandOptions {
   int threads = 1, trials = 64, repeat = 20;
   unsigned seed = 1;
   bool resume = false;
+  std::vector<std::string> disabledPasses;
 };
 
 std::atomic<bool> interrupted{false};
@@ -84,6 +85,7 @@ int tune(const TuneCommandOptions& o) {
   api::OpenOptions open;
   open.inputShapes = parseInputShapes(o.inputShapes);
   open.inputShapesFile = o.inputs;
+  open.disabledPasses = o.disabledPasses;
   const api::OpenResult opened = session.openModel(o.model, open);
   if (!opened.ok()) {
     std::cerr << "lathe: error: " << opened.failure->message << "\n";
@@ -214,6 +216,7 @@ void addTuneCommands(CLI::App& app, int& exitCode) {
               "(Ctrl-C keeps them)");
   cmd->add_option("model", o->model, "ONNX model (.onnx)")->required()->check(CLI::ExistingFile);
   cmd->add_option("--records", o->records, "Tuning records to write (JSON lines)")->required();
+  addDisablePassOption(cmd, &o->disabledPasses);
   cmd->add_option("--target", o->target, "Target string of this machine (see lathe targets)")
       ->capture_default_str();
   cmd->add_option("--threads", o->threads,

@@ -81,6 +81,29 @@ private:
 
 } // namespace
 
+namespace {
+
+// The default pipeline less the passes named (each must be one of it).
+std::vector<const pipeline::PassInfo*> pipelineWithout(const std::vector<std::string>& disabled) {
+  std::vector<const pipeline::PassInfo*> passes = pipeline::defaultPipeline();
+  for (const std::string& name : disabled) {
+    const auto before = passes.size();
+    std::erase_if(passes, [&](const pipeline::PassInfo* p) { return p->name == name; });
+    if (passes.size() == before) {
+      std::string known;
+      for (const pipeline::PassInfo* p : pipeline::defaultPipeline())
+        if (known.find(std::string(p->name) + ",") == std::string::npos)
+          known += std::string(p->name) + ", ";
+      throw Error(ErrorKind::Invalid, "cannot disable pass '" + name +
+                                          "': the pipeline's passes are " +
+                                          known.substr(0, known.size() - 2));
+    }
+  }
+  return passes;
+}
+
+} // namespace
+
 OpenResult Session::openModel(const std::string& path, const OpenOptions& options) {
   OpenResult result;
   try {
@@ -114,7 +137,7 @@ OpenResult Session::openModel(const std::string& path, const OpenOptions& option
 
     if (options.runPipeline) {
       pipeline::PassManager pm;
-      pm.addPasses(pipeline::defaultPipeline());
+      pm.addPasses(pipelineWithout(options.disabledPasses));
       pipeline::PassTrace trace;
       ProgressInstrument progress(options, pm.passes().size());
       pm.addInstrument(&progress);

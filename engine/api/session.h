@@ -116,6 +116,9 @@ struct OpenOptions {
   // Open a model whose nodes use ops Lathe does not know, to look at it (the workbench,
   // lathe inspect); compile() then refuses those nodes by name.
   bool allowUnknownOps = false;
+  // Passes of the default pipeline not to run, by name (`lathe passes`), e.g.
+  // "winograd-nchwc" to compare with the direct convolutions; an unknown name fails the open.
+  std::vector<std::string> disabledPasses;
   // Called from the worker thread doing the work.
   std::function<void(const Progress&)> onProgress;
   // Polled between stages; when it becomes true the call fails with kind "cancelled".

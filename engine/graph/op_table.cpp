@@ -25,6 +25,9 @@ const OpInfo* findOp(std::string_view domain, std::string_view name) {
       {"ConvNCHWc", OpCategory::Convolution, FusionRole::Anchor, 2, 3, 1, 1,
        "2-D convolution on channel-blocked (NCHW16c) tensors with weights packed at compile "
        "time"},
+      {"ConvWinogradNCHWc", OpCategory::Convolution, FusionRole::Anchor, 2, 3, 1, 1,
+       "3x3 convolution on channel-blocked tensors by Winograd's minimal filtering, weights "
+       "transformed at compile time"},
   };
   if (domain.empty())
     return findOp(name);

@@ -13,7 +13,7 @@
 // Padding is handled by a zero-padded copy of the input planes. With a vector width, the
 // kernel is a plain nest plus the default trace that makes this tile (tracedConv); without,
 // one element at a time.
-#include "engine/lowering/conv_internal.h"
+#include "engine/lowering/conv_nchwc_internal.h"
 
 #include <algorithm>
 #include <map>
@@ -22,7 +22,7 @@
 namespace lathe::lowering {
 namespace {
 
-constexpr std::int64_t kBlock = 16;
+constexpr std::int64_t kBlock = kNchwcBlock;
 // Tuner variants of the default trace (loop::Kernel::traceVariants): the tiles ranked next by
 // the cost model, the best of each vector count, and the other task order for the first.
 constexpr std::size_t kVariantsByCost = 12;
@@ -79,10 +79,7 @@ std::vector<NchwcTile> rankedTiles(int lanes, std::int64_t vectors, std::int64_t
   return out;
 }
 
-struct Geometry {
-  std::int64_t N = 0, Cb = 0, C = 0, H = 0, W = 0, M = 0, OH = 0, OW = 0, KH = 0, KW = 0;
-  WindowAxis rows, cols;
-};
+using Geometry = NchwcGeometry;
 
 // The reference form for targets without a known vector width: one output element at a
 // time, taps outside the input skipped by the loop bounds.
@@ -116,57 +113,76 @@ Stmt scalarConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands&
   });
 }
 
-// The convolution as a plain nest and the default trace that tiles it (kernel notes at the
-// top of the file). The nest is
-//   [for plane, hp, wp, c: xpad = x in the plane, 0 in its padding]
-//   for n, mb, oh, ow, j: y = 0; for cb, kh, kw, ci: y += xpad * w; y = epilogue(y + bias)
-// and the trace splits oh, ow and the channels into the tile (Q rows, P columns, R vectors
-// of channels), moves the tile inside the tasks, lifts the remainder of a split that does
-// not divide the plane into tiles of their own (partition), keeps each tile in registers
-// across the whole reduction (register_tile) and runs the tasks as one parallel loop.
-Stmt tracedConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& ops,
-                const Geometry& g, int lanes) {
-  const TensorRef &x = ops.x, &w = ops.w, &y = ops.y;
-  const WindowAxis &ar = g.rows, &ac = g.cols;
-  const std::int64_t Hp = (g.OH - 1) * ar.stride + (g.KH - 1) * ar.dilation + 1;
-  const std::int64_t Wp = (g.OW - 1) * ac.stride + (g.KW - 1) * ac.dilation + 1;
-  const bool copy =
-      ar.padBegin > 0 || ac.padBegin > 0 || Hp > g.H + ar.padBegin || Wp > g.W + ac.padBegin;
-  const std::int64_t planeH = copy ? Hp : g.H, planeW = copy ? Wp : g.W;
-  const TensorRef src = copy ? kb.scratch("xpad", x.dtype, {g.N * g.Cb * Hp * Wp * kBlock})
-                             : TensorRef{x.buffer, {x.numElements()}, x.dtype};
-  const std::int64_t vectors = g.M / lanes, reduction = g.C * g.KH * g.KW;
-  const std::vector<NchwcTile> tiles = rankedTiles(lanes, vectors, g.OH, g.OW, reduction);
-  const std::int64_t S = kBlock / lanes; // vectors per block of 16 channels
+} // namespace
 
-  // --- the zero-padded copy of the input planes ---
-  Stmt pad;
-  std::vector<std::string> padSteps;
-  if (copy) {
-    const Expr plane = kb.freshVar("plane"), hp = kb.freshVar("hp"), wp = kb.freshVar("wp"),
-               c = kb.freshVar("c");
-    const Expr inside =
-        hp >= ar.padBegin && hp < ar.padBegin + g.H && wp >= ac.padBegin && wp < ac.padBegin + g.W;
-    const Expr at = ((plane * Hp + hp) * Wp + wp) * kBlock + c;
-    const Expr from = ((plane * g.H + hp - ar.padBegin) * g.W + wp - ac.padBegin) * kBlock + c;
-    pad = forCount(plane, g.N * g.Cb,
-                   forCount(hp, Hp,
-                            forCount(wp, Wp,
-                                     forCount(c, kBlock,
-                                              loop::IfThenElse::make(
-                                                  inside, src.storeFlat(at, x.loadFlat(from)),
-                                                  src.storeFlat(at, constantOf(x.dtype, 0)))))));
-    if (S == 1) {
-      padSteps.push_back("vectorize(" + loopName(c) + ")");
-    } else {
-      padSteps.push_back("split(" + loopName(c) + ", " + std::to_string(lanes) + ")");
-      padSteps.push_back("vectorize(" + loopName(c) + ".i)");
-    }
-    if (parallelFor(g.N * g.Cb * Hp * Wp * kBlock) == loop::ForKind::Parallel && g.N * g.Cb > 1)
-      padSteps.push_back("parallel(" + loopName(plane) + ")");
+PaddedPlanes paddedPlanes(KernelBuilder& kb, const TensorRef& x, std::int64_t planes,
+                          std::int64_t H, std::int64_t W, std::int64_t top, std::int64_t left,
+                          std::int64_t Hp, std::int64_t Wp, bool copy, int lanes) {
+  PaddedPlanes out;
+  if (!copy) {
+    out.planes = TensorRef{x.buffer, {x.numElements()}, x.dtype};
+    out.H = H;
+    out.W = W;
+    return out;
   }
+  out.planes = kb.scratch("xpad", x.dtype, {planes * Hp * Wp * kBlock});
+  out.H = Hp;
+  out.W = Wp;
+  const TensorRef& src = out.planes;
+  const Expr plane = kb.freshVar("plane"), hp = kb.freshVar("hp"), wp = kb.freshVar("wp"),
+             c = kb.freshVar("c");
+  const Expr inside = hp >= top && hp < top + H && wp >= left && wp < left + W;
+  const Expr at = ((plane * Hp + hp) * Wp + wp) * kBlock + c;
+  const Expr from = ((plane * H + hp - top) * W + wp - left) * kBlock + c;
+  out.copy = forCount(plane, planes,
+                      forCount(hp, Hp,
+                               forCount(wp, Wp,
+                                        forCount(c, kBlock,
+                                                 loop::IfThenElse::make(
+                                                     inside, src.storeFlat(at, x.loadFlat(from)),
+                                                     src.storeFlat(at, constantOf(x.dtype, 0)))))));
+  if (kBlock == lanes) {
+    out.steps.push_back("vectorize(" + loopName(c) + ")");
+  } else {
+    out.steps.push_back("split(" + loopName(c) + ", " + std::to_string(lanes) + ")");
+    out.steps.push_back("vectorize(" + loopName(c) + ".i)");
+  }
+  if (parallelFor(planes * Hp * Wp * kBlock) == loop::ForKind::Parallel && planes > 1)
+    out.steps.push_back("parallel(" + loopName(plane) + ")");
+  return out;
+}
 
-  // --- the convolution (a dim of extent 1 has no loop: the kernel drops such loops) ---
+std::vector<std::string> parallelTaskSteps(const std::vector<std::string>& loops,
+                                           std::int64_t tasks, std::int64_t work) {
+  std::vector<std::string> steps;
+  if (loops.empty())
+    return steps;
+  // One parallel loop over the tasks: the outermost made parallel, then the others fused
+  // into it (each fuse checks that the loop it takes in has independent iterations).
+  std::string fused = loops.front();
+  if (tasks > 1 && parallelFor(work) == loop::ForKind::Parallel)
+    steps.push_back("parallel(" + fused + ")");
+  for (std::size_t l = 1; l < loops.size(); ++l) {
+    steps.push_back("fuse(" + fused + ", " + loops[l] + ")");
+    fused += "." + loops[l] + ".fused";
+  }
+  return steps;
+}
+
+// The plain nest and the default trace that tiles it (kernel notes at the top of the file):
+// the trace splits oh, ow and the channels into the tile (Q rows, P columns, R vectors of
+// channels), moves the tile inside the tasks, lifts the remainder of a split that does not
+// divide the plane into tiles of their own (partition), keeps each tile in registers across
+// the whole reduction (register_tile) and runs the tasks as one parallel loop.
+TiledNchwcConv tiledNchwcConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& ops,
+                              const NchwcGeometry& g, int lanes, const PaddedPlanes& planes,
+                              const std::vector<std::string>& prefix) {
+  const TensorRef &w = ops.w, &y = ops.y, &src = planes.planes;
+  const WindowAxis &ar = g.rows, &ac = g.cols;
+  const std::int64_t planeH = planes.H, planeW = planes.W;
+  const std::int64_t reduction = g.C * g.KH * g.KW;
+
+  // --- the nest (a dim of extent 1 has no loop: the kernel drops such loops) ---
   const auto axis = [&](const char* hint, std::int64_t extent) {
     return extent > 1 ? kb.freshVar(hint) : loop::makeIndex(0);
   };
@@ -180,7 +196,8 @@ Stmt tracedConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands&
   const std::vector<Expr> idx{n, mb, oh, ow, j};
   const Expr row = oh * ar.stride + kh * ar.dilation, col = ow * ac.stride + kw * ac.dilation;
   const Expr xv = src.loadFlat((((n * g.Cb + cb) * planeH + row) * planeW + col) * kBlock + ci);
-  const Stmt update = y.store(idx, y.load(idx) + xv * w.load({mb, cb, kh, kw, ci, j}));
+  const Expr wv = g.batchedWeights ? w.load({mb, cb, n, ci, j}) : w.load({mb, cb, kh, kw, ci, j});
+  const Stmt update = y.store(idx, y.load(idx) + xv * wv);
   Expr value = y.load(idx);
   if (ops.bias)
     value = value + ops.bias->load({mb * kBlock + j});
@@ -188,12 +205,17 @@ Stmt tracedConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands&
       {y.store(idx, constantOf(y.dtype, 0)),
        loopOver(cb, g.Cb, loopOver(kh, g.KH, loopOver(kw, g.KW, forCount(ci, kBlock, update)))),
        y.store(idx, epilogue(value, idx))});
-  const Stmt conv =
+  TiledNchwcConv out;
+  out.nest =
       loopOver(n, g.N,
                loopOver(mb, g.M / kBlock,
                         loopOver(oh, g.OH, loopOver(ow, g.OW, forCount(j, kBlock, element)))));
+  if (lanes < 4)
+    return out; // no vector width known: the plain nest, no trace
 
   // --- the trace: tasks outside, the tile of Q x P positions x R vectors inside ---
+  const std::int64_t S = kBlock / lanes; // vectors per block of 16 channels
+  const std::vector<NchwcTile> tiles = rankedTiles(lanes, g.M / lanes, g.OH, g.OW, reduction);
   const std::string jn = loopName(j);
   const Expr& k0 = g.Cb > 1 ? cb : g.KH > 1 ? kh : g.KW > 1 ? kw : ci; // the reduction's outermost
   const auto taskCountOf = [&](const NchwcTile& t) {
@@ -266,26 +288,16 @@ Stmt tracedConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands&
       const std::string suffix = c == 0 ? "" : ".r" + std::to_string(c);
       steps.push_back("register_tile(" + top + suffix + ", " + k + suffix + ")");
     }
-    // One parallel loop over the tasks: the outermost made parallel, then the others fused
-    // into it (each fuse checks that the loop it takes in has independent iterations).
-    if (!task.empty()) {
-      const std::int64_t taskCount = taskCountOf(t);
-      const bool parallel = taskCount > 1 && parallelFor(taskCount * t.R * t.Q * t.P * lanes *
-                                                         reduction) == loop::ForKind::Parallel;
-      std::string tasks = task.front();
-      if (parallel)
-        steps.push_back("parallel(" + tasks + ")");
-      for (std::size_t l = 1; l < task.size(); ++l) {
-        steps.push_back("fuse(" + tasks + ", " + task[l] + ")");
-        tasks += "." + task[l] + ".fused";
-      }
-    }
+    const std::int64_t taskCount = taskCountOf(t);
+    for (std::string& step :
+         parallelTaskSteps(task, taskCount, taskCount * t.R * t.Q * t.P * lanes * reduction))
+      steps.push_back(std::move(step));
     return steps;
   };
-  // A whole trace: the padded copy's steps, then the convolution's.
+  // A whole trace: the other nests' steps, then the convolution's.
   const auto traceOf = [&](const std::vector<std::string>& steps) {
     std::string text;
-    for (const std::string& step : padSteps)
+    for (const std::string& step : prefix)
       text += step + "\n";
     for (const std::string& step : steps)
       text += step + "\n";
@@ -297,12 +309,15 @@ Stmt tracedConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands&
   // the same positions and move along the output channels, reusing the input tile.
   const bool weightsStay = g.M * g.C * g.KH * g.KW > g.C * planeH * planeW;
   const NchwcTile& best = tiles.front();
-  const std::int64_t R = best.R, Q = best.Q, P = best.P, taskCount = taskCountOf(best);
   const std::vector<std::string> bestSteps = convSteps(best, weightsStay);
-  const bool remainders = std::any_of(bestSteps.begin(), bestSteps.end(), [](const auto& step) {
-    return step.rfind("partition(", 0) == 0;
-  });
-  for (const std::string& step : padSteps)
+  out.R = best.R;
+  out.Q = best.Q;
+  out.P = best.P;
+  out.tasks = taskCountOf(best);
+  out.weightsStay = weightsStay;
+  out.remainders = std::any_of(bestSteps.begin(), bestSteps.end(),
+                               [](const auto& step) { return step.rfind("partition(", 0) == 0; });
+  for (const std::string& step : prefix)
     kb.defaultStep(step);
   for (const std::string& step : bestSteps)
     kb.defaultStep(step);
@@ -323,24 +338,41 @@ Stmt tracedConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands&
       if (offered.insert(trace).second)
         kb.traceVariant(std::move(trace));
   }
+  return out;
+}
 
-  kb.describe("blocked (NCHW16c) convolution, default trace: " + std::to_string(taskCount) +
-              " tasks, each " + std::to_string(Q) + " row(s) x " + std::to_string(P) +
-              " positions x " + std::to_string(R) + " vector(s) of " + std::to_string(lanes) +
+namespace {
+
+// The convolution: a zero-padded copy of the input planes when there is padding, then the
+// tiled nest.
+Stmt tracedConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& ops,
+                const Geometry& g, int lanes) {
+  const WindowAxis &ar = g.rows, &ac = g.cols;
+  const std::int64_t Hp = (g.OH - 1) * ar.stride + (g.KH - 1) * ar.dilation + 1;
+  const std::int64_t Wp = (g.OW - 1) * ac.stride + (g.KW - 1) * ac.dilation + 1;
+  const bool copy =
+      ar.padBegin > 0 || ac.padBegin > 0 || Hp > g.H + ar.padBegin || Wp > g.W + ac.padBegin;
+  const PaddedPlanes planes =
+      paddedPlanes(kb, ops.x, g.N * g.Cb, g.H, g.W, ar.padBegin, ac.padBegin, Hp, Wp, copy, lanes);
+  const TiledNchwcConv conv = tiledNchwcConv(kb, epilogue, ops, g, lanes, planes, planes.steps);
+
+  kb.describe("blocked (NCHW16c) convolution, default trace: " + std::to_string(conv.tasks) +
+              " tasks, each " + std::to_string(conv.Q) + " row(s) x " + std::to_string(conv.P) +
+              " positions x " + std::to_string(conv.R) + " vector(s) of " + std::to_string(lanes) +
               " output channels, accumulated in registers over " + std::to_string(g.C) +
               " input channels x " + std::to_string(g.KH * g.KW) + " taps");
-  if (remainders)
+  if (conv.remainders)
     kb.describe("the rows or columns the tile does not divide run as smaller remainder tiles");
   kb.describe("weights were packed at compile time as [M/16, C/16, kh, kw, 16, 16]");
-  kb.describe(weightsStay ? "consecutive tasks share output channels: their weights stay in "
-                            "cache while the rows stream"
-                          : "consecutive tasks share positions: the input tile stays in cache "
-                            "while the weights stream");
+  kb.describe(conv.weightsStay ? "consecutive tasks share output channels: their weights stay in "
+                                 "cache while the rows stream"
+                               : "consecutive tasks share positions: the input tile stays in "
+                                 "cache while the weights stream");
   kb.describe(copy ? "the input is first copied into zero-padded planes"
                    : "the input is read in place");
   if (!copy)
-    return conv;
-  return kb.allocate(src, loop::Block::make(pad, conv), true);
+    return conv.nest;
+  return kb.allocate(planes.planes, loop::Block::make(planes.copy, conv.nest), true);
 }
 
 } // namespace

@@ -11,7 +11,7 @@
 // epilogue. Padding costs no per-element test: unit-stride Conv runs on a zero-padded copy
 // of the input (see wideConv); everything else loops over the output range each tap reads
 // inside the input, computed per tap.
-#include "engine/lowering/conv_internal.h"
+#include "engine/lowering/conv_nchwc_internal.h"
 
 #include <algorithm>
 #include <limits>
@@ -585,6 +585,7 @@ void registerConvPoolRules(RuleTable& table) {
   k["Conv"] = lowerConv;
   k["ConvTranspose"] = lowerConvTranspose;
   k["lathe::ConvNCHWc"] = lowerConvNchwc;
+  k["lathe::ConvWinogradNCHWc"] = lowerConvWinogradNchwc;
   k["MaxPool"] = lowerMaxPool;
   k["AveragePool"] = lowerAveragePool;
   k["LpPool"] = lowerLpPool;

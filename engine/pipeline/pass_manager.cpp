@@ -11,6 +11,7 @@
 #include "engine/graph_passes/layout_nchwc.h"
 #include "engine/graph_passes/layout_weights.h"
 #include "engine/graph_passes/simplify_inference.h"
+#include "engine/graph_passes/winograd_nchwc.h"
 #include "engine/support/diagnostics.h"
 #include "engine/support/timer.h"
 
@@ -86,6 +87,7 @@ std::vector<const PassInfo*> defaultPipeline() {
   add("eliminate-dead-code");
   add("layout-weights");
   add("layout-nchwc");
+  add("winograd-nchwc");
   add("fuse-elementwise");
   return p;
 }

@@ -36,6 +36,10 @@ double estimateNodeFlops(const graph::Node& node) {
     return 2 * product(ys) * product(bs, 1);
   if (op == "ConvNCHWc" && !bs.empty()) // W packed as [M/16, C/16, k..., 16, 16]
     return 2 * product(ys) * product(bs, 1) / static_cast<double>(bs.back());
+  // The direct convolution's count (W transformed to [M/16, C/16, a, a, 16, 16], a 3x3
+  // kernel): the rate then compares with the direct kernels'.
+  if (op == "ConvWinogradNCHWc" && bs.size() == 6)
+    return 2 * product(ys) * static_cast<double>(bs[1] * bs[4]) * 9;
   if (op == "ConvTranspose") // each input element: M/group x kernel window MACs
     return 2 * product(as) * product(bs, 1);
   if (op == "MatMul" && !as.empty())

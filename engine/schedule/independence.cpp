@@ -22,6 +22,7 @@
 #include <functional>
 #include <limits>
 #include <map>
+#include <numeric>
 #include <set>
 #include <unordered_map>
 
@@ -379,30 +380,36 @@ struct LaneForm {
   std::int64_t laneStride = 0;
   int lanes = 1;
 };
+// A vector index that is a sum of broadcasts and ramps (the order the vectorizer and the
+// simplifier left them in): its scalar base and one lane stride.
+bool sumOfLanes(const Expr& e, Expr& base, std::int64_t& stride, int& lanes) {
+  const auto addBase = [&](const Expr& v) { base = base.defined() ? base + v : v; };
+  if (const Broadcast* b = e.as<Broadcast>()) {
+    addBase(b->value);
+    return true;
+  }
+  if (const Ramp* r = e.as<Ramp>()) {
+    const std::optional<std::int64_t> k = asConstInt(simplify(r->stride));
+    if (!k || !checkedAdd(stride, *k))
+      return false;
+    addBase(r->base);
+    stride += *k;
+    lanes = r->lanes;
+    return true;
+  }
+  if (const Add* add = e.as<Add>())
+    return sumOfLanes(add->a, base, stride, lanes) && sumOfLanes(add->b, base, stride, lanes);
+  return false;
+}
+
 std::optional<LaneForm> laneForm(const Expr& index) {
   if (index.type().isScalar())
     return LaneForm{index, 0, 1};
-  const Ramp* ramp = index.as<Ramp>();
-  Expr base;
-  if (ramp) {
-    base = ramp->base;
-  } else if (const Add* add = index.as<Add>()) {
-    const Broadcast* b = add->a.as<Broadcast>();
-    ramp = add->b.as<Ramp>();
-    if (!b || !ramp) {
-      b = add->b.as<Broadcast>();
-      ramp = add->a.as<Ramp>();
-    }
-    if (!b || !ramp)
-      return std::nullopt;
-    base = simplify(b->value + ramp->base);
-  } else {
+  LaneForm form;
+  if (!sumOfLanes(index, form.base, form.laneStride, form.lanes) || form.lanes == 1)
     return std::nullopt;
-  }
-  const std::optional<std::int64_t> stride = asConstInt(simplify(ramp->stride));
-  if (!stride)
-    return std::nullopt;
-  return LaneForm{base, *stride, ramp->lanes};
+  form.base = simplify(form.base);
+  return form;
 }
 
 // Narrows the range of the one variable of `ranges` that `cond` (or its negation) bounds,
@@ -497,11 +504,45 @@ void narrow(const Expr& cond, bool negated, VarRanges& ranges) {
 // digits argument), then equal V, then equal v: distinct iterations write distinct
 // elements, however the inner strides interleave with the loop's (a channel loop inside a
 // row loop of a blocked layout, a tile's remainder next to the full tiles).
+// An index's part outside the loops as its symbolic terms and a constant.
+std::pair<Expr, std::int64_t> splitConstant(const Expr& e) {
+  if (const auto k = asConstInt(e))
+    return {makeIndex(0), *k};
+  if (const Add* add = e.as<Add>())
+    if (const auto k = asConstInt(add->b)) {
+      auto [symbolic, constant] = splitConstant(add->a);
+      if (const auto sum = checkedAdd(constant, *k))
+        return {symbolic, *sum};
+    }
+  return {e, 0};
+}
+
 bool digitWrites(const For& loop, const BufferStores& b) {
   const std::optional<ConstRange> outer = constRange(loop);
   if (!outer || outer->extent < 1)
     return false;
   const std::string& var = loop.name();
+  // Stores whose rests differ by constants (the points of a transformed tile, the outputs of
+  // one) get one more digit: the constant, as a multiple of the stride D the differences share.
+  std::vector<std::int64_t> constants;
+  for (std::size_t s = 0; s < b.stores.size(); ++s) {
+    const std::optional<LaneForm> form = laneForm(b.indices[s]);
+    if (!form)
+      return false;
+    std::map<std::string, Expr> zeros{{var, makeIndex(0)}};
+    for (const For* f : b.stores[s]->loops)
+      zeros[f->name()] = makeIndex(0);
+    constants.push_back(splitConstant(simplify(substitute(form->base, zeros))).second);
+  }
+  const std::int64_t lowest =
+      constants.empty() ? 0 : *std::min_element(constants.begin(), constants.end());
+  std::int64_t D = 0;
+  for (std::int64_t c : constants) {
+    const std::optional<std::int64_t> d = checkedSub(c, lowest);
+    if (!d)
+      return false;
+    D = std::gcd(D, *d);
+  }
   using Span = std::pair<std::int64_t, std::int64_t>; // lo, hi
   const auto hullOf = [](std::optional<Span>& hull, const Span& s) {
     hull = hull ? Span{std::min(hull->first, s.first), std::max(hull->second, s.second)} : s;
@@ -537,7 +578,9 @@ bool digitWrites(const For& loop, const BufferStores& b) {
       if (name == var) {
         myStride = stride;
         mine = range;
-      } else if (*stride > 0) {
+      } else if (*stride > 0 && (range.first != 0 || range.second != 0)) {
+        // (a loop of one iteration at 0, like the outer part of a split by the whole
+        // extent, adds nothing)
         Span& t = terms[*stride];
         if (!checkedAdd(t.first, range.first) || !checkedAdd(t.second, range.second))
           return false;
@@ -550,10 +593,17 @@ bool digitWrites(const For& loop, const BufferStores& b) {
       Span& t = terms[form->laneStride];
       t.second += form->lanes - 1;
     }
+    if (D > 0) {
+      const std::int64_t digit = (constants[s] - lowest) / D;
+      Span& t = terms[D];
+      if (!checkedAdd(t.first, digit) || !checkedAdd(t.second, digit))
+        return false;
+      t = {t.first + digit, t.second + digit};
+    }
     if (!myStride || *myStride == 0 || (S && *S != *myStride) || terms.count(*myStride))
       return false;
     S = myStride;
-    const Expr rest = simplify(substitute(form->base, zeros));
+    const Expr rest = splitConstant(simplify(substitute(form->base, zeros))).first;
     for (const auto& [name, zero] : zeros)
       if (usesVar(rest, name))
         return false;

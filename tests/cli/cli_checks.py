@@ -116,7 +116,11 @@ def check_resnet50(lathe, models):
     expect(final.startswith("fuse-elementwise"), "the last section is fusion", final[:200])
     expect("= BatchNormalization(" not in final, "every BatchNormalization folded")
     # All Convs but the stem (3 input channels) run in the blocked layout.
-    expect(final.count('"ConvNCHWc+Relu"') >= 30, "ConvNCHWc+Relu groups", final)
+    # The 3x3 ones of stages 1 to 3 by Winograd's filtering (4x4 tiles on 56x56 and 28x28
+    # planes, 2x2 on 14x14), those of stage 4 direct.
+    winograd = final.count('"ConvWinogradNCHWc+Relu"')
+    expect(winograd == 13, f"13 ConvWinogradNCHWc+Relu groups ({winograd})", final)
+    expect(final.count('"ConvNCHWc+Relu"') + winograd >= 30, "ConvNCHWc+Relu groups", final)
     expect(final.count('"ConvNCHWc+Add+Relu"') == 16,
            "16 ConvNCHWc+Add+Relu groups (one per block)", final)
     expect(final.count("= Conv(") == 1, "only the stem Conv stays in NCHW", final)
@@ -1201,6 +1205,38 @@ def check_explain(lathe, models):
     rc, out, err = run(lathe, "explain", "vectorise")
     expect(rc == 1 and "vectorize" in err and "nothing is called" in err,
            "an unknown name lists the known ones", out + err)
+
+
+def check_disable_pass(lathe, models):
+    """--disable-pass leaves a pass out (here Winograd's 3x3 Convs stay direct, and the run
+    gives the same numbers up to rounding); an unknown name fails with the passes listed."""
+    import tempfile
+    import numpy as np
+    model = os.path.join(models, "winograd_zoo.onnx")
+    rc, out, err = run(lathe, "inspect", model, "--print-ir-after-all")
+    final = out.split("// ----- IR after ")[-1]
+    expect(rc == 0 and final.count("= lathe::ConvWinogradNCHWc(") == 4,
+           "four 3x3 Convs go to Winograd by default", final + err)
+    rc, out, err = run(lathe, "inspect", model, "--print-ir-after-all", "--disable-pass",
+                       "winograd-nchwc")
+    final = out.split("// ----- IR after ")[-1]
+    expect(rc == 0 and "ConvWinogradNCHWc" not in out and final.count("= lathe::ConvNCHWc(") == 6,
+           "--disable-pass winograd-nchwc keeps them direct", final + err)
+    rc, out, err = run(lathe, "inspect", model, "--disable-pass", "winograd")
+    expect(rc != 0 and "cannot disable pass 'winograd'" in err and "winograd-nchwc" in err,
+           "an unknown pass is refused with the list", out + err)
+    work = tempfile.mkdtemp(prefix="lathe_cli_")
+    outs = []
+    for extra in ([], ["--disable-pass", "winograd-nchwc"]):
+        path = os.path.join(work, f"out{len(outs)}.npz")
+        rc, out, err = run(lathe, "run", model, "--fill", "random", "--outputs", path,
+                           "--threads", "1", *extra)
+        expect(rc == 0, "run " + " ".join(extra), out + err)
+        outs.append(path)
+    a, b = (np.load(p)["y"] for p in outs)
+    diff = float(np.max(np.abs(a - b)))
+    expect(diff <= 1e-4 * max(1.0, float(np.max(np.abs(b)))),
+           f"Winograd and direct agree (max difference {diff})")
 
 
 CHECKS = {name[len("check_"):]: fn for name, fn in globals().items() if name.startswith("check_")}

@@ -106,15 +106,18 @@ TEST(LayoutNchwc, ZooModelRunsBlockedThroughThePipeline) {
   api::Session session;
   const api::OpenResult r = session.openModel(std::string(LATHE_MODEL_DIR) + "/nchwc_zoo.onnx");
   ASSERT_TRUE(r.ok()) << r.failure->message;
-  int blocked = 0, plain = 0;
+  int blocked = 0, winograd = 0, plain = 0;
   for (const auto& n : r.report->final.nodes) {
     blocked += n.opType == "ConvNCHWc";
+    winograd += n.opType == "ConvWinogradNCHWc";
     plain += n.opType == "Conv";
-    if (n.opType == "ConvNCHWc") {
+    if (n.opType == "ConvNCHWc" || n.opType == "ConvWinogradNCHWc") {
       EXPECT_EQ(n.category, "convolution");
     }
   }
-  EXPECT_EQ(blocked, 7);
+  // c1 (3x3 on two 13x17 planes: 40 tiles of 4x4) goes on to winograd-nchwc.
+  EXPECT_EQ(blocked, 6);
+  EXPECT_EQ(winograd, 1);
   EXPECT_EQ(plain, 0);
 }
 

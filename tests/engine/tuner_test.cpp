@@ -216,37 +216,43 @@ TEST(TunerSearch, DefaultTraceKnobsReplayOnTheNestAndMatchTheDefault) {
 // as whole-trace variants: each replays on the nest as lowered, differs from the default,
 // and computes what the default does; the sampler draws them.
 TEST(TunerSearch, ConvTraceVariantsReplayAndMatchTheDefault) {
-  const auto lowered = lowerSample("nchwc_zoo.onnx");
-  std::mt19937 rng(7);
-  int withVariants = 0, measured = 0, drawn = 0;
-  for (std::size_t index = 0; index < lowered.kernels.size(); ++index) {
-    const loop::Kernel& naive = lowered.unscheduledKernel(index);
-    if (naive.traceVariants.empty())
-      continue;
-    ++withVariants;
-    std::set<std::string> distinct{naive.defaultTrace};
-    for (std::size_t v = 0; v < naive.traceVariants.size(); ++v) {
-      const std::string& text = naive.traceVariants[v];
-      EXPECT_TRUE(distinct.insert(text).second) << naive.name << " repeats a trace:\n" << text;
-      loop::Kernel scheduled;
-      ASSERT_NO_THROW(scheduled = schedule::apply(naive, schedule::parseTrace(naive.name, text)))
-          << naive.name << ":\n"
-          << text;
-      if (v % 8 != 0) // compiling each one is slow; every eighth is run and compared
+  // The direct blocked convs, and the Winograd ones (whose variants tile the products and
+  // keep the transforms' steps).
+  for (const char* model : {"nchwc_zoo.onnx", "winograd_zoo.onnx"}) {
+    SCOPED_TRACE(model);
+    const auto lowered = lowerSample(model);
+    std::mt19937 rng(7);
+    int withVariants = 0, measured = 0, drawn = 0;
+    for (std::size_t index = 0; index < lowered.kernels.size(); ++index) {
+      const loop::Kernel& naive = lowered.unscheduledKernel(index);
+      if (naive.traceVariants.empty())
         continue;
-      const auto m = measuredOnce(lowered, index, scheduled);
-      EXPECT_TRUE(m.ok()) << naive.name << ":\n" << text << m.error;
-      ++measured;
+      ++withVariants;
+      std::set<std::string> distinct{naive.defaultTrace};
+      for (std::size_t v = 0; v < naive.traceVariants.size(); ++v) {
+        const std::string& text = naive.traceVariants[v];
+        EXPECT_TRUE(distinct.insert(text).second) << naive.name << " repeats a trace:\n" << text;
+        loop::Kernel scheduled;
+        ASSERT_NO_THROW(scheduled = schedule::apply(naive, schedule::parseTrace(naive.name, text)))
+            << naive.name << ":\n"
+            << text;
+        if (v % 8 != 0) // compiling each one is slow; every eighth is run and compared
+          continue;
+        const auto m = measuredOnce(lowered, index, scheduled);
+        EXPECT_TRUE(m.ok()) << naive.name << ":\n" << text << m.error;
+        ++measured;
+      }
+      const schedule::Schedule defaults = schedule::parseTrace(naive.name, naive.defaultTrace);
+      std::vector<std::string> seen;
+      for (const auto& c : tuner::sampleCandidates(naive, 12, rng, seen, {}, &defaults))
+        for (const std::string& text : naive.traceVariants)
+          drawn +=
+              c.trace.rfind(schedule::traceText(schedule::parseTrace(naive.name, text)), 0) == 0;
     }
-    const schedule::Schedule defaults = schedule::parseTrace(naive.name, naive.defaultTrace);
-    std::vector<std::string> seen;
-    for (const auto& c : tuner::sampleCandidates(naive, 12, rng, seen, {}, &defaults))
-      for (const std::string& text : naive.traceVariants)
-        drawn += c.trace.rfind(schedule::traceText(schedule::parseTrace(naive.name, text)), 0) == 0;
+    EXPECT_GT(withVariants, 0) << "the blocked convs offer variants";
+    EXPECT_GT(measured, 0);
+    EXPECT_GT(drawn, 0) << "the sampler starts some candidates from a variant";
   }
-  EXPECT_GT(withVariants, 0) << "nchwc_zoo's blocked convs offer variants";
-  EXPECT_GT(measured, 0);
-  EXPECT_GT(drawn, 0) << "the sampler starts some candidates from a variant";
 }
 
 // A kernel with `reference`'s parameters and a body of our choosing.

@@ -685,6 +685,32 @@ def nchwc_zoo(seed):
                    [f32_info("y", [2, 16, 4, 4]), f32_info("ymid", [2, 64, 4, 4])])
 
 
+def winograd_zoo(seed):
+    """3x3 Convs the winograd-nchwc pass computes by Winograd's filtering: F(4x4, 3x3) on a
+    plane read in place and on one whose last tiles reach past it, F(2x2, 3x3) with and
+    without bias, asymmetric pads, residual Add and Relu epilogues, batch 2; a 1x1 Conv and
+    a 3x3 Conv on a plane too small for Winograd keep the direct blocked path beside them."""
+    g = GraphBuilder(seed)
+
+    def conv(x, cin, cout, kernel, name, bias=True, **attrs):
+        w = g.uniform(f"{name}.weight", (cout, cin) + tuple(kernel), -0.2, 0.2)
+        ins = [x, w] + ([g.uniform(f"{name}.bias", (cout,), -0.1, 0.1)] if bias else [])
+        return g.op("Conv", ins, name, **attrs)
+
+    y = conv("x", 32, 48, (3, 3), "w0")                                        # 48 x 28 x 28, F4
+    y = g.op("Relu", [y], "w0_relu")
+    y = conv(y, 48, 48, (3, 3), "w1", pads=[1, 0, 1, 1])                       # 48 x 28 x 27, F4
+    r = conv(y, 48, 32, (1, 1), "w2", strides=[3, 3])                          # 32 x 10 x 9
+    y = conv(r, 32, 32, (3, 3), "w3", bias=False, pads=[1, 1, 1, 1])          # F2
+    y = g.op("Add", [y, r], "w3_add")
+    y = g.op("Relu", [y], "w3_relu")
+    y = conv(y, 32, 64, (3, 3), "w4", pads=[0, 1, 2, 1])                       # 64 x 10 x 9, F2
+    y = conv(y, 64, 32, (3, 3), "w5")                                          # 32 x 8 x 7, direct
+    g.op("Relu", [y], "w5_relu", outputs=["y"])
+    return g.model("winograd_zoo", [f32_info("x", [2, 32, 30, 30])],
+                   [f32_info("y", [2, 32, 8, 7])])
+
+
 def matmul_zoo(seed):
     """Matrix products for the register-tiled schedule: batched MatMul with broadcasting,
     Gemm with transA, alpha, beta and a bias, row counts that do and do not fill a tile."""
@@ -1010,6 +1036,7 @@ CATALOGUE = {
     "conv_zoo": simple(conv_zoo, "conv_zoo.onnx"),
     "matmul_zoo": simple(matmul_zoo, "matmul_zoo.onnx"),
     "nchwc_zoo": simple(nchwc_zoo, "nchwc_zoo.onnx"),
+    "winograd_zoo": simple(winograd_zoo, "winograd_zoo.onnx"),
     "gemm_bn": simple(gemm_bn, "gemm_bn.onnx"),
     "shape_chain": simple(shape_chain, "shape_chain.onnx"),
     "residual_add": simple(residual_add, "residual_add.onnx"),

@@ -301,6 +301,28 @@ TEST(Schedule, ParallelTellsInterleavedWritesApartByTheirDigits) {
   EXPECT_TRUE(refusedAsOverlapping(reason)) << reason;
 }
 
+TEST(Schedule, ParallelTellsStoresAtConstantOffsetsApartByTheirDigits) {
+  using namespace loop;
+  Buffer o = Buffer::make("o", f32(), makeShape({36 * 400 * 1000}));
+  Expr r = testing::indexVar("r"), x = testing::indexVar("x");
+  // Winograd's input transform: per iteration, one store per point of the tile, each a
+  // whole plane of `plane` elements further on. Too many writes to enumerate; the offsets
+  // are one more digit, and iterations never meet while a row fits the plane.
+  auto kernel = [&](std::int64_t plane) {
+    std::vector<Stmt> stores;
+    for (std::int64_t p = 0; p < 36; ++p)
+      stores.push_back(Store::make(o, r * 1000 + x + p * plane, makeFloatConst(f32(), 1.0)));
+    Stmt body = testing::serialFor(r, 400, testing::serialFor(x, 1000, Block::make(stores)));
+    return Kernel{"points", {}, {o}, body, {}};
+  };
+  const Schedule parallelRows{"points", {step(Primitive::Parallel, {"r"})}};
+  EXPECT_NE(loop::toString(apply(kernel(400 * 1000), parallelRows)).find("parallel for (r"),
+            std::string::npos);
+  // Planes one row short: point 1 of row 0 writes where point 0 of row 399 does.
+  const std::string reason = refusalOf(kernel(399 * 1000), parallelRows);
+  EXPECT_TRUE(refusedAsOverlapping(reason)) << reason;
+}
+
 TEST(Schedule, PartitionLiftsTheRemainderOfASplit) {
   // 30 rows by 4: the last block has 2. The copies need no guard, so the tile of each
   // goes to registers, and the rows of both copies can run in parallel.

@@ -1,0 +1,57 @@
+#pragma once
+// Internal to the blocked (NCHW16c) convolutions: conv_nchwc.cpp and conv_winograd.cpp.
+#include "engine/lowering/conv_internal.h"
+
+#include <string>
+#include <vector>
+
+namespace lathe::lowering {
+
+inline constexpr std::int64_t kNchwcBlock = 16;
+
+// A blocked convolution: X [N, C/16, H, W, 16] (or planes of another size, see PaddedPlanes),
+// W [M/16, C/16, KH, KW, 16, 16], Y [N, M/16, OH, OW, 16]. With `batchedWeights` (KH = KW =
+// 1) image n has weights of its own: W is [M/16, C/16, N, 16, 16] (Winograd's products, one
+// matrix per point of the transformed tile).
+struct NchwcGeometry {
+  std::int64_t N = 0, Cb = 0, C = 0, H = 0, W = 0, M = 0, OH = 0, OW = 0, KH = 0, KW = 0;
+  WindowAxis rows, cols;
+  bool batchedWeights = false;
+};
+
+// The input planes a convolution reads: a zero-padded copy of x, each plane Hp x Wp with x's
+// H x W values at (top, left) (a nest and the default trace steps that vectorize and
+// parallelize it), or x itself when `copy` is false.
+struct PaddedPlanes {
+  Stmt copy; // undefined without a copy
+  std::vector<std::string> steps;
+  TensorRef planes; // flat
+  std::int64_t H = 0, W = 0;
+};
+PaddedPlanes paddedPlanes(KernelBuilder& kb, const TensorRef& x, std::int64_t planes,
+                          std::int64_t H, std::int64_t W, std::int64_t top, std::int64_t left,
+                          std::int64_t Hp, std::int64_t Wp, bool copy, int lanes);
+
+// The convolution over `src` as a plain nest (for n, mb, oh, ow, j: y = 0; for cb, kh, kw,
+// ci: y += src * w; y = epilogue(y + bias)) whose default trace keeps a tile of Q rows x P
+// columns x R vectors of output channels in registers across the reduction, registered on
+// `kb` with the tuner's variants; every trace starts with `prefix` (the steps of the other
+// nests of the kernel).
+struct TiledNchwcConv {
+  Stmt nest;
+  std::int64_t R = 1, Q = 1, P = 1, tasks = 0;
+  bool remainders = false, weightsStay = false;
+};
+TiledNchwcConv tiledNchwcConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& ops,
+                              const NchwcGeometry& g, int lanes, const PaddedPlanes& src,
+                              const std::vector<std::string>& prefix);
+
+// The steps that make `loops` (outermost first, all task loops of one nest) one parallel
+// loop of `tasks` iterations when `work` is worth it: parallel the first, fuse the others.
+std::vector<std::string> parallelTaskSteps(const std::vector<std::string>& loops,
+                                           std::int64_t tasks, std::int64_t work);
+
+// lathe::ConvWinogradNCHWc (conv_winograd.cpp).
+Stmt lowerConvWinogradNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilogue);
+
+} // namespace lathe::lowering
