@@ -19,8 +19,9 @@ struct MeasureOptions {
   int repeat = 20;
   int threads = 1;
   double timeoutSeconds = 20; // the whole child: compiles, runs and timing
-  // Outputs match when |candidate - default| <= atol + rtol * |default| (f32; other types
-  // must be equal bit for bit). Reordered sums round differently.
+  // Outputs match when |candidate - default| <= atol + rtol * (|default| + the largest
+  // |default| of that output) (f32; other types must be equal bit for bit). Reordered sums
+  // round differently.
   double rtol = 1e-4, atol = 1e-5;
   // Flush the caches before each timed call (see measure.cpp); off for tests that only
   // need a time.
