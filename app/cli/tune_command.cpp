@@ -26,6 +26,16 @@ struct TuneCommandOptions {
   std::vector<std::string> disabledPasses;
 };
 
+// A column as wide as its longest entry and two spaces (at least `minimum`): kernel names
+// such as fused_convwinogradnchwc_add_relu_11 outgrow any fixed width.
+template <class Rows, class Name>
+int columnWidth(const Rows& rows, Name name, std::size_t minimum) {
+  std::size_t width = minimum;
+  for (const auto& row : rows)
+    width = std::max(width, name(row).size() + 2);
+  return static_cast<int>(width);
+}
+
 std::atomic<bool> interrupted{false};
 
 extern "C" void onInterrupt(int) {
@@ -106,23 +116,29 @@ int tune(const TuneCommandOptions& o) {
   if (r.modelExamples > 0)
     std::cout << "; the cost model learned from " << r.modelExamples << " measurements";
   std::cout << "\n";
-  std::cout << std::left << std::setw(34) << "kernel" << std::right << std::setw(7) << "calls"
-            << std::setw(13) << "default" << std::setw(13) << "best" << std::setw(9) << "speedup"
-            << std::setw(8) << "trials\n";
+  if (r.remeasured > 0)
+    std::cout << r.remeasured << " new bests measured again: " << r.heldUp << " still a clear win, "
+              << r.remeasured - r.heldUp << " not (their records keep the second look)\n";
+  const auto nameOf = [](const api::TunedWorkload& w) {
+    return w.kernels.front() +
+           (w.kernels.size() > 1 ? " (+" + std::to_string(w.kernels.size() - 1) + ")" : "");
+  };
+  const int kernelWidth = columnWidth(r.workloads, nameOf, 34);
+  std::cout << std::left << std::setw(kernelWidth) << "kernel" << std::right << std::setw(7)
+            << "calls" << std::setw(13) << "default" << std::setw(13) << "best" << std::setw(9)
+            << "speedup" << std::setw(8) << "trials\n";
   for (const api::TunedWorkload& w : r.workloads) {
-    std::string name = w.kernels.front();
-    if (w.kernels.size() > 1)
-      name += " (+" + std::to_string(w.kernels.size() - 1) + ")";
+    const std::string name = nameOf(w);
     const bool better = w.bestMs > 0 && w.defaultMs > 0 && w.bestMs < w.defaultMs;
     std::ostringstream speedup;
     if (better)
       speedup << std::fixed << std::setprecision(2) << w.defaultMs / w.bestMs << "x";
     else
       speedup << "-";
-    std::cout << std::left << std::setw(34) << name << std::right << std::setw(7) << w.calls
-              << std::setw(13) << (w.defaultMs > 0 ? ms(w.defaultMs) : "-") << std::setw(13)
-              << (better ? ms(w.bestMs) : "default") << std::setw(9) << speedup.str()
-              << std::setw(7) << w.trials << "\n";
+    std::cout << std::left << std::setw(kernelWidth) << name << std::right << std::setw(7)
+              << w.calls << std::setw(13) << (w.defaultMs > 0 ? ms(w.defaultMs) : "-")
+              << std::setw(13) << (better ? ms(w.bestMs) : "default") << std::setw(9)
+              << speedup.str() << std::setw(7) << w.trials << "\n";
   }
   std::cout << "apply them with: lathe compile " << o.model << " --tuning-records " << o.records
             << " --threads " << r.machine.threads << " -o MODEL.tar\n";
@@ -139,13 +155,15 @@ int summarize(const std::string& path) {
   for (const std::string& w : summary->warnings)
     std::cerr << "lathe: warning: " << w << "\n";
   std::cout << summary->workloads.size() << " workloads in " << path << "\n";
-  std::cout << std::left << std::setw(18) << "workload" << std::setw(30) << "kernel"
+  const int kernelWidth =
+      columnWidth(summary->workloads, [](const auto& w) { return w.kernel; }, 30);
+  std::cout << std::left << std::setw(18) << "workload" << std::setw(kernelWidth) << "kernel"
             << std::setw(26) << "machine" << std::right << std::setw(8) << "trials" << std::setw(13)
             << "default" << std::setw(13) << "best" << "\n";
   for (const auto& w : summary->workloads) {
     const std::string machine = w.machine.cpu + ", " + std::to_string(w.machine.threads) + "t" +
                                 (w.machine.target == "llvm" ? "" : " (" + w.machine.target + ")");
-    std::cout << std::left << std::setw(18) << w.workload << std::setw(30) << w.kernel
+    std::cout << std::left << std::setw(18) << w.workload << std::setw(kernelWidth) << w.kernel
               << std::setw(26) << machine << std::right << std::setw(8) << w.trials << std::setw(13)
               << (w.defaultMs > 0 ? ms(w.defaultMs) : "-") << std::setw(13)
               << (w.bestMs > 0 ? ms(w.bestMs) : "-") << "\n";
@@ -165,9 +183,11 @@ int compare(const std::string& a, const std::string& b) {
   for (const std::string& w : comparison->warnings)
     std::cerr << "lathe: warning: " << w << "\n";
   std::cout << "A = " << a << "\nB = " << b << "\n";
-  std::cout << std::left << std::setw(30) << "kernel" << std::setw(22) << "machine" << std::right
-            << std::setw(12) << "default" << std::setw(12) << "A best" << std::setw(12) << "B best"
-            << std::setw(8) << "winner" << std::setw(10) << "B vs A" << "\n";
+  const int kernelWidth = columnWidth(comparison->rows, [](const auto& r) { return r.kernel; }, 30);
+  std::cout << std::left << std::setw(kernelWidth) << "kernel" << std::setw(22) << "machine"
+            << std::right << std::setw(12) << "default" << std::setw(12) << "A best"
+            << std::setw(12) << "B best" << std::setw(8) << "winner" << std::setw(10) << "B vs A"
+            << "\n";
   int wonA = 0, wonB = 0;
   for (const auto& r : comparison->rows) {
     const std::string machine = r.machine.cpu + ", " + std::to_string(r.machine.threads) + "t";
@@ -179,9 +199,9 @@ int compare(const std::string& a, const std::string& b) {
     std::ostringstream ratio;
     if (a > 0 && b > 0)
       ratio << std::fixed << std::setprecision(2) << a / b << "x";
-    std::cout << std::left << std::setw(30) << r.kernel << std::setw(22) << machine << std::right
-              << std::setw(12) << (r.defaultMs > 0 ? ms(r.defaultMs) : "-") << std::setw(12)
-              << (r.bestA > 0 ? ms(r.bestA) : "-") << std::setw(12)
+    std::cout << std::left << std::setw(kernelWidth) << r.kernel << std::setw(22) << machine
+              << std::right << std::setw(12) << (r.defaultMs > 0 ? ms(r.defaultMs) : "-")
+              << std::setw(12) << (r.bestA > 0 ? ms(r.bestA) : "-") << std::setw(12)
               << (r.bestB > 0 ? ms(r.bestB) : "-") << std::setw(8) << winner << std::setw(10)
               << ratio.str() << "\n";
     if (r.traceA == r.traceB)

@@ -12,6 +12,7 @@
 #include "engine/runtime/timing_stats.h"
 #include "engine/schedule/schedule_io.h"
 #include "engine/support/timer.h"
+#include "engine/tuner/measure.h"
 #include "engine/tuner/records.h"
 #include "engine/tuner/workload.h"
 
@@ -54,8 +55,7 @@ driver::TunedLookup tunedLookup(const std::string& path, const std::string& targ
   return [records, machine](const loop::Kernel& kernel) -> std::optional<driver::TunedTrace> {
     const std::string workload = tuner::workloadKey(kernel);
     const tuner::TuningRecord* best = records->best(workload, machine);
-    // Only a clear win: a few per cent is within the noise of one measurement.
-    if (!best || !(best->defaultMedianMs > 0 && best->medianMs < 0.97 * best->defaultMedianMs))
+    if (!best || !tuner::clearWin(best->medianMs, best->defaultMedianMs))
       return std::nullopt;
     return driver::TunedTrace{best->trace, records->trials(workload, machine)};
   };

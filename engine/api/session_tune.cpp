@@ -77,6 +77,8 @@ TuneResult Session::tune(const TuneOptions& options) {
     report->machine = machine;
     report->trials = tuned.trials;
     report->errors = tuned.errors;
+    report->remeasured = tuned.remeasured;
+    report->heldUp = tuned.heldUp;
     report->seconds = tuned.seconds;
     report->cancelled = tuned.cancelled;
     report->modelExamples = tuned.modelExamples;

@@ -63,6 +63,9 @@ struct TuneReport {
   TuningMachine machine;
   std::vector<TunedWorkload> workloads; // the largest share of the model's time first
   int trials = 0, errors = 0;           // this run's
+  // New bests measured a second time (the record keeps the less favourable), and those
+  // still a clear win then.
+  int remeasured = 0, heldUp = 0;
   double seconds = 0;
   bool cancelled = false;
   int modelExamples = 0; // measurements the cost model learned from

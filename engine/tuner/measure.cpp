@@ -235,4 +235,15 @@ Measurement measureInChild(const lowering::LoweredModel& lowered, const loop::Ke
   return m;
 }
 
+Measurement lessFavourable(const Measurement& a, const Measurement& b) {
+  if (!a.ok())
+    return a;
+  if (!b.ok())
+    return b;
+  const auto ratio = [](const Measurement& m) {
+    return m.defaultMedianMs > 0 ? m.medianMs / m.defaultMedianMs : m.medianMs;
+  };
+  return ratio(b) > ratio(a) ? b : a;
+}
+
 } // namespace lathe::tuner

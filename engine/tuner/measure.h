@@ -35,6 +35,18 @@ struct Measurement {
   bool ok() const { return error.empty(); }
 };
 
+// A record is applied only for a clear win over the default it was timed next to: a few per
+// cent is within the noise of one measurement.
+inline constexpr double kClearWin = 0.97;
+inline bool clearWin(double medianMs, double defaultMedianMs) {
+  return defaultMedianMs > 0 && medianMs > 0 && medianMs < kClearWin * defaultMedianMs;
+}
+
+// Of two measurements of one candidate, the one less in its favour (the larger time against
+// its default), or the failed one. A new best is measured twice: on a shared machine one
+// lucky measurement otherwise decides what compiles.
+Measurement lessFavourable(const Measurement& a, const Measurement& b);
+
 // `reference` and `candidate` are the same kernel of `lowered` (by name) before and after a
 // schedule; `lowered` gives its arguments (its first call). Never throws for what the child
 // does; the error says: "crashed (signal 11, SIGSEGV)", "timed out after 20 s", "wrong

@@ -219,8 +219,18 @@ TuneReport tuneModel(const lowering::LoweredModel& lowered, const TuneOptions& o
       record.version = LATHE_VERSION;
       MeasureOptions measure = options.measure;
       measure.threads = options.machine.threads;
-      Measurement m;
-      m = measureInChild(lowered, *next->reference, c.scheduled, options.target, measure);
+      Measurement m =
+          measureInChild(lowered, *next->reference, c.scheduled, options.target, measure);
+      // A candidate that would be the workload's new best and applied is measured again;
+      // the record keeps the measurement less in its favour.
+      if (m.ok() && clearWin(m.medianMs, m.defaultMedianMs) &&
+          (next->result.bestMs == 0 || m.medianMs < next->result.bestMs) && !outOfTime()) {
+        const Measurement again =
+            measureInChild(lowered, *next->reference, c.scheduled, options.target, measure);
+        ++report.remeasured;
+        m = lessFavourable(m, again);
+        report.heldUp += m.ok() && clearWin(m.medianMs, m.defaultMedianMs);
+      }
       ++report.trials;
       ++next->result.trials;
       if (m.ok()) {

@@ -70,6 +70,8 @@ struct TuneOptions {
 struct TuneReport {
   std::vector<WorkloadResult> workloads; // largest share of the model's time first
   int trials = 0, errors = 0;            // this run's
+  // New bests measured a second time, and those still a clear win (kClearWin) then.
+  int remeasured = 0, heldUp = 0;
   double seconds = 0;
   bool cancelled = false;
   int modelExamples = 0; // measurements the cost model was trained on at the end

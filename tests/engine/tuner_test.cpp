@@ -317,6 +317,8 @@ TEST(TunerLoop, TunesWritesRecordsAndResumes) {
   };
   const tuner::TuneReport first = tuner::tuneModel(lowered, options);
   EXPECT_EQ(first.trials, 6);
+  EXPECT_LE(first.heldUp, first.remeasured);
+  EXPECT_LE(first.remeasured, first.trials);
   EXPECT_GT(rounds, 0);
   const auto records = tuner::readRecords(path.string());
   EXPECT_EQ(records.size(), 6u);
@@ -330,6 +332,26 @@ TEST(TunerLoop, TunesWritesRecordsAndResumes) {
     total += w.trials;
   EXPECT_EQ(total, 6 + second.trials);
   fs::remove(path);
+}
+
+TEST(TunerMeasure, ANewBestKeepsTheMeasurementLessInItsFavour) {
+  tuner::Measurement lucky, second, failed;
+  lucky.medianMs = 0.80; // 20 % better than its default...
+  lucky.defaultMedianMs = 1.00;
+  second.medianMs = 0.99; // ...and 1 % on a second look, with a slower default
+  second.defaultMedianMs = 1.00;
+  failed.error = "timed out after 20 s";
+  EXPECT_TRUE(tuner::clearWin(lucky.medianMs, lucky.defaultMedianMs));
+  EXPECT_FALSE(tuner::clearWin(second.medianMs, second.defaultMedianMs));
+  EXPECT_DOUBLE_EQ(tuner::lessFavourable(lucky, second).medianMs, 0.99);
+  EXPECT_DOUBLE_EQ(tuner::lessFavourable(second, lucky).medianMs, 0.99);
+  EXPECT_FALSE(tuner::lessFavourable(lucky, failed).ok());
+  EXPECT_FALSE(tuner::lessFavourable(failed, lucky).ok());
+  // The ratio decides, not the time: a faster candidate next to a faster default.
+  tuner::Measurement quickDefault;
+  quickDefault.medianMs = 0.70;
+  quickDefault.defaultMedianMs = 0.71;
+  EXPECT_DOUBLE_EQ(tuner::lessFavourable(lucky, quickDefault).medianMs, 0.70);
 }
 
 TEST(TunerFeatures, SeeVectorsThreadsAndUnrolling) {
