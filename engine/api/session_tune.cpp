@@ -103,6 +103,7 @@ std::optional<RecordsSummary> summarizeRecords(const std::string& path, Failure*
     RecordsSummary summary;
     const auto records = tuner::readRecords(path, &summary.warnings);
     std::map<std::string, std::size_t> index;
+    std::vector<std::vector<double>> defaults; // per workload, each trial's default
     for (const tuner::TuningRecord& r : records) {
       const std::string key = r.workload + "|" + r.machine.target + "|" + r.machine.cpu + "|" +
                               std::to_string(r.machine.threads);
@@ -113,17 +114,26 @@ std::optional<RecordsSummary> summarizeRecords(const std::string& path, Failure*
         w.kernel = r.kernel;
         w.machine = {r.machine.target, r.machine.cpu, r.machine.threads};
         summary.workloads.push_back(std::move(w));
+        defaults.emplace_back();
       }
       RecordsSummary::Workload& w = summary.workloads[it->second];
       ++w.trials;
       w.errors += !r.ok();
-      if (r.defaultMedianMs > 0 && w.defaultMs == 0)
-        w.defaultMs = r.defaultMedianMs;
+      if (r.defaultMedianMs > 0)
+        defaults[it->second].push_back(r.defaultMedianMs);
       if (r.ok() && (w.bestMs == 0 || r.medianMs < w.bestMs)) {
         w.bestMs = r.medianMs;
         w.bestTrace = r.trace;
       }
     }
+    // The default as the median of its timings next to every trial: one of them, taken
+    // while the machine was busy, can be far off.
+    for (std::size_t i = 0; i < defaults.size(); ++i)
+      if (!defaults[i].empty()) {
+        std::vector<double>& d = defaults[i];
+        std::nth_element(d.begin(), d.begin() + d.size() / 2, d.end());
+        summary.workloads[i].defaultMs = d[d.size() / 2];
+      }
     return summary;
   } catch (const Error& e) {
     if (failure)

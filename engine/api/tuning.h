@@ -77,7 +77,7 @@ struct RecordsSummary {
     std::string workload, kernel;
     TuningMachine machine;
     int trials = 0, errors = 0;
-    double defaultMs = 0, bestMs = 0;
+    double defaultMs = 0, bestMs = 0; // defaultMs: the median of its timings beside each trial
     std::string bestTrace;
   };
   std::vector<Workload> workloads;

@@ -985,6 +985,19 @@ def check_tune(lathe, models):
            str(len(lines)))
     rc, out, err = run(lathe, "records", records)
     expect(rc == 0 and "workloads in" in out, "lathe records", out + err)
+    # The default a summary shows is the median of its timings, not the first (taken
+    # while the machine was busy, say).
+    busy = f"{work}/busy.jsonl"
+    with open(busy, "w") as f:
+        for i, default in enumerate((0.9, 0.3, 0.31)):
+            f.write(json.dumps({"cpu": "test-cpu", "default_median_ms": default,
+                                "kernel": "k0_add", "median_ms": 0.5, "p10_ms": 0.5,
+                                "p90_ms": 0.5, "target": "llvm", "threads": 1,
+                                "time": "2026-12-05T21:00:00Z", "trace": f"split(i, {2 + i})\n",
+                                "version": "0.1.0", "workload": "00000000000000aa"}) + "\n")
+    rc, out, err = run(lathe, "records", busy)
+    expect(rc == 0 and "0.3100 ms" in out and "0.9000" not in out,
+           "the default is the median of its timings", out + err)
     # --kernels: only the elementwise tail.
     rc, out, err = run(lathe, "tune", model, "--records", records, "--trials", "1", "--repeat",
                        "3", "--threads", "1", "--resume", "--kernels", "fused_add_mul")

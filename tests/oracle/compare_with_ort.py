@@ -73,6 +73,8 @@ def main(argv=None):
                     help="a NaN matches a NaN in the same place (otherwise any NaN fails)")
     ap.add_argument("--shapes-from", help="take input shapes from this model (same inputs, static)")
     ap.add_argument("--inputs", help="use these inputs (.npz) instead of seeded random ones")
+    ap.add_argument("--disable-pass", action="append", default=[],
+                    help="lathe run --disable-pass (repeatable), e.g. winograd-nchwc")
     a = ap.parse_args(argv)
     if "-mcpu=haswell" in a.target and not host_has("avx2", "fma"):
         print(f"skipped: this host cannot run code for '{a.target}' (no AVX2/FMA)")
@@ -86,7 +88,8 @@ def main(argv=None):
         np.savez(inputs, **make_inputs(a.model, a.seed, a.shapes_from))
     lathe_out = os.path.join(a.workdir, "lathe.npz")
     r = subprocess.run([a.lathe, "run", a.model, "--inputs", inputs, "--outputs", lathe_out,
-                        "--threads", str(a.threads), "--target", a.target],
+                        "--threads", str(a.threads), "--target", a.target,
+                        *[arg for p in a.disable_pass for arg in ("--disable-pass", p)]],
                        capture_output=True, text=True)
     if r.returncode != 0:
         print("lathe run failed:", r.stderr)
