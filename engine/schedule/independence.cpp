@@ -494,16 +494,6 @@ void narrow(const Expr& cond, bool negated, VarRanges& ranges) {
   }
 }
 
-// Writes told apart by their digits, for stores affine in the loop and the loops inside it
-// (constant positive strides, one common rest). Each store's index is
-//   rest + U + S*v + L
-// over the ranges its guards leave (a remainder copy of partition covers only the last
-// block): v the loop's variable with stride S, L the terms of smaller stride, U those of
-// larger. Over all stores, when L spans less than S and each larger stride exceeds the
-// span of V = S*v + L and of the larger terms below it, equal indices have equal U (the
-// digits argument), then equal V, then equal v: distinct iterations write distinct
-// elements, however the inner strides interleave with the loop's (a channel loop inside a
-// row loop of a blocked layout, a tile's remainder next to the full tiles).
 // An index's part outside the loops as its symbolic terms and a constant.
 std::pair<Expr, std::int64_t> splitConstant(const Expr& e) {
   if (const auto k = asConstInt(e))
@@ -517,6 +507,16 @@ std::pair<Expr, std::int64_t> splitConstant(const Expr& e) {
   return {e, 0};
 }
 
+// Writes told apart by their digits, for stores affine in the loop and the loops inside it
+// (constant positive strides, one common rest). Each store's index is
+//   rest + U + S*v + L
+// over the ranges its guards leave (a remainder copy of partition covers only the last
+// block): v the loop's variable with stride S, L the terms of smaller stride, U those of
+// larger. Over all stores, when L spans less than S and each larger stride exceeds the
+// span of V = S*v + L and of the larger terms below it, equal indices have equal U (the
+// digits argument), then equal V, then equal v: distinct iterations write distinct
+// elements, however the inner strides interleave with the loop's (a channel loop inside a
+// row loop of a blocked layout, a tile's remainder next to the full tiles).
 bool digitWrites(const For& loop, const BufferStores& b) {
   const std::optional<ConstRange> outer = constRange(loop);
   if (!outer || outer->extent < 1)
@@ -524,6 +524,10 @@ bool digitWrites(const For& loop, const BufferStores& b) {
   const std::string& var = loop.name();
   // Stores whose rests differ by constants (the points of a transformed tile, the outputs of
   // one) get one more digit: the constant, as a multiple of the stride D the differences share.
+  // Per store: its index's lane form, and what is left with every loop at 0 (the rest) as
+  // symbolic terms and a constant.
+  std::vector<LaneForm> forms;
+  std::vector<Expr> rests;
   std::vector<std::int64_t> constants;
   for (std::size_t s = 0; s < b.stores.size(); ++s) {
     const std::optional<LaneForm> form = laneForm(b.indices[s]);
@@ -532,7 +536,13 @@ bool digitWrites(const For& loop, const BufferStores& b) {
     std::map<std::string, Expr> zeros{{var, makeIndex(0)}};
     for (const For* f : b.stores[s]->loops)
       zeros[f->name()] = makeIndex(0);
-    constants.push_back(splitConstant(simplify(substitute(form->base, zeros))).second);
+    const auto [rest, constant] = splitConstant(simplify(substitute(form->base, zeros)));
+    for (const auto& [name, zero] : zeros)
+      if (usesVar(rest, name))
+        return false;
+    forms.push_back(*form);
+    rests.push_back(rest);
+    constants.push_back(constant);
   }
   const std::int64_t lowest =
       constants.empty() ? 0 : *std::min_element(constants.begin(), constants.end());
@@ -552,9 +562,7 @@ bool digitWrites(const For& loop, const BufferStores& b) {
   std::map<std::int64_t, std::optional<Span>> upper; // stride -> hull of its coefficient
   Expr common;
   for (std::size_t s = 0; s < b.stores.size(); ++s) {
-    const std::optional<LaneForm> form = laneForm(b.indices[s]);
-    if (!form)
-      return false;
+    const LaneForm* form = &forms[s];
     VarRanges ranges{{var, {outer->min, outer->min + outer->extent - 1}}};
     for (const For* f : b.stores[s]->loops) {
       const std::optional<ConstRange> r = constRange(*f);
@@ -565,8 +573,7 @@ bool digitWrites(const For& loop, const BufferStores& b) {
     for (const Expr& g : b.guards[s])
       narrow(g, false, ranges);
     std::map<std::int64_t, Span> terms; // stride -> range of its coefficient (summed)
-    std::map<std::string, Expr> zeros;
-    std::optional<Span> mine; // the loop variable's range here
+    std::optional<Span> mine;           // the loop variable's range here
     std::optional<std::int64_t> myStride;
     for (const auto& [name, range] : ranges) {
       if (range.first > range.second)
@@ -574,7 +581,6 @@ bool digitWrites(const For& loop, const BufferStores& b) {
       const std::optional<std::int64_t> stride = strideAlong(form->base, name);
       if (!stride || *stride < 0)
         return false;
-      zeros[name] = makeIndex(0);
       if (name == var) {
         myStride = stride;
         mine = range;
@@ -603,13 +609,9 @@ bool digitWrites(const For& loop, const BufferStores& b) {
     if (!myStride || *myStride == 0 || (S && *S != *myStride) || terms.count(*myStride))
       return false;
     S = myStride;
-    const Expr rest = splitConstant(simplify(substitute(form->base, zeros))).first;
-    for (const auto& [name, zero] : zeros)
-      if (usesVar(rest, name))
-        return false;
-    if (common.defined() && !equal(rest, common))
+    if (common.defined() && !equal(rests[s], common))
       return false;
-    common = rest;
+    common = rests[s];
     Span low{0, 0};
     for (const auto& [stride, t] : terms) {
       const std::optional<std::int64_t> lo = checkedMul(stride, t.first);
