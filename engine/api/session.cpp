@@ -79,10 +79,6 @@ private:
   std::size_t done_ = 0;
 };
 
-} // namespace
-
-namespace {
-
 // The default pipeline less the passes named (each must be one of it).
 std::vector<const pipeline::PassInfo*> pipelineWithout(const std::vector<std::string>& disabled) {
   std::vector<const pipeline::PassInfo*> passes = pipeline::defaultPipeline();

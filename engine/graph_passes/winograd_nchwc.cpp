@@ -1,6 +1,8 @@
 #include "engine/graph_passes/winograd_nchwc.h"
 
 #include "engine/graph/op_table.h"
+#include "engine/graph_passes/layout_nchwc.h"
+#include "engine/support/checked_int.h"
 #include "engine/support/winograd.h"
 
 #include <unordered_map>
@@ -12,16 +14,12 @@ using graph::DType;
 using graph::Node;
 using graph::TensorData;
 using graph::Value;
-constexpr std::int64_t kBlock = 16;
+constexpr std::int64_t kBlock = kChannelBlock;
 // Below this many tiles the transformed weights are reused too little (see winogradTileFor).
 constexpr std::int64_t kMinTiles = 32;
 // The smallest channel counts worth the two transforms: below them the multiplies saved are
 // few against the transforms' passes over the input and the output.
 constexpr std::int64_t kMinChannels = 32;
-
-std::int64_t ceilDiv(std::int64_t a, std::int64_t b) {
-  return (a + b - 1) / b;
-}
 
 // A blocked 3x3 Conv with stride and dilation 1 and constant packed weights.
 bool eligible(const Node& n) {
@@ -74,7 +72,7 @@ std::int64_t winogradTileFor(std::int64_t images, std::int64_t inChannels, std::
   if (inChannels < kMinChannels || outChannels < kMinChannels)
     return 0;
   for (std::int64_t m : {4, 2}) {
-    const std::int64_t alpha = m + 2, tiles = images * ceilDiv(outH, m) * ceilDiv(outW, m);
+    const std::int64_t alpha = m + 2, tiles = images * ceilDivide(outH, m) * ceilDivide(outW, m);
     // Multiplies against the direct convolution's; at most half of them to pay for the
     // transforms.
     const double ratio = double(alpha * alpha * tiles) / double(9 * images * outH * outW);
@@ -89,7 +87,9 @@ bool winogradNchwc(graph::Graph& graph) {
   for (const auto& n : graph.nodes())
     if (eligible(*n))
       convs.push_back(n.get());
-  std::unordered_map<const Value*, Value*> transformedWeights; // per (weights, tile)
+  // One transformed copy per weight tensor (a tensor shared by convs that pick different
+  // tiles stays direct where it differs).
+  std::unordered_map<const Value*, Value*> transformedWeights;
   std::vector<Node*> replaced;
   for (Node* n : convs) {
     const auto wd = n->input(1)->constant().dims();
@@ -99,7 +99,7 @@ bool winogradNchwc(graph::Graph& graph) {
       continue;
     Value*& u = transformedWeights[n->input(1)];
     if (u && u->constant().dims()[2] != m + 2)
-      continue; // one weight tensor shared by convs of different tiles: keep it simple
+      continue;
     if (!u)
       u = graph.addConstant(graph.uniqueName(n->input(1)->name() + "_winograd"),
                             transformed(n->input(1)->constant(), winograd::transforms(m)));

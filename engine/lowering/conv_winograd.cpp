@@ -72,6 +72,27 @@ private:
   std::vector<Expr> vars_, values_;
 };
 
+// L x Rt for the a x a tile x (row-major), L `lRows` x a and R `rRows` x a: the partial
+// product L x bound once each (`hint`), the results as expressions, row-major. Bt d B is
+// (Bt, Bt); At s A is (At, At).
+std::vector<Expr> sandwich(Lets& lets, const std::string& hint, const double* L, std::int64_t lRows,
+                           const double* R, std::int64_t rRows, std::int64_t a,
+                           const std::vector<Expr>& x) {
+  std::vector<Expr> lx; // row r, column c
+  for (std::int64_t r = 0; r < lRows; ++r)
+    for (std::int64_t c = 0; c < a; ++c) {
+      std::vector<Expr> column;
+      for (std::int64_t i = 0; i < a; ++i)
+        column.push_back(x[std::size_t(i * a + c)]);
+      lx.push_back(lets.bind(hint, combine(L + r * a, 1, column)));
+    }
+  std::vector<Expr> out;
+  for (std::int64_t r = 0; r < lRows; ++r)
+    for (std::int64_t q = 0; q < rRows; ++q)
+      out.push_back(combine(R + q * a, 1, {lx.begin() + r * a, lx.begin() + (r + 1) * a}));
+  return out;
+}
+
 // The steps that vectorize the innermost channel loop of a block of 16.
 std::vector<std::string> vectorSteps(const Expr& channel, int lanes) {
   if (lanes < 4)
@@ -167,22 +188,10 @@ Stmt lowerConvWinogradNchwc(const graph::Node& node, KernelBuilder& kb, const Ep
             "d",
             src.loadFlat(
                 (((n * Cb + cb) * planes.H + th * m + i) * planes.W + tw * m + j) * kBlock + ci)));
-    // Bt d: row r, column j.
-    std::vector<Expr> btd;
-    for (std::int64_t r = 0; r < a; ++r)
-      for (std::int64_t j = 0; j < a; ++j) {
-        std::vector<Expr> column;
-        for (std::int64_t i = 0; i < a; ++i)
-          column.push_back(d[std::size_t(i * a + j)]);
-        btd.push_back(lets.bind("bd", combine(t.bt + r * a, 1, column)));
-      }
+    const std::vector<Expr> v = sandwich(lets, "bd", t.bt, a, t.bt, a, a, d);
     std::vector<Stmt> stores;
-    for (std::int64_t r = 0; r < a; ++r)
-      for (std::int64_t c = 0; c < a; ++c) {
-        const std::vector<Expr> row(btd.begin() + r * a, btd.begin() + (r + 1) * a);
-        stores.push_back(V.storeFlat((((r * a + c) * Cb + cb) * T + tile) * kBlock + ci,
-                                     combine(t.bt + c * a, 1, row)));
-      }
+    for (std::int64_t p = 0; p < points; ++p)
+      stores.push_back(V.storeFlat(((p * Cb + cb) * T + tile) * kBlock + ci, v[std::size_t(p)]));
     inputTransform = tileNest(n, cb, Cb, th, tw, ci, lets.around(loop::Block::make(stores)));
   }
 
@@ -196,22 +205,14 @@ Stmt lowerConvWinogradNchwc(const graph::Node& node, KernelBuilder& kb, const Ep
     std::vector<Expr> s;
     for (std::int64_t p = 0; p < points; ++p)
       s.push_back(lets.bind("s", Mt.loadFlat(((p * Mb + mb) * T + tile) * kBlock + j)));
-    std::vector<Expr> ats; // At s: row p, column c
-    for (std::int64_t p = 0; p < m; ++p)
-      for (std::int64_t c = 0; c < a; ++c) {
-        std::vector<Expr> column;
-        for (std::int64_t r = 0; r < a; ++r)
-          column.push_back(s[std::size_t(r * a + c)]);
-        ats.push_back(lets.bind("as", combine(t.at + p * a, 1, column)));
-      }
+    const std::vector<Expr> out = sandwich(lets, "as", t.at, m, t.at, m, a, s);
     std::optional<Expr> bias;
     if (ops.bias)
       bias = lets.bind("bias", ops.bias->load({mb * kBlock + j}));
     std::vector<Stmt> stores;
     for (std::int64_t p = 0; p < m; ++p)
       for (std::int64_t q = 0; q < m; ++q) {
-        const std::vector<Expr> row(ats.begin() + p * a, ats.begin() + (p + 1) * a);
-        Expr value = combine(t.at + q * a, 1, row);
+        Expr value = out[std::size_t(p * m + q)];
         if (bias)
           value = value + *bias;
         const Expr oh = th * m + p, ow = tw * m + q;
