@@ -26,4 +26,25 @@ function makeTensor(ort, meta, random) {
   return new ort.Tensor(meta.type, meta.type === 'bool' ? Array.from(data, v => v !== 0) : data, dims);
 }
 
-module.exports = { ARRAYS, seededRandom, makeTensor };
+// An onnxruntime-node CPU session as both timers of onnxruntime-node open it (all graph
+// optimisations, `threads` intra-op threads, sequential), with `extra` options (profiling).
+function openCpuSession(ort, model, threads, extra = {}) {
+  return ort.InferenceSession.create(model, {
+    executionProviders: ['cpu'], intraOpNumThreads: threads, interOpNumThreads: 1,
+    graphOptimizationLevel: 'all', executionMode: 'sequential', ...extra,
+  });
+}
+
+// Seeded inputs for every input of a session.
+function makeFeeds(ort, session) {
+  const random = seededRandom();
+  const feeds = {};
+  for (const name of session.inputNames) {
+    const meta = session.inputMetadata.find ? session.inputMetadata.find(m => m.name === name) : null;
+    if (!meta) throw new Error('no input metadata for ' + name);
+    feeds[name] = makeTensor(ort, meta, random);
+  }
+  return feeds;
+}
+
+module.exports = { ARRAYS, seededRandom, makeTensor, openCpuSession, makeFeeds };

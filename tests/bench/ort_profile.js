@@ -8,7 +8,7 @@ const os = require('os');
 const path = require('path');
 const ort = require('onnxruntime-node');
 
-const { seededRandom, makeTensor } = require('./ort_inputs.js');
+const { openCpuSession, makeFeeds } = require('./ort_inputs.js');
 
 async function main() {
   const args = process.argv.slice(2);
@@ -16,18 +16,9 @@ async function main() {
   const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? Number(args[i + 1]) : dflt; };
   const threads = opt('--threads', 1), repeat = opt('--repeat', 20);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ort_profile_'));
-  const session = await ort.InferenceSession.create(model, {
-    executionProviders: ['cpu'], intraOpNumThreads: threads, interOpNumThreads: 1,
-    graphOptimizationLevel: 'all', executionMode: 'sequential',
-    enableProfiling: true, profileFilePrefix: path.join(dir, 'ort'),
-  });
-  const random = seededRandom();
-  const feeds = {};
-  for (const name of session.inputNames) {
-    const meta = session.inputMetadata.find ? session.inputMetadata.find(m => m.name === name) : null;
-    if (!meta) throw new Error('no input metadata for ' + name);
-    feeds[name] = makeTensor(ort, meta, random);
-  }
+  const session = await openCpuSession(ort, model, threads,
+                                       { enableProfiling: true, profileFilePrefix: path.join(dir, 'ort') });
+  const feeds = makeFeeds(ort, session);
   for (let i = 0; i < 3; i++) await session.run(feeds); // warm-up, left out below
   for (let i = 0; i < repeat; i++) await session.run(feeds);
   session.endProfiling();
