@@ -36,6 +36,9 @@ void addDisablePassOption(CLI::App* cmd, std::vector<std::string>* passes);
 // "tuning records: 3 of 17 kernels tuned (120 trials behind their schedules)" and why records
 // did not apply.
 void printTuningSummary(std::ostream& out, const api::CompileReport& report);
+// For CUDA targets: one line per kernel with its launches and ptxas's registers, stack and
+// spills; nothing for other targets.
+void printGpuSummary(std::ostream& out, const api::CompileReport& report);
 
 // "name:[1,3,224,224] other:[2,5]" -> shapes by input name (CLI::ValidationError if bad).
 std::map<std::string, std::vector<std::int64_t>> parseInputShapes(const std::string& text);

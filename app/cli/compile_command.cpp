@@ -73,6 +73,7 @@ int compileModel(CompileCommandOptions o) {
             << scheduledSummary(c);
   if (!o.tuningRecords.empty())
     printTuningSummary(std::cout, c);
+  printGpuSummary(std::cout, c);
   std::cout << (c.foldedNodes ? "folded " + std::to_string(c.foldedNodes) +
                                     " constant nodes at compile time\n"
                               : "")
@@ -111,6 +112,46 @@ void addDisablePassOption(CLI::App* cmd, std::vector<std::string>* passes) {
   cmd->add_option("--disable-pass", *passes,
                   "Leave this pass of the pipeline out (repeatable; lathe passes lists them), "
                   "e.g. winograd-nchwc to keep 3x3 Convs direct");
+}
+
+void printGpuSummary(std::ostream& out, const api::CompileReport& c) {
+  std::size_t width = 6;
+  bool any = false;
+  for (const api::KernelReport& k : c.kernels) {
+    width = std::max(width, k.name.size());
+    any = any || !k.gpuLaunches.empty();
+  }
+  if (!any)
+    return;
+  const auto cell = [](int v) { return v < 0 ? std::string("-") : std::to_string(v); };
+  out << "CUDA launches (ptxas -v per entry function; '-': ptxas did not run):\n"
+      << std::left << std::setw(static_cast<int>(width + 2)) << "kernel" << std::right
+      << std::setw(9) << "launches" << std::setw(12) << "threads" << std::setw(11) << "registers"
+      << std::setw(9) << "stack B" << std::setw(10) << "spills B" << "\n";
+  int spilling = 0;
+  std::string missing;
+  for (const api::KernelReport& k : c.kernels) {
+    std::int64_t threads = 0;
+    int registers = -1, stack = -1, spills = -1;
+    for (const api::GpuLaunchReport& g : k.gpuLaunches) {
+      threads += g.grid[0] * g.grid[1] * g.grid[2] * g.block[0] * g.block[1] * g.block[2];
+      registers = std::max(registers, g.registers);
+      stack = std::max(stack, g.stackBytes);
+      if (g.spillStores >= 0)
+        spills = std::max(spills, 0) + g.spillStores + g.spillLoads;
+    }
+    spilling += spills > 0;
+    if (registers < 0 && missing.empty())
+      missing = k.gpuReport.substr(k.gpuReport.rfind('\n', k.gpuReport.size() - 2) + 1);
+    out << std::left << std::setw(static_cast<int>(width + 2)) << k.name << std::right
+        << std::setw(9) << k.gpuLaunches.size() << std::setw(12) << threads << std::setw(11)
+        << cell(registers) << std::setw(9) << cell(stack) << std::setw(10) << cell(spills)
+        << (spills > 0 ? "  spills" : "") << "\n";
+  }
+  if (spilling)
+    out << spilling << " kernel(s) spill registers to local memory\n";
+  if (!missing.empty())
+    out << missing;
 }
 
 void printTuningSummary(std::ostream& out, const api::CompileReport& c) {

@@ -16,6 +16,7 @@
 #include <QStackedWidget>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTableWidget>
 #include <QTextBlock>
 #include <QTextCursor>
 #include <QVBoxLayout>
@@ -47,8 +48,8 @@ KernelsPanel::KernelsPanel(QWidget* parent)
       llvmIr_(views::createCodeView(this, views::CodeLanguage::LlvmIr)),
       llvmIrOptimized_(views::createCodeView(this, views::CodeLanguage::LlvmIr)),
       assembly_(views::createCodeView(this, views::CodeLanguage::Assembly)),
-      splitter_(new QSplitter(Qt::Horizontal, this)), model_(new KernelListModel(this)),
-      proxy_(new QSortFilterProxyModel(this)) {
+      gpuLaunches_(new QTableWidget(this)), splitter_(new QSplitter(Qt::Horizontal, this)),
+      model_(new KernelListModel(this)), proxy_(new QSortFilterProxyModel(this)) {
   proxy_->setSourceModel(model_);
   proxy_->setSortRole(KernelListModel::SortRole);
 
@@ -93,6 +94,19 @@ KernelsPanel::KernelsPanel(QWidget* parent)
     pane.view->setPlaceholderText(tr("Select a kernel to see its code."));
     codeTabs_->addTab(pane.view, pane.title);
   }
+
+  gpuLaunches_->setObjectName(QStringLiteral("kernelGpuLaunches"));
+  gpuLaunches_->setColumnCount(8);
+  gpuLaunches_->setHorizontalHeaderLabels({tr("Entry"), tr("Grid"), tr("Block"), tr("Registers"),
+                                           tr("Shared B"), tr("Stack B"), tr("Spill stores B"),
+                                           tr("Spill loads B")});
+  gpuLaunches_->setEditTriggers(QAbstractItemView::NoEditTriggers);
+  gpuLaunches_->verticalHeader()->hide();
+  gpuLaunches_->horizontalHeader()->setSectionResizeMode(QHeaderView::ResizeToContents);
+  gpuLaunches_->horizontalHeader()->setStretchLastSection(true);
+  gpuLaunches_->setToolTip(tr("ptxas -v per entry function: registers per thread, static shared "
+                              "memory, stack frame and register spills (amber rows spill to local "
+                              "memory)"));
 
   connect(loopIr_, &QPlainTextEdit::cursorPositionChanged, this, &KernelsPanel::linkFromLoopIr);
   // And back, from each of the other panes.
@@ -229,6 +243,10 @@ void KernelsPanel::showCode(Code code) {
   case Code::Assembly:
     codeTabs_->setCurrentWidget(assembly_);
     return;
+  case Code::GpuLaunches:
+    if (codeTabs_->indexOf(gpuLaunches_) >= 0)
+      codeTabs_->setCurrentWidget(gpuLaunches_);
+    return;
   }
 }
 
@@ -255,7 +273,49 @@ void KernelsPanel::showKernel(int kernel) {
   set(llvmIr_, k ? k->llvmIr : std::string());
   set(llvmIrOptimized_, k ? k->llvmIrOptimized : std::string());
   set(assembly_, k ? k->assembly : std::string());
+  showGpuLaunches(k);
   emit kernelSelected(selected_);
+}
+
+void KernelsPanel::showGpuLaunches(const api::KernelReport* k) {
+  const api::CompileReport* r = model_->report().get();
+  const bool gpu = r && r->target.rfind("cuda", 0) == 0;
+  codeTabs_->setTabText(codeTabs_->indexOf(assembly_), gpu ? tr("PTX") : tr("Assembly"));
+  const int at = codeTabs_->indexOf(gpuLaunches_);
+  if (gpu && at < 0)
+    codeTabs_->addTab(gpuLaunches_, tr("Launches (ptxas)"));
+  else if (!gpu && at >= 0)
+    codeTabs_->removeTab(at);
+  gpuLaunches_->setRowCount(0);
+  if (!k)
+    return;
+  const auto dims = [](const std::int64_t(&d)[3]) {
+    return QStringLiteral("%1×%2×%3").arg(d[0]).arg(d[1]).arg(d[2]);
+  };
+  const auto figure = [](int v) { return v < 0 ? QStringLiteral("–") : QString::number(v); };
+  gpuLaunches_->setRowCount(static_cast<int>(k->gpuLaunches.size()));
+  for (int row = 0; row < gpuLaunches_->rowCount(); ++row) {
+    const api::GpuLaunchReport& g = k->gpuLaunches[static_cast<std::size_t>(row)];
+    const QStringList cells{QString::fromStdString(g.name),
+                            dims(g.grid),
+                            dims(g.block),
+                            figure(g.registers),
+                            figure(g.sharedBytes),
+                            figure(g.stackBytes),
+                            figure(g.spillStores),
+                            figure(g.spillLoads)};
+    const bool spills = g.spillStores > 0 || g.spillLoads > 0;
+    for (int c = 0; c < cells.size(); ++c) {
+      auto* item = new QTableWidgetItem(cells[c]);
+      if (c > 0)
+        item->setTextAlignment(Qt::AlignRight | Qt::AlignVCenter);
+      if (spills) { // the log's warning colours
+        item->setBackground(QColor(0xff, 0xf3, 0xcd));
+        item->setForeground(QColor(0x7a, 0x52, 0x00));
+      }
+      gpuLaunches_->setItem(row, c, item);
+    }
+  }
 }
 
 namespace {

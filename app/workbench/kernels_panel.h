@@ -1,6 +1,7 @@
 #pragma once
 // The "Kernels" tab: the compiled model's kernels on the left; the loop IR, LLVM IR and
-// assembly of the selected one on the right; a one-line summary of the compile above.
+// assembly of the selected one on the right (for a CUDA target: its PTX, and its launches with
+// ptxas's registers and spills); a one-line summary of the compile above.
 
 #include "engine/api/session.h"
 
@@ -16,6 +17,7 @@ class QSplitter;
 class QStackedWidget;
 class QTabWidget;
 class QTableView;
+class QTableWidget;
 
 namespace lathe::views {
 class KernelListModel;
@@ -27,7 +29,7 @@ class KernelsPanel : public QWidget {
   Q_OBJECT
 
 public:
-  enum class Code { LoopIr, LlvmIr, LlvmIrOptimized, Assembly };
+  enum class Code { LoopIr, LlvmIr, LlvmIrOptimized, Assembly, GpuLaunches };
 
   explicit KernelsPanel(QWidget* parent = nullptr);
 
@@ -56,6 +58,8 @@ public:
   // says which iterations [first, end) a chunk ran. False if the kernel has no parallel loop.
   bool showParallelLoop(std::int64_t iterations, std::int64_t first, std::int64_t end);
   QString chunkNote() const;
+  // CUDA targets: the selected kernel's launches with ptxas's figures, a row each.
+  QTableWidget* gpuLaunchTable() const { return gpuLaunches_; }
   QSplitter* splitter() const { return splitter_; }
 
 signals:
@@ -66,6 +70,7 @@ private:
   void linkToLoopIr(QPlainTextEdit* view, const std::vector<int>* lines);
   void showKernel(int kernel);
   void updatePlaceholder();
+  void showGpuLaunches(const api::KernelReport* k);
 
   QStackedWidget* stack_;
   QLabel* placeholder_;
@@ -78,6 +83,7 @@ private:
   QPlainTextEdit* llvmIr_;
   QPlainTextEdit* llvmIrOptimized_;
   QPlainTextEdit* assembly_;
+  QTableWidget* gpuLaunches_;
   QSplitter* splitter_;
   views::KernelListModel* model_;
   QSortFilterProxyModel* proxy_;

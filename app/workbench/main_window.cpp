@@ -53,6 +53,7 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <set>
+#include <utility>
 
 namespace lathe::workbench {
 namespace {
@@ -131,6 +132,8 @@ MainWindow::MainWindow(QWidget* parent)
     updateScheduleAvailability();
     if (doc_->compileReport() && !isCompiling())
       compile();
+    else if (isCompiling())
+      recompileForTarget_ = true; // when the compile in flight ends (showKernels)
   });
   connect(doc_, &WorkbenchDocument::runChanged, this,
           [this] { runPanel_->showReport(doc_->runReport()); });
@@ -292,6 +295,10 @@ void MainWindow::createToolBar(QMenu* recent) {
       // Listed so that the choice is visible, but this build cannot generate code for it.
       item->setEnabled(false);
       item->setToolTip(item->toolTip() + tr("\nNot available: %1").arg(qs(target.unavailable)));
+    } else if (target.text.rfind("cuda", 0) == 0) {
+      item->setToolTip(item->toolTip() +
+                       tr("\nGPU code: Compile shows each kernel's PTX and ptxas's registers and "
+                          "spills; Run needs an NVIDIA GPU and its CUDA driver."));
     } else if (!target.runsHere) {
       // Code for another machine: compiled here to be read; Run exports it and runs it
       // under the emulator (or Node), File > Export writes it for deployment.
@@ -830,6 +837,9 @@ void MainWindow::showKernels(const std::shared_ptr<const api::ModelReport>& mode
                QString::number(r.arenaBytes / 1024.0, 'f', 1)));
   syncKernelToNode();
   emit compiled();
+  // The target was changed while this compile ran: compile again for the one picked now.
+  if (std::exchange(recompileForTarget_, false) && !isCompiling())
+    compile();
 }
 
 void MainWindow::showCompileFailure(const std::shared_ptr<const api::ModelReport>& model,
@@ -837,6 +847,7 @@ void MainWindow::showCompileFailure(const std::shared_ptr<const api::ModelReport
   if (model != doc_->model())
     return;
   setCompiling(false);
+  recompileForTarget_ = false;
   const QString fileName = QFileInfo(doc_->path()).fileName();
   const QString message = failure.message.empty()
                               ? tr("%1: could not be compiled (%2)").arg(fileName, qs(failure.kind))

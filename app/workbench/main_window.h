@@ -279,6 +279,7 @@ private:
   QString pendingSessionChange_;
   QPointer<ExportDialog> exportDialog_;
   QComboBox* targetPicker_ = nullptr;
+  bool recompileForTarget_ = false; // the target changed while a compile ran
 
   QStackedWidget* centralStack_ = nullptr;
   views::GraphView* graph_ = nullptr;

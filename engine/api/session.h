@@ -245,6 +245,13 @@ struct ExportBuild {
 };
 ExportBuild buildExport(const ExportReport& exported, const std::atomic<bool>* cancel = nullptr);
 
+// A CUDA launch of a kernel, with what ptxas reported (-1: ptxas did not run).
+struct GpuLaunchReport {
+  std::string name; // its entry function in the PTX
+  std::int64_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+  int registers = -1, sharedBytes = -1, stackBytes = -1, spillStores = -1, spillLoads = -1;
+};
+
 struct KernelReport {
   std::string name;
   std::vector<std::string> nodes; // ONNX nodes it computes
@@ -265,6 +272,10 @@ struct KernelReport {
   std::vector<int> llvmIrLoopLines, llvmIrOptimizedLoopLines; // the same for the LLVM IR
   std::uint64_t codeBytes = 0; // machine code of its functions for the target (0: unknown)
   int tunedTrials = 0;         // `schedule` came from tuning records, found in this many trials
+  // CUDA targets: the launches, their table as text (with the device buffers between them
+  // and why ptxas did not run, if it did not).
+  std::vector<GpuLaunchReport> gpuLaunches;
+  std::string gpuReport;
 };
 
 struct CompileReport {
@@ -498,6 +509,8 @@ private:
   void specialiseForInputs(const std::string& npz,
                            const std::map<std::string, std::vector<std::int64_t>>& shapes,
                            const std::string& key, const std::atomic<bool>* cancel);
+  // runOnTarget for a CUDA target on a machine whose driver works (session_target_run.cpp).
+  std::shared_ptr<RunReport> runOnGpu(const CompileOptions& compile, const RunOptions& run);
   friend BackendTestResult runBackendTest(const std::string&, double, double);
   friend CompareResult compareNumerics(const CompareOptions&);
   struct State;

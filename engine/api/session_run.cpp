@@ -3,6 +3,7 @@
 #include "engine/api/run_inputs.h"
 #include "engine/api/session_state.h"
 #include "engine/codegen/llvm/codegen.h"
+#include "engine/codegen/nvptx/ptxas.h"
 #include "engine/driver/bundle_io.h"
 #include "engine/driver/compile_model.h"
 #include "engine/loop_ir/ir_printer.h"
@@ -213,6 +214,22 @@ CompileResult Session::compile(const CompileOptions& options) {
       const std::vector<codegen::KernelCode>& code = jit ? jit->code() : outcome.crossCode;
       if (k < code.size()) {
         kr.codeBytes = code[k].codeBytes;
+        for (const codegen::GpuFunctionCode& f : code[k].gpuFunctions) {
+          GpuLaunchReport g;
+          g.name = f.name;
+          for (int i = 0; i < 3; ++i) {
+            g.grid[i] = f.grid[i];
+            g.block[i] = f.block[i];
+          }
+          g.registers = f.registers;
+          g.sharedBytes = f.sharedBytes;
+          g.stackBytes = f.stackBytes;
+          g.spillStores = f.spillStores;
+          g.spillLoads = f.spillLoads;
+          kr.gpuLaunches.push_back(g);
+        }
+        if (!code[k].gpuFunctions.empty())
+          kr.gpuReport = codegen::nvptx::describeGpuFunctions(code[k]);
         if (options.keepCode) {
           kr.traceLoopIrs = loopIrAfterEachStep(lowered, k);
           kr.llvmIr = code[k].llvmIr;

@@ -4,15 +4,21 @@
 #include "engine/api/run_inputs.h"
 #include "engine/api/session_state.h"
 #include "engine/codegen/llvm/codegen.h"
+#include "engine/export/bundle.h"
 #include "engine/export/export_sources.h"
+#include "engine/runtime/cuda_driver.h"
+#include "engine/runtime/cuda_executor.h"
 #include "engine/runtime/npy.h"
 #include "engine/runtime/timing_stats.h"
 #include "engine/support/subprocess.h"
 #include "engine/support/temporary_folder.h"
 
+#include <algorithm>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
+#include <map>
 #include <regex>
 
 namespace lathe::api {
@@ -104,14 +110,111 @@ std::string lastLines(const std::string& text, int lines) {
 
 } // namespace
 
+// The model compiled to a CUDA bundle, loaded through the driver API and run `repeat` times;
+// the report's latencies are the kernels' (CUDA events), the copies in and out not included.
+std::shared_ptr<RunReport> Session::runOnGpu(const CompileOptions& compileOptions,
+                                             const RunOptions& options) {
+  const TemporaryFolder temp("lathe-cuda");
+  CompileOptions bundleOptions = compileOptions;
+  bundleOptions.bundlePath = (temp.path() / "model.tar").string();
+  bundleOptions.exportDir.clear();
+  bundleOptions.dumpDir.clear();
+  bundleOptions.keepCode = false;
+  bundleOptions.cancel = options.cancel;
+  if (options.onProgress)
+    options.onProgress({0, "compiling for " + compileOptions.target});
+  const CompileResult compiled = compile(bundleOptions);
+  if (!compiled.ok())
+    throw Error(ErrorKind::Invalid, compiled.failure->message);
+  if (!state_->layoutPlan)
+    throw Error(ErrorKind::Internal, "the CUDA compile left no plan of its inputs and outputs");
+  const runtime::ExecutionPlan& plan = *state_->layoutPlan;
+  const std::unique_ptr<exporter::LoadedBundle> bundle =
+      exporter::readBundle(bundleOptions.bundlePath);
+  const exporter::BundleManifest& m = bundle->manifest;
+  std::ifstream ptxFile(bundle->libraryPath, std::ios::binary);
+  runtime::cuda::GpuModuleSpec spec;
+  spec.ptx.assign(std::istreambuf_iterator<char>(ptxFile), std::istreambuf_iterator<char>());
+  std::map<std::string, int> kernelIndex;
+  for (const exporter::BundleKernel& k : m.kernels) {
+    runtime::cuda::GpuKernelSpec kernel;
+    kernel.name = k.name;
+    for (const exporter::BundleLaunch& l : k.launches)
+      kernel.launches.push_back(
+          {l.name, {l.grid[0], l.grid[1], l.grid[2]}, {l.block[0], l.block[1], l.block[2]}});
+    kernel.scratch = k.scratch;
+    kernelIndex[k.name] = static_cast<int>(spec.kernels.size());
+    spec.kernels.push_back(std::move(kernel));
+  }
+  for (const exporter::BundleSlot& slot : m.slots)
+    spec.tensors.push_back({slot.bytes, slot.role == "constant"
+                                            ? bundle->weights.data() + slot.weightsOffset
+                                            : nullptr});
+  for (const exporter::BundleCall& c : m.calls)
+    spec.calls.push_back({kernelIndex.at(c.kernel), c.args});
+  spec.inputs = m.inputs;
+  spec.outputs = m.outputs;
+
+  if (options.onProgress)
+    options.onProgress({40, "running on the GPU"});
+  runtime::cuda::GpuExecutor executor(spec);
+  std::vector<runtime::Tensor> inputs =
+      prepareRunInputs(plan, options.inputsNpz, options.fill, options.seed);
+  std::vector<const void*> in;
+  for (const runtime::Tensor& t : inputs)
+    in.push_back(t.rawData());
+  std::vector<runtime::Tensor> results;
+  std::vector<void*> out;
+  for (int o : plan.outputs) {
+    const runtime::PlanSlot& slot = plan.slots[static_cast<std::size_t>(o)];
+    results.push_back(runtime::Tensor::allocate(slot.type, slot.shape));
+    out.push_back(results.back().rawData());
+  }
+  auto report = std::make_shared<RunReport>();
+  report->target = compileOptions.target;
+  report->threads = 1;
+  report->runner = executor.device() + " (CUDA events time the kernels, not the copies)";
+  const int repeat = std::max(1, options.repeat);
+  for (int r = 0; r < repeat; ++r) {
+    if (options.cancel && options.cancel->load())
+      throw Error(ErrorKind::Cancelled, "run cancelled");
+    double total = 0;
+    for (double ms : executor.run(in, out))
+      total += ms;
+    report->latenciesMs.push_back(total);
+  }
+  std::vector<double> sorted = report->latenciesMs;
+  std::sort(sorted.begin(), sorted.end());
+  report->medianMs = sorted[sorted.size() / 2];
+  report->minMs = sorted.front();
+  report->maxMs = sorted.back();
+  double sum = 0;
+  for (double v : sorted)
+    sum += v;
+  report->meanMs = sum / static_cast<double>(sorted.size());
+  reportOutputs(plan, std::move(results), options.topK, options.outputsNpz, *report);
+  if (options.onProgress)
+    options.onProgress({100, "done"});
+  return report;
+}
+
 RunResult Session::runOnTarget(const CompileOptions& compileOptions, const RunOptions& options) {
   RunResult result;
   try {
     const target::Target target = target::parseTarget(compileOptions.target);
-    if (target.kind != target::Kind::Llvm)
-      throw Error(ErrorKind::Unsupported, "\"" + target.text() +
-                                              "\" has no way to run from here yet (only LLVM CPU "
-                                              "targets are exported)");
+    if (target.kind == target::Kind::Cuda) {
+      std::string why;
+      if (!codegen::targetAvailable(target, &why))
+        throw Error(ErrorKind::Unsupported, why);
+      const runtime::cuda::DriverProbe& driver = runtime::cuda::probeDriver();
+      if (!driver.usable)
+        throw Error(ErrorKind::Unsupported, "cannot run on \"" + target.text() +
+                                                "\": " + driver.message +
+                                                "; lathe compile --target \"" + target.text() +
+                                                "\" --dump DIR still writes and checks the PTX");
+      result.report = runOnGpu(compileOptions, options);
+      return result;
+    }
     std::string why;
     if (!codegen::targetAvailable(target, &why))
       throw Error(ErrorKind::Unsupported, why);

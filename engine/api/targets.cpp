@@ -43,7 +43,7 @@ std::vector<TargetSummary> knownTargets() {
       t.triple = parsed.kind == target::Kind::Cuda ? "nvptx64-nvidia-cuda" : "";
       t.cpu = parsed.arch;
       if (parsed.kind == target::Kind::Cuda)
-        t.unavailable = "Lathe does not generate PTX yet";
+        codegen::targetAvailable(parsed, &t.unavailable);
       continue;
     }
     if (!codegen::targetAvailable(parsed, &t.unavailable))

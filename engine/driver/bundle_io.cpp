@@ -1,6 +1,7 @@
 #include "engine/driver/bundle_io.h"
 
 #include "engine/codegen/llvm/codegen.h"
+#include "engine/codegen/nvptx/ptx_compiler.h"
 #include "engine/driver/dump_files.h"
 #include "engine/driver/execution_plan.h"
 #include "engine/export/bundle.h"
@@ -45,10 +46,55 @@ private:
 
 } // namespace
 
+namespace {
+
+// A CUDA bundle: one PTX module with every kernel's launches, which the manifest lists.
+std::uint64_t writeCudaBundle(const lowering::LoweredModel& lowered,
+                              const exporter::BundleManifest& layout, const target::Target& target,
+                              const std::string& modelPath, const std::string& path,
+                              const std::string& dumpDir, const codegen::CodegenOptions& options,
+                              std::vector<codegen::KernelCode>* code) {
+  const codegen::nvptx::PtxModule ptx = codegen::nvptx::compileToPtx(lowered.kernels, options);
+  exporter::BundleManifest manifest = layout;
+  manifest.model = fs::path(modelPath).filename().string();
+  manifest.target = target.text();
+  manifest.triple = codegen::resolveTarget(target).triple;
+  manifest.library = "kernels.ptx";
+  for (exporter::BundleKernel& k : manifest.kernels)
+    for (const codegen::KernelCode& code : ptx.code) {
+      if (code.name != k.name)
+        continue;
+      for (const codegen::GpuFunctionCode& f : code.gpuFunctions)
+        k.launches.push_back(
+            {f.name, {f.grid[0], f.grid[1], f.grid[2]}, {f.block[0], f.block[1], f.block[2]}});
+      for (const auto& [name, bytes] : code.gpuScratch)
+        k.scratch.push_back(static_cast<std::uint64_t>(bytes));
+    }
+  const std::string weights = packWeights(lowered, [&](std::size_t slot, std::uint64_t offset) {
+    manifest.slots[slot].weightsOffset = offset;
+  });
+  manifest.librarySeal = exporter::sealOf(ptx.ptx);
+  manifest.weightsSeal = exporter::sealOf(weights);
+  try { // what is written must load: a failure here is a bug in Lathe, not in the model
+    exporter::validateManifest(manifest, path);
+  } catch (const Error& e) {
+    throw Error(ErrorKind::Internal, std::string("the bundle's manifest is invalid: ") + e.what());
+  }
+  exporter::writeBundle(path, manifest, ptx.ptx, weights);
+  if (!dumpDir.empty())
+    writeDumpFiles(dumpDir, manifest.model, lowered, ptx.code);
+  if (code)
+    *code = ptx.code;
+  return fs::file_size(path);
+}
+
+} // namespace
+
 std::uint64_t writeCompiledBundle(const lowering::LoweredModel& lowered,
                                   const exporter::BundleManifest& layout,
                                   const target::Target& target, const std::string& modelPath,
-                                  const std::string& path, const std::string& dumpDir) {
+                                  const std::string& path, const std::string& dumpDir,
+                                  std::vector<codegen::KernelCode>* code) {
   for (const lowering::KernelCall& c : lowered.calls)
     if (c.hostNode)
       throw Error(ErrorKind::Unsupported,
@@ -58,6 +104,8 @@ std::uint64_t writeCompiledBundle(const lowering::LoweredModel& lowered,
   codegen::CodegenOptions options;
   options.target = target;
   options.keepText = !dumpDir.empty();
+  if (target.kind == target::Kind::Cuda)
+    return writeCudaBundle(lowered, layout, target, modelPath, path, dumpDir, options, code);
   const codegen::ObjectCode object = codegen::compileToObject(lowered.kernels, options);
   const target::Target resolved = codegen::resolveTarget(target);
 
@@ -87,6 +135,8 @@ std::uint64_t writeCompiledBundle(const lowering::LoweredModel& lowered,
 
   if (!dumpDir.empty())
     writeDumpFiles(dumpDir, manifest.model, lowered, object.code);
+  if (code)
+    *code = object.code;
   return fs::file_size(path);
 }
 
@@ -108,6 +158,13 @@ std::unique_ptr<CompiledModel> loadCompiledBundle(const std::string& path, int t
   auto loaded = exporter::readBundle(path);
   const exporter::BundleManifest& m = loaded->manifest;
   const std::string hostTriple = codegen::resolveTarget(target::parseTarget("llvm")).triple;
+  if (m.library == "kernels.ptx")
+    throw Error(ErrorKind::Unsupported,
+                "the bundle holds PTX for \"" + m.target +
+                    "\"; Lathe cannot run CUDA bundles yet (lathe run MODEL.onnx --target "
+                    "\"" +
+                    m.target + "\" says whether this machine has a CUDA driver)",
+                {path, {}, {}});
   if (m.library != "kernels.so" ||
       m.triple.substr(0, m.triple.find('-')) != hostTriple.substr(0, hostTriple.find('-'))) {
     // Say how to run it after all: an export for that target, and the emulator for it here.

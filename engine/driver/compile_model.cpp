@@ -1,6 +1,7 @@
 #include "engine/driver/compile_model.h"
 
 #include "engine/codegen/llvm/codegen.h"
+#include "engine/codegen/nvptx/ptx_compiler.h"
 #include "engine/driver/bundle_io.h"
 #include "engine/driver/control_flow.h"
 #include "engine/driver/execution_plan.h"
@@ -60,6 +61,9 @@ lowering::LoweredModel lowerModel(const graph::Graph& graph, const target::Targe
                                   const schedule::ScheduleSet* schedules, const TunedLookup& tuned,
                                   std::vector<int>* tunedTrials) {
   lowering::LoweredModel lowered = lowering::lowerGraph(graph, loweringOptions(target));
+  if (target.kind == target::Kind::Cuda)
+    for (loop::Kernel& k : lowered.kernels)
+      k = schedule::withoutParallelLoops(k);
   if (tunedTrials)
     tunedTrials->assign(lowered.kernels.size(), 0);
   const bool scheduled = schedules && !schedules->empty();
@@ -93,6 +97,15 @@ lowering::LoweredModel lowerModel(const graph::Graph& graph, const target::Targe
           (*tunedTrials)[k] = t->trials;
         continue;
       }
+    }
+    if (target.kind == target::Kind::Cuda) {
+      // The CPU lowering's trace (vectors, thread-pool tasks) means nothing on a GPU.
+      const std::string trace = schedule::gpuDefaultTrace(naive);
+      if (!trace.empty())
+        kernel = schedule::apply(naive, schedule::parseTrace(kernel.name, trace),
+                                 "GPU default trace of " + kernel.name);
+      lowered.scheduleTraces[k] = trace;
+      continue;
     }
     if (!naive.defaultTrace.empty()) {
       // The lowering's own trace: a failure is a bug in that lowering, said as such.
@@ -245,18 +258,22 @@ CompileOutcome compileModel(const graph::Graph& graph, const CompileSettings& se
   } else if (host && settings.bundlePath.empty()) {
     out.compiled = compileInMemory(out.lowered, std::move(layout), settings);
   } else if (!settings.bundlePath.empty()) {
-    out.bundleBytes = writeCompiledBundle(*out.lowered, layout, settings.target, settings.modelPath,
-                                          settings.bundlePath, settings.dumpDir);
+    out.bundleBytes =
+        writeCompiledBundle(*out.lowered, layout, settings.target, settings.modelPath,
+                            settings.bundlePath, settings.dumpDir, host ? nullptr : &out.crossCode);
     if (host) {
       out.compiled = loadCompiledBundle(settings.bundlePath, settings.threads);
       out.compiled->lowered = out.lowered;
     }
   } else {
-    // Code for another machine, to look at: compiled to an object for it and kept as text.
+    // Code for another machine, to look at: compiled to an object (or PTX) for it and kept
+    // as text.
     codegen::CodegenOptions options;
     options.target = settings.target;
     options.keepText = settings.keepText;
-    out.crossCode = codegen::compileToObject(out.lowered->kernels, options).code;
+    out.crossCode = settings.target.kind == target::Kind::Cuda
+                        ? codegen::nvptx::compileToPtx(out.lowered->kernels, options).code
+                        : codegen::compileToObject(out.lowered->kernels, options).code;
   }
   out.codegenMilliseconds = watch.elapsedMs();
 

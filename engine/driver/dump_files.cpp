@@ -1,5 +1,6 @@
 #include "engine/driver/dump_files.h"
 
+#include "engine/codegen/nvptx/ptxas.h"
 #include "engine/loop_ir/ir_printer.h"
 #include "engine/loop_ir/ir_visitor.h"
 #include "engine/support/atomic_file.h"
@@ -71,7 +72,11 @@ void writeDumpFiles(const std::string& dir, const std::string& modelName,
     if (k < code.size()) {
       writeText(fs::path(dir) / (kernel.name + ".ll"), code[k].llvmIr);
       writeText(fs::path(dir) / (kernel.name + ".opt.ll"), code[k].llvmIrOptimized);
-      writeText(fs::path(dir) / (kernel.name + ".s"), code[k].assembly);
+      const bool gpu = !code[k].gpuFunctions.empty();
+      writeText(fs::path(dir) / (kernel.name + (gpu ? ".ptx" : ".s")), code[k].assembly);
+      if (gpu)
+        writeText(fs::path(dir) / (kernel.name + ".ptxas.txt"),
+                  codegen::nvptx::describeGpuFunctions(code[k]));
     }
     LoopList loops;
     loops.visit(naive.body);

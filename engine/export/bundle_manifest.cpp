@@ -25,7 +25,14 @@ std::string manifestToJson(const BundleManifest& m) {
     Json params = Json::array();
     for (const BundleParam& p : k.params)
       params.push_back({{"role", p.role}, {"dtype", p.dtype}, {"bytes", p.bytes}});
-    j["kernels"].push_back({{"name", k.name}, {"params", params}});
+    Json kernel = {{"name", k.name}, {"params", params}};
+    if (!k.launches.empty()) {
+      kernel["launches"] = Json::array();
+      for (const BundleLaunch& l : k.launches)
+        kernel["launches"].push_back({{"name", l.name}, {"grid", l.grid}, {"block", l.block}});
+      kernel["scratch"] = k.scratch;
+    }
+    j["kernels"].push_back(kernel);
   }
   j["slots"] = Json::array();
   for (const BundleSlot& s : m.slots)
@@ -170,6 +177,25 @@ BundleManifest readManifest(const Json& j, const ManifestReader& r) {
       r.object(p, pat);
       return BundleParam{r.text(p, pat, "role"), r.text(p, pat, "dtype"), r.size(p, pat, "bytes")};
     });
+    if (v.contains("launches")) {
+      const auto dims = [&](const Json& l, const std::string& lat, const char* key) {
+        return r.list<std::int64_t>(
+            l, lat, key, [&](const Json& d, const std::string& dat) { return r.integer(d, dat); });
+      };
+      k.launches =
+          r.list<BundleLaunch>(v, at, "launches", [&](const Json& l, const std::string& lat) {
+            r.object(l, lat);
+            return BundleLaunch{r.text(l, lat, "name"), dims(l, lat, "grid"),
+                                dims(l, lat, "block")};
+          });
+      k.scratch =
+          r.list<std::uint64_t>(v, at, "scratch", [&](const Json& s, const std::string& sat) {
+            const std::int64_t bytes = r.integer(s, sat);
+            if (bytes < 0)
+              r.fail(sat, "must be a non-negative integer");
+            return static_cast<std::uint64_t>(bytes);
+          });
+    }
     return k;
   });
   m.slots = r.list<BundleSlot>(j, "", "slots", [&](const Json& v, const std::string& at) {

@@ -29,9 +29,19 @@ struct BundleParam {
   std::uint64_t bytes = 0;
 };
 
+// A CUDA kernel's launch: an entry function of the PTX, with its grid and block sizes.
+struct BundleLaunch {
+  std::string name;
+  std::vector<std::int64_t> grid, block; // x, y, z
+};
+
 struct BundleKernel {
   std::string name;                // the function's symbol in the library
   std::vector<BundleParam> params; // in calling-convention order: inputs, then outputs
+  // PTX bundles only: the launches that make up the kernel, run in order, each taking the
+  // params and then device buffers of `scratch` bytes each.
+  std::vector<BundleLaunch> launches = {};
+  std::vector<std::uint64_t> scratch = {};
 };
 
 struct BundleCall {
@@ -52,7 +62,7 @@ struct BundleManifest {
   std::string model;   // the ONNX file it came from
   std::string target;  // canonical target string
   std::string triple;  // resolved LLVM triple
-  std::string library; // "kernels.so" or "kernels.o"
+  std::string library; // "kernels.so", "kernels.o" or, for CUDA, "kernels.ptx"
   BundleFileSeal librarySeal, weightsSeal;
   std::vector<BundleKernel> kernels;
   std::vector<BundleSlot> slots;

@@ -44,8 +44,12 @@ public:
   ManifestValidator(const BundleManifest& m, const std::string& bundle) : m_(m), bundle_(bundle) {}
 
   void run() {
-    if (m_.library != "kernels.so" && m_.library != "kernels.o")
-      fail(bundle_, "library", "'" + m_.library + "' is neither kernels.so nor kernels.o");
+    const bool ptx = m_.triple.rfind("nvptx", 0) == 0;
+    if (ptx ? m_.library != "kernels.ptx" : m_.library != "kernels.so" && m_.library != "kernels.o")
+      fail(bundle_, "library",
+           "'" + m_.library + "' is " +
+               (ptx ? "not kernels.ptx (the triple is " + m_.triple + ")"
+                    : std::string("neither kernels.so nor kernels.o")));
     checkSealForm(m_.librarySeal, "library");
     checkSealForm(m_.weightsSeal, "weights");
     checkKernels();
@@ -72,6 +76,7 @@ private:
       if (!kernels_.emplace(kernel.name, k).second)
         fail(bundle_, field + ".name",
              "'" + kernel.name + "' is also the name of " + at("kernels", kernels_[kernel.name]));
+      checkLaunches(kernel, field);
       bool seenOutput = false;
       for (std::size_t p = 0; p < kernel.params.size(); ++p) {
         const BundleParam& param = kernel.params[p];
@@ -91,6 +96,43 @@ private:
                    " elements");
       }
     }
+  }
+
+  // A PTX bundle's kernels each have launches within CUDA's limits; others have none.
+  void checkLaunches(const BundleKernel& kernel, const std::string& field) const {
+    const bool ptx = m_.library == "kernels.ptx";
+    if (!ptx && (!kernel.launches.empty() || !kernel.scratch.empty()))
+      fail(bundle_, field + ".launches", "launches belong to PTX bundles only");
+    if (ptx && kernel.launches.empty())
+      fail(bundle_, field + ".launches", "a CUDA kernel needs at least one launch");
+    static constexpr std::int64_t kGrid[] = {2147483647, 65535, 65535};
+    static constexpr std::int64_t kBlock[] = {1024, 1024, 64};
+    for (std::size_t l = 0; l < kernel.launches.size(); ++l) {
+      const BundleLaunch& launch = kernel.launches[l];
+      const std::string lfield = field + "." + at("launches", l);
+      if (launch.name.empty() || launch.name.find('\0') != std::string::npos)
+        fail(bundle_, lfield + ".name", "is not a symbol name");
+      if (launch.grid.size() != 3 || launch.block.size() != 3)
+        fail(bundle_, lfield, "grid and block need 3 sizes each (x, y, z)");
+      std::int64_t threads = 1;
+      for (std::size_t d = 0; d < 3; ++d) {
+        if (launch.grid[d] < 1 || launch.grid[d] > kGrid[d])
+          fail(bundle_, lfield + ".grid",
+               std::to_string(launch.grid[d]) + " blocks on axis " + std::to_string(d) +
+                   " is outside CUDA's limits");
+        if (launch.block[d] < 1 || launch.block[d] > kBlock[d])
+          fail(bundle_, lfield + ".block",
+               std::to_string(launch.block[d]) + " threads on axis " + std::to_string(d) +
+                   " is outside CUDA's limits");
+        threads *= launch.block[d];
+      }
+      if (threads > 1024)
+        fail(bundle_, lfield + ".block",
+             std::to_string(threads) + " threads per block (CUDA allows 1024)");
+    }
+    for (std::size_t s = 0; s < kernel.scratch.size(); ++s)
+      if (kernel.scratch[s] > static_cast<std::uint64_t>(kMaxBundleBytes))
+        fail(bundle_, field + "." + at("scratch", s), "is implausibly large");
   }
 
   void checkSlots() {

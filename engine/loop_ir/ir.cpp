@@ -473,8 +473,39 @@ const char* forKindName(ForKind kind) {
     return "vectorized";
   case ForKind::Unrolled:
     return "unrolled";
+  case ForKind::GpuBlockX:
+    return "blockIdx.x";
+  case ForKind::GpuBlockY:
+    return "blockIdx.y";
+  case ForKind::GpuBlockZ:
+    return "blockIdx.z";
+  case ForKind::GpuThreadX:
+    return "threadIdx.x";
+  case ForKind::GpuThreadY:
+    return "threadIdx.y";
+  case ForKind::GpuThreadZ:
+    return "threadIdx.z";
   }
   return "?";
+}
+
+bool isGpuBound(ForKind kind) {
+  return kind >= ForKind::GpuBlockX;
+}
+bool isGpuBlock(ForKind kind) {
+  return kind >= ForKind::GpuBlockX && kind <= ForKind::GpuBlockZ;
+}
+int gpuAxis(ForKind kind) {
+  return isGpuBlock(kind) ? static_cast<int>(kind) - static_cast<int>(ForKind::GpuBlockX)
+                          : static_cast<int>(kind) - static_cast<int>(ForKind::GpuThreadX);
+}
+
+std::optional<ForKind> gpuBindingNamed(const std::string& name) {
+  for (ForKind k : {ForKind::GpuBlockX, ForKind::GpuBlockY, ForKind::GpuBlockZ, ForKind::GpuThreadX,
+                    ForKind::GpuThreadY, ForKind::GpuThreadZ})
+    if (name == forKindName(k))
+      return k;
+  return std::nullopt;
 }
 
 const std::string& For::name() const {

@@ -23,6 +23,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -442,8 +443,28 @@ struct Let final : ExprNode {
 // Serial/Parallel run the body for var = min .. min+extent-1 (none when extent <= 0).
 // Vectorized and Unrolled are requests that the loop passes carry out (into Ramps, or into
 // copies of the body); a code generator that meets one may emit it as a serial loop.
-enum class ForKind : std::uint8_t { Serial, Parallel, Vectorized, Unrolled };
-const char* forKindName(ForKind kind); // "serial", "parallel", "vectorized", "unrolled"
+// The Gpu kinds are loops bound to a CUDA grid axis (schedule primitive `bind`): the loop
+// does not iterate; each block (Block*) or thread of a block (Thread*) runs the body once,
+// its variable being min + blockIdx/threadIdx on that axis. Only GPU code has them.
+enum class ForKind : std::uint8_t {
+  Serial,
+  Parallel,
+  Vectorized,
+  Unrolled,
+  GpuBlockX,
+  GpuBlockY,
+  GpuBlockZ,
+  GpuThreadX,
+  GpuThreadY,
+  GpuThreadZ,
+};
+// "serial", "parallel", "vectorized", "unrolled", "blockIdx.x" ... "threadIdx.z"
+const char* forKindName(ForKind kind);
+bool isGpuBound(ForKind kind);
+bool isGpuBlock(ForKind kind); // blockIdx.x/y/z
+int gpuAxis(ForKind kind);     // 0, 1, 2 for x, y, z of a bound kind
+// The kind `name` ("blockIdx.x" ... "threadIdx.z") binds to, if it is one.
+std::optional<ForKind> gpuBindingNamed(const std::string& name);
 
 struct For final : StmtNode {
   static constexpr StmtKind kKind = StmtKind::For;

@@ -27,5 +27,7 @@ Stmt computeInline(const Stmt& body, const std::string& buffer);
 Stmt computeAt(const Stmt& body, const std::string& buffer, const std::string& loop);
 Stmt pack(const Stmt& body, const std::string& buffer, const std::string& loop);
 Stmt partition(const Stmt& body, const std::string& top);
+// `axis` is one of blockIdx.x/y/z, threadIdx.x/y/z.
+Stmt bind(const Stmt& body, const std::string& loop, const std::string& axis);
 
 } // namespace lathe::schedule::detail

@@ -93,6 +93,16 @@ std::string traceText(const Schedule& schedule);
 loop::Kernel apply(const loop::Kernel& kernel, const Schedule& schedule,
                    const std::string& source = {}, std::size_t* refused = nullptr);
 
+// The default schedule of `kernel` (its nest as lowered) for a CUDA GPU, as a trace: in each
+// top-level loop nest, the longest run of outer loops whose iterations are independent is
+// fused, split into blocks of kGpuBlockThreads threads and bound to blockIdx.x/threadIdx.x
+// (one block when fewer). A nest with no such loop runs on one thread.
+inline constexpr std::int64_t kGpuBlockThreads = 256;
+std::string gpuDefaultTrace(const loop::Kernel& kernel);
+// `kernel` with the parallel loops its lowering marked made serial: the nest GPU traces
+// replay on (the lowering's parallel loops are CPU thread-pool tasks).
+loop::Kernel withoutParallelLoops(const loop::Kernel& kernel);
+
 // Checks that every schedule names one of `kernels` (a typo would otherwise do nothing).
 void checkKernelsExist(const ScheduleSet& set, const std::vector<std::string>& kernels);
 

@@ -73,7 +73,8 @@ std::vector<KnownTarget> knownTargets() {
        "microcontroller without FPU (float in software), no operating system"},
       {"WebAssembly", "llvm -mtriple=wasm32-unknown-unknown -mattr=+simd128",
        "wasm32 with 128-bit SIMD"},
-      {"CUDA sm_90", "cuda -arch=sm_90", "NVIDIA Hopper GPUs through PTX"},
+      {"CUDA sm_80", "cuda -arch=sm_80", "NVIDIA Ampere GPUs (A100) through PTX"},
+      {"CUDA sm_90", "cuda -arch=sm_90", "NVIDIA Hopper GPUs (H100, H200) through PTX"},
   };
 }
 

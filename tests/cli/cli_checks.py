@@ -1252,6 +1252,104 @@ def check_disable_pass(lathe, models):
            f"Winograd and direct agree (max difference {diff})")
 
 
+def ptxas_found():
+    import shutil
+    for path in (os.environ.get("LATHE_PTXAS", ""),
+                 os.path.join(os.environ.get("CUDA_PATH", "/nonexistent"), "bin", "ptxas"),
+                 "/usr/local/cuda/bin/ptxas"):
+        if path and os.access(path, os.X_OK):
+            return True
+    return shutil.which("ptxas") is not None
+
+
+def gpu_table(out):
+    """The rows of lathe compile's CUDA launch table: kernel -> (launches, threads, registers,
+    stack, spills), with '-' where ptxas did not run."""
+    lines = out.split("CUDA launches")[1].splitlines()[2:]
+    rows = {}
+    for line in lines:
+        cells = line.split()
+        if len(cells) < 6 or not cells[1].isdigit():
+            break
+        rows[cells[0]] = cells[1:6]
+    return rows
+
+
+def check_cuda_ptx(lathe, models):
+    """A CUDA target compiles to one PTX module (a launch per top-level nest), which ptxas
+    assembles for sm_80 and sm_90; the table, the dump and the bundle say what each kernel
+    became. Running needs a CUDA driver: without one, a clear message and exit 1."""
+    import tarfile
+    import tempfile
+    work = tempfile.mkdtemp(prefix="lathe_cli_")
+    model = os.path.join(models, "sample_cnn.onnx")
+    for arch in ("sm_80", "sm_90"):
+        bundle = os.path.join(work, arch + ".tar")
+        dump = os.path.join(work, "dump_" + arch)
+        rc, out, err = run(lathe, "compile", model, "--target", "cuda -arch=" + arch, "-o",
+                           bundle, "--dump", dump)
+        expect(rc == 0, f"compile for {arch}", out + err)
+        rows = gpu_table(out)
+        expect(len(rows) == 17, f"17 kernels in the launch table ({len(rows)})", out)
+        expect(rows["k2_reshape"][1] == "512", "k2_reshape runs 512 threads", out)
+        if ptxas_found():
+            expect(all(r[2] != "-" and int(r[2]) > 0 for r in rows.values()),
+                   "ptxas reported registers for every kernel", out)
+        ptx = open(os.path.join(dump, "fused_add_mul_7.ptx")).read()
+        expect(".entry fused_add_mul_7(" in ptx and "%tid.x" in ptx and "%ctaid.x" in ptx,
+               "the dump has each kernel's PTX entry, indexed by block and thread", ptx[:2000])
+        report = open(os.path.join(dump, "fused_add_mul_7.ptxas.txt")).read()
+        expect("registers" in report and "fused_add_mul_7" in report, "the ptxas report", report)
+        with tarfile.open(bundle) as tar:
+            manifest = json.load(tar.extractfile("manifest.json"))
+            library = tar.extractfile("kernels.ptx").read().decode()
+        expect(manifest["library"] == "kernels.ptx" and manifest["triple"] == "nvptx64-nvidia-cuda",
+               "the bundle holds PTX", json.dumps(manifest)[:500])
+        expect(f".target {arch}" in library, f"the PTX targets {arch}", library[:400])
+        launches = {k["name"]: k["launches"] for k in manifest["kernels"]}
+        expect(len(launches) == 17 and all(
+            l and all(len(x["grid"]) == 3 and len(x["block"]) == 3 for x in l)
+            for l in launches.values()), "each kernel lists its launches", str(launches))
+        expect(launches["k2_reshape"] == [{"name": "k2_reshape", "grid": [2, 1, 1],
+                                           "block": [256, 1, 1]}],
+               "k2_reshape: 2 blocks of 256 threads", str(launches["k2_reshape"]))
+    # Running: without a driver (every machine CI has), a message that says so, and exit 1.
+    rc, out, err = run(lathe, "run", model, "--target", "cuda -arch=sm_90")
+    expect(rc == 1 and ("no CUDA driver found: libcuda.so.1" in err or
+                        "CUDA driver" in err), "run on CUDA without a driver", out + err)
+    rc, out, err = run(lathe, "run", os.path.join(work, "sm_90.tar"))
+    expect(rc == 1 and "holds PTX" in err, "a CUDA bundle is not run on the CPU", out + err)
+    rc, out, err = run(lathe, "compile", model, "--target", "cuda -arch=sm_70", "-o",
+                       os.path.join(work, "old.tar"))
+    expect(rc == 1 and "sm_75 and newer" in err, "sm_70 is refused", out + err)
+    rc, out, err = run(lathe, "targets")
+    expect(rc == 0 and "unavailable" not in [l for l in out.splitlines() if "cuda" in l][0],
+           "lathe targets offers CUDA", out)
+
+
+def check_cuda_big_models(lathe, models):
+    """Every kernel of ResNet-50, MobileNetV2 and BERT becomes PTX that ptxas assembles for
+    sm_80 and sm_90 without errors."""
+    import tempfile
+    if not ptxas_found():
+        print("skipped: no ptxas (CUDA Toolkit) on this machine")
+        sys.exit(77)
+    work = tempfile.mkdtemp(prefix="lathe_cli_")
+    for name in ("resnet50", "mobilenetv2", "bert"):
+        for arch in ("sm_80", "sm_90"):
+            rc, out, err = run(lathe, "compile", f"{models}/big/{name}.onnx", "--target",
+                               "cuda -arch=" + arch, "-o", os.path.join(work, f"{name}.tar"))
+            expect(rc == 0, f"{name} for {arch}", out + err)
+            rows = gpu_table(out)
+            expect(rows and all(r[2] != "-" for r in rows.values()),
+                   f"{name} {arch}: ptxas assembled every kernel", out)
+            spills = sum(1 for r in rows.values() if r[4] != "0")
+            print(f"{name} {arch}: {len(rows)} kernels, "
+                  f"{sum(int(r[0]) for r in rows.values())} launches, "
+                  f"most registers {max(int(r[2]) for r in rows.values())}, "
+                  f"{spills} kernels spill")
+
+
 CHECKS = {name[len("check_"):]: fn for name, fn in globals().items() if name.startswith("check_")}
 
 if __name__ == "__main__":

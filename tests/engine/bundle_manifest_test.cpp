@@ -57,6 +57,23 @@ TEST(BundleManifest, JsonRoundTrip) {
   EXPECT_EQ(back.calls[0].nodes, std::vector<std::string>{"mul0"});
   EXPECT_EQ(back.calls[0].flops, 6);
   EXPECT_EQ(validationError(back), "");
+  EXPECT_TRUE(back.kernels[0].launches.empty());
+}
+
+TEST(BundleManifest, PtxBundlesKeepTheirLaunches) {
+  BundleManifest m = validManifest();
+  m.triple = "nvptx64-nvidia-cuda";
+  m.library = "kernels.ptx";
+  m.kernels[0].launches = {{"k0_mul_l0", {2, 1, 1}, {256, 1, 1}},
+                           {"k0_mul_l1", {1, 1, 1}, {3, 1, 1}}};
+  m.kernels[0].scratch = {4096};
+  const BundleManifest back = manifestFromJson(manifestToJson(m), "model.tar");
+  ASSERT_EQ(back.kernels[0].launches.size(), 2u);
+  EXPECT_EQ(back.kernels[0].launches[1].name, "k0_mul_l1");
+  EXPECT_EQ(back.kernels[0].launches[0].grid, (std::vector<std::int64_t>{2, 1, 1}));
+  EXPECT_EQ(back.kernels[0].launches[0].block, (std::vector<std::int64_t>{256, 1, 1}));
+  EXPECT_EQ(back.kernels[0].scratch, std::vector<std::uint64_t>{4096});
+  EXPECT_EQ(validationError(back), "");
 }
 
 struct ManifestEdit {
@@ -118,6 +135,28 @@ TEST(BundleManifest, RefusesInconsistentManifestsByField) {
        "calls[0].args[2]", "would write the input 'x'"},
       {"another library name", [](auto& m) { m.library = "../evil.so"; }, "library",
        "neither kernels.so nor kernels.o"},
+      {"PTX under a CPU triple", [](auto& m) { m.library = "kernels.ptx"; }, "library",
+       "neither kernels.so nor kernels.o"},
+      {"a shared object under nvptx", [](auto& m) { m.triple = "nvptx64-nvidia-cuda"; }, "library",
+       "not kernels.ptx (the triple is nvptx64-nvidia-cuda)"},
+      {"launches in a CPU bundle",
+       [](auto& m) { m.kernels[0].launches = {{"k0_mul", {1, 1, 1}, {32, 1, 1}}}; },
+       "kernels[0].launches", "launches belong to PTX bundles only"},
+      {"a CUDA kernel without launches",
+       [](auto& m) { m.triple = "nvptx64-nvidia-cuda", m.library = "kernels.ptx"; },
+       "kernels[0].launches", "needs at least one launch"},
+      {"a block of 2048 threads",
+       [](auto& m) {
+         m.triple = "nvptx64-nvidia-cuda", m.library = "kernels.ptx";
+         m.kernels[0].launches = {{"k0_mul", {1, 1, 1}, {64, 32, 1}}};
+       },
+       "kernels[0].launches[0].block", "2048 threads per block (CUDA allows 1024)"},
+      {"a grid of no blocks",
+       [](auto& m) {
+         m.triple = "nvptx64-nvidia-cuda", m.library = "kernels.ptx";
+         m.kernels[0].launches = {{"k0_mul", {1, 0, 1}, {32, 1, 1}}};
+       },
+       "kernels[0].launches[0].grid", "0 blocks on axis 1 is outside CUDA's limits"},
       {"a malformed hash", [](auto& m) { m.librarySeal.sha256 = "abc"; }, "library_sha256",
        "64 lowercase hex digits"},
       {"an absurd weights size", [](auto& m) { m.weightsSeal.bytes = max; }, "weights_bytes",

@@ -60,6 +60,7 @@ private slots:
   void aarch64CodeIsShownWithSizes();
   void runOnAarch64MatchesTheHost();
   void exportDialogWritesAndBuilds();
+  void cudaShowsPtxAndLaunches();
 
 private:
   void shoot(QWidget* w, const char* name) {
@@ -196,6 +197,58 @@ void TestCrossTargets::exportDialogWritesAndBuilds() {
            qPrintable(dialog->resultText()));
   dialog->close();
   QVERIFY(window_->setTarget(QStringLiteral("llvm")));
+}
+
+void TestCrossTargets::cudaShowsPtxAndLaunches() {
+  QSignalSpy compiled(window_.get(), &MainWindow::compiled);
+  QSignalSpy failed(window_.get(), &MainWindow::compileFailed);
+  QVERIFY(window_->setTarget(QStringLiteral("cuda -arch=sm_90")));
+  if (!window_->isCompiling())
+    QVERIFY(window_->compile());
+  // A compile for the previous target may still finish first.
+  for (int i = 0; i < 3 && !(window_->compileReport() &&
+                             window_->compileReport()->target == "cuda -arch=sm_90");
+       ++i)
+    QVERIFY2(compiled.wait(kTimeoutMs),
+             failed.isEmpty() ? "no compile" : qPrintable(failed.front().front().toString()));
+  const auto& report = window_->compileReport();
+  QVERIFY(report);
+  QCOMPARE(QString::fromStdString(report->target), QStringLiteral("cuda -arch=sm_90"));
+  auto* kernels = window_->findChild<KernelsPanel*>();
+  QVERIFY(window_->selectKernel(0));
+  auto* tabs = window_->findChild<QTabWidget*>(QStringLiteral("kernelCodeTabs"));
+  auto* assembly = window_->findChild<QPlainTextEdit*>(QStringLiteral("kernelAssembly"));
+  QCOMPARE(tabs->tabText(tabs->indexOf(assembly)), QStringLiteral("PTX"));
+  QVERIFY2(assembly->toPlainText().contains(QStringLiteral(".entry ")),
+           qPrintable(assembly->toPlainText().left(400)));
+  // One row per launch of the kernel, with ptxas's registers where ptxas ran.
+  QTableWidget* launches = kernels->gpuLaunchTable();
+  QVERIFY(tabs->indexOf(launches) >= 0);
+  QCOMPARE(launches->rowCount(), static_cast<int>(report->kernels[0].gpuLaunches.size()));
+  QVERIFY(launches->rowCount() >= 1);
+  QCOMPARE(launches->item(0, 0)->text(),
+           QString::fromStdString(report->kernels[0].gpuLaunches[0].name));
+  if (report->kernels[0].gpuLaunches[0].registers >= 0)
+    QVERIFY(launches->item(0, 3)->text().toInt() > 0);
+  // The kernel with the most spilled bytes (if any) is shown in the warning colours.
+  for (int k = 0; k < static_cast<int>(report->kernels.size()); ++k)
+    for (const lathe::api::GpuLaunchReport& g :
+         report->kernels[static_cast<std::size_t>(k)].gpuLaunches)
+      if (g.spillStores > 0) {
+        QVERIFY(window_->selectKernel(k));
+        bool amber = false;
+        for (int row = 0; row < launches->rowCount(); ++row)
+          amber = amber || launches->item(row, 0)->background().color() == QColor(0xff, 0xf3, 0xcd);
+        QVERIFY(amber);
+        break;
+      }
+  window_->showPanel(MainWindow::Panel::Kernels);
+  kernels->showCode(KernelsPanel::Code::GpuLaunches);
+  shoot(window_.get(), "target_cuda_launches.png");
+  // Back to the host: the GPU tab goes away again.
+  QVERIFY(window_->setTarget(QStringLiteral("llvm")));
+  QVERIFY(compiled.wait(kTimeoutMs));
+  QVERIFY(tabs->indexOf(launches) < 0);
 }
 
 QTEST_MAIN(TestCrossTargets)

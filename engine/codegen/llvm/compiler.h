@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lathe::codegen {
@@ -19,6 +20,14 @@ namespace lathe::codegen {
 struct CodegenOptions {
   target::Target target; // "llvm" = the host
   bool keepText = false; // keep LLVM IR before/after optimisation and assembly per kernel
+};
+
+// One CUDA launch of a kernel (CUDA targets): its entry function in the PTX, the grid and
+// block it is launched with, and what ptxas reported for it (-1: ptxas did not run).
+struct GpuFunctionCode {
+  std::string name;
+  std::int64_t grid[3] = {1, 1, 1}, block[3] = {1, 1, 1};
+  int registers = -1, sharedBytes = -1, stackBytes = -1, spillStores = -1, spillLoads = -1;
 };
 
 struct KernelCode {
@@ -34,6 +43,11 @@ struct KernelCode {
   // Bytes of machine code of the kernel's functions (itself, its bodies and outlined loops),
   // from the symbol sizes of the object LLVM emitted; 0 where the object does not say.
   std::uint64_t codeBytes = 0;
+  // CUDA targets: `assembly` is the PTX; the launches, run in order, with their device
+  // buffers (name, bytes) between them; ptxas's own words, or why it did not run.
+  std::vector<GpuFunctionCode> gpuFunctions;
+  std::vector<std::pair<std::string, std::int64_t>> gpuScratch;
+  std::string ptxasLog;
 };
 
 using KernelFunction = void (*)(void** args);

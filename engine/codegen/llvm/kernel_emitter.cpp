@@ -7,6 +7,7 @@
 
 #include <llvm/IR/IRBuilder.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/IntrinsicsNVPTX.h>
 #include <llvm/IR/MDBuilder.h>
 #include <map>
 #include <set>
@@ -45,6 +46,30 @@ class Emitter {
 public:
   Emitter(llvm::Module& module, KernelDebugInfo* debug, const loop::StmtLines* lines)
       : module_(module), ctx_(module.getContext()), b_(ctx_), debug_(debug), lines_(lines) {}
+
+  // A CUDA kernel: the parameters are the buffers' device addresses, and the function is
+  // marked as an entry point for NVPTX.
+  void emitGpu(const loop::Kernel& kernel) {
+    gpu_ = true;
+    const std::vector<loop::Buffer> params = kernel.parameters();
+    std::vector<llvm::Type*> paramTypes(params.size(), b_.getPtrTy());
+    auto* type = llvm::FunctionType::get(b_.getVoidTy(), paramTypes, false);
+    auto* fn = llvm::Function::Create(type, llvm::Function::ExternalLinkage, kernel.name, module_);
+    fn->addFnAttr(llvm::Attribute::NoUnwind);
+    for (std::size_t i = 0; i < params.size(); ++i) {
+      fn->addParamAttr(static_cast<unsigned>(i), llvm::Attribute::NoAlias);
+      fn->getArg(static_cast<unsigned>(i))->setName(params[i].name());
+      buffers_[params[i].name()] = {params[i], fn->getArg(static_cast<unsigned>(i))};
+    }
+    fn_ = fn;
+    b_.SetInsertPoint(llvm::BasicBlock::Create(ctx_, "entry", fn));
+    emitStmt(kernel.body);
+    b_.CreateRetVoid();
+    llvm::NamedMDNode* annotations = module_.getOrInsertNamedMetadata("nvvm.annotations");
+    annotations->addOperand(llvm::MDNode::get(
+        ctx_, {llvm::ValueAsMetadata::get(fn), llvm::MDString::get(ctx_, "kernel"),
+               llvm::ConstantAsMetadata::get(b_.getInt32(1))}));
+  }
 
   void emit(const loop::Kernel& kernel) {
     if (debug_)
@@ -484,6 +509,8 @@ private:
     case I::Extern: {
       if (op.name == loop::kBitcast)
         return b_.CreateBitCast(args[0], llvmType(op.type));
+      if (gpu_)
+        unsupported("a call to '" + op.name + "', which has no GPU version");
       std::vector<llvm::Type*> types;
       for (llvm::Value* a : args)
         types.push_back(a->getType());
@@ -574,6 +601,9 @@ private:
       a->setAlignment(llvm::Align(64));
       base = a;
     } else {
+      if (gpu_)
+        unsupported("the heap buffer '" + op.buffer.name() + "' inside a GPU launch (only " +
+                    "buffers allocated around a kernel's nests become device memory)");
       auto alloc = module_.getOrInsertFunction(
           "lathe_alloc", llvm::FunctionType::get(b_.getPtrTy(), {b_.getInt64Ty()}, false));
       llvm::Value* bytes = b_.CreateMul(count, b_.getInt64(element->getPrimitiveSizeInBits() / 8));
@@ -614,13 +644,39 @@ private:
   }
 
   void emitFor(const loop::For& op) {
+    if (loop::isGpuBound(op.forKind)) {
+      if (!gpu_)
+        unsupported("the loop '" + op.name() + "' is bound to " + loop::forKindName(op.forKind) +
+                    ", which only CUDA targets have");
+      emitBoundLoop(op);
+      return;
+    }
     if (op.forKind == loop::ForKind::Parallel) {
+      if (gpu_)
+        unsupported("the parallel loop '" + op.name() + "': parallel is for CPU threads; " +
+                    "bind the loop to blockIdx/threadIdx on a GPU");
       emitParallelFor(op);
       return;
     }
     llvm::Value* lo = emitExpr(op.min);
     llvm::Value* hi = b_.CreateAdd(lo, emitExpr(op.extent));
     emitLoop(op.name(), lo, hi, op.body, op.forKind, op.extent);
+  }
+
+  // The launch has exactly extent blocks or threads on the loop's axis: each runs the body
+  // once with the loop's variable at min + its index.
+  void emitBoundLoop(const loop::For& op) {
+    static constexpr llvm::Intrinsic::ID kIds[] = {
+        llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_x, llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_y,
+        llvm::Intrinsic::nvvm_read_ptx_sreg_ctaid_z, llvm::Intrinsic::nvvm_read_ptx_sreg_tid_x,
+        llvm::Intrinsic::nvvm_read_ptx_sreg_tid_y,   llvm::Intrinsic::nvvm_read_ptx_sreg_tid_z};
+    const int which = (loop::isGpuBlock(op.forKind) ? 0 : 3) + loop::gpuAxis(op.forKind);
+    llvm::Value* id = b_.CreateIntrinsic(kIds[which], {}, {});
+    llvm::Value* value = b_.CreateAdd(emitExpr(op.min), b_.CreateZExt(id, b_.getInt64Ty()),
+                                      op.name(), /*HasNUW=*/false, /*HasNSW=*/true);
+    auto saved = bind(op.name(), value);
+    emitStmt(op.body);
+    restore(op.name(), saved);
   }
 
   // for (name = lo; name < hi; ++name) body
@@ -778,6 +834,7 @@ private:
   std::unordered_map<std::string, llvm::Value*> vars_;
   std::unordered_map<std::string, BufferInfo> buffers_;
   int parallelCount_ = 0;
+  bool gpu_ = false;
 };
 
 } // namespace
@@ -797,6 +854,10 @@ void KernelDebugInfo::finalize() {
 void emitKernel(const loop::Kernel& kernel, llvm::Module& module, KernelDebugInfo* debug,
                 const loop::StmtLines* lines) {
   Emitter(module, debug, lines).emit(kernel);
+}
+
+void emitGpuKernel(const loop::Kernel& kernel, llvm::Module& module) {
+  Emitter(module, nullptr, nullptr).emitGpu(kernel);
 }
 
 } // namespace lathe::codegen

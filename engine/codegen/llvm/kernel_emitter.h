@@ -29,4 +29,10 @@ private:
 void emitKernel(const loop::Kernel& kernel, llvm::Module& module, KernelDebugInfo* debug = nullptr,
                 const loop::StmtLines* lines = nullptr);
 
+// Adds the CUDA kernel `void <kernel.name>(ptr noalias ...)`, one pointer per parameter, for
+// an NVPTX module: loops bound to blockIdx/threadIdx read those registers instead of
+// iterating. Throws lathe::Error (Unsupported) for what a GPU kernel cannot do here: parallel
+// loops, heap allocations, calls to external functions.
+void emitGpuKernel(const loop::Kernel& kernel, llvm::Module& module);
+
 } // namespace lathe::codegen

@@ -4,6 +4,8 @@
 #include "engine/support/diagnostics.h"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <llvm/Analysis/CGSCCPassManager.h>
 #include <llvm/Analysis/LoopAnalysisManager.h>
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
@@ -63,8 +65,11 @@ std::string hostCpuFeatures() {
 
 target::Target resolveTarget(const target::Target& t) {
   target::Target r = t;
-  if (r.kind != target::Kind::Llvm)
+  if (r.kind == target::Kind::Cuda) {
+    r.triple = "nvptx64-nvidia-cuda";
+    r.cpu = r.arch;
     return r;
+  }
   const bool host = r.triple.empty();
   if (host)
     r.triple = hostTriple();
@@ -182,12 +187,20 @@ int vectorBits(const target::Target& t) {
 
 bool targetAvailable(const target::Target& t, std::string* why) {
   initializeLlvm();
-  if (t.kind == target::Kind::Cuda) {
-    if (why)
-      *why = "the CUDA code generator is not built yet";
-    return false;
-  }
   const target::Target r = resolveTarget(t);
+  if (t.kind == target::Kind::Cuda) {
+    // ptxas from CUDA 13 assembles sm_75 and newer.
+    const std::string& arch = t.arch;
+    const bool newEnough = arch.size() >= 5 && arch.rfind("sm_", 0) == 0 &&
+                           std::isdigit(static_cast<unsigned char>(arch[3])) &&
+                           std::atoi(arch.c_str() + 3) >= 75;
+    if (!newEnough) {
+      if (why)
+        *why = "CUDA arch \"" + arch + "\": Lathe generates code for sm_75 and newer " +
+               "(sm_75, sm_80, sm_86, sm_89, sm_90)";
+      return false;
+    }
+  }
   std::string error;
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(r.triple, error);
   if (!target) {
@@ -195,7 +208,9 @@ bool targetAvailable(const target::Target& t, std::string* why) {
       *why = error;
     return false;
   }
-  if (const std::string unknown = unknownCpuOrFeature(*target, r.triple, t); !unknown.empty()) {
+  if (const std::string unknown =
+          unknownCpuOrFeature(*target, r.triple, t.kind == target::Kind::Cuda ? r : t);
+      !unknown.empty()) {
     if (why)
       *why = unknown;
     return false;
@@ -224,8 +239,12 @@ std::unique_ptr<llvm::TargetMachine> createTargetMachine(const target::Target& t
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(normalized, error);
   if (!target)
     throw Error(ErrorKind::Unsupported, "target \"" + t.text() + "\": " + error);
-  if (const std::string unknown = unknownCpuOrFeature(*target, normalized, t); !unknown.empty())
+  if (const std::string unknown =
+          unknownCpuOrFeature(*target, normalized, t.kind == target::Kind::Cuda ? r : t);
+      !unknown.empty())
     throw Error(ErrorKind::Unsupported, "target \"" + t.text() + "\": " + unknown);
+  if (std::string why; r.kind == target::Kind::Cuda && !targetAvailable(t, &why))
+    throw Error(ErrorKind::Unsupported, "target \"" + t.text() + "\": " + why);
   const llvm::TargetOptions options = targetOptions();
   const llvm::CodeGenOptLevel level = r.optLevel >= 3   ? llvm::CodeGenOptLevel::Aggressive
                                       : r.optLevel == 2 ? llvm::CodeGenOptLevel::Default
