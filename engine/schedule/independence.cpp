@@ -666,9 +666,21 @@ void boundWrites(const For& loop, const BufferStores& b,
              "the stores of " + a.buffer.name() + " move by different strides along '" + var + "'");
     stride = c;
     std::map<std::string, Interval> ranges;
-    for (const For* f : a.loops)
-      if (const auto r = constRange(*f); r && r->extent > 0)
+    VarRanges outer; // the same, for constantRange
+    for (const For* f : a.loops) {
+      if (const auto r = constRange(*f); r && r->extent > 0) {
         ranges[f->name()] = {r->min, r->min + r->extent - 1};
+      } else {
+        // Bounds that vary with the loops around it (a pooling window's clipped rows): the
+        // variable stays between the least min and the greatest min + extent - 1 over them.
+        const ValueRange lo = constantRange(simplify(f->min), outer);
+        const ValueRange hi = constantRange(simplify(f->min + f->extent - 1), outer);
+        if (lo.lo && hi.hi && *lo.lo <= *hi.hi)
+          ranges[f->name()] = {*lo.lo, *hi.hi};
+      }
+      if (const auto it = ranges.find(f->name()); it != ranges.end())
+        outer[f->name()] = {it->second.lo, it->second.hi};
+    }
     const auto within = bounds(simplify(substitute(b.indices[s], var, makeIndex(0))), ranges);
     if (!within)
       cannot(a, "the elements one iteration writes cannot be bounded");

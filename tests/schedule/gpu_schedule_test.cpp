@@ -1,4 +1,5 @@
 // bind and the default GPU trace on small nests: what is bound, and what is refused.
+#include "engine/loop_ir/ir_operators.h"
 #include "engine/loop_ir/ir_printer.h"
 #include "engine/schedule/schedule.h"
 #include "engine/support/diagnostics.h"
@@ -70,6 +71,29 @@ TEST(GpuSchedule, BindRefusesWhatWouldRaceOrNotLaunch) {
       refusal(mm, {step(Primitive::Parallel, {"i"}), step(Primitive::Bind, {"i", "blockIdx.x"})})
           .find("already parallel"),
       std::string::npos);
+}
+
+// A pooling-like nest: y[c, p] = max over k of x[c, p + k] with p clipped by k
+// (for p in [k, 4)): the rows one iteration of c writes are bounded over k's range.
+TEST(GpuSchedule, LoopsWithBoundsThatVaryAreBounded) {
+  using namespace loop;
+  Buffer x = Buffer::make("x", f32(), makeShape({6, 5}));
+  Buffer y = Buffer::make("y", f32(), makeShape({6, 4}));
+  Expr c = testing::indexVar("c"), k = testing::indexVar("k"), p = testing::indexVar("p");
+  Expr at = c * 4 + p;
+  Stmt update = Store::make(y, at, max(Load::make(y, at), Load::make(x, c * 5 + p + k)));
+  Stmt window = For::make(p, k, makeIndex(4) - k, ForKind::Serial, update);
+  Stmt body = testing::serialFor(c, 6, testing::serialFor(k, 2, window));
+  const loop::Kernel pool{"pool", {x}, {y}, body, {"pool"}};
+  const std::string text =
+      loop::toString(apply(pool, Schedule{"pool", {step(Primitive::Bind, {"c", "threadIdx.x"})}}));
+  EXPECT_NE(text.find("threadIdx.x for (c, 0, 6)"), std::string::npos) << text;
+  // Rows 4 apart but a window of 5 (p + 1 reaches the next row): refused.
+  Stmt wide = For::make(p, k, makeIndex(5) - k, ForKind::Serial, update);
+  const loop::Kernel overlapping{
+      "pool", {x}, {y}, testing::serialFor(c, 6, testing::serialFor(k, 2, wide)), {"pool"}};
+  EXPECT_NE(refusal(overlapping, {step(Primitive::Bind, {"c", "threadIdx.x"})}).find("overlapping"),
+            std::string::npos);
 }
 
 TEST(GpuSchedule, DefaultTraceSpreadsIndependentLoopsOverBlocks) {
