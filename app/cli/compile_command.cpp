@@ -141,8 +141,8 @@ void printGpuSummary(std::ostream& out, const api::CompileReport& c) {
         spills = std::max(spills, 0) + g.spillStores + g.spillLoads;
     }
     spilling += spills > 0;
-    if (registers < 0 && missing.empty())
-      missing = k.gpuReport.substr(k.gpuReport.rfind('\n', k.gpuReport.size() - 2) + 1);
+    if (missing.empty())
+      missing = k.ptxasNote;
     out << std::left << std::setw(static_cast<int>(width + 2)) << k.name << std::right
         << std::setw(9) << k.gpuLaunches.size() << std::setw(12) << threads << std::setw(11)
         << cell(registers) << std::setw(9) << cell(stack) << std::setw(10) << cell(spills)
@@ -151,7 +151,7 @@ void printGpuSummary(std::ostream& out, const api::CompileReport& c) {
   if (spilling)
     out << spilling << " kernel(s) spill registers to local memory\n";
   if (!missing.empty())
-    out << missing;
+    out << missing << "\n";
 }
 
 void printTuningSummary(std::ostream& out, const api::CompileReport& c) {

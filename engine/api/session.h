@@ -272,10 +272,9 @@ struct KernelReport {
   std::vector<int> llvmIrLoopLines, llvmIrOptimizedLoopLines; // the same for the LLVM IR
   std::uint64_t codeBytes = 0; // machine code of its functions for the target (0: unknown)
   int tunedTrials = 0;         // `schedule` came from tuning records, found in this many trials
-  // CUDA targets: the launches, their table as text (with the device buffers between them
-  // and why ptxas did not run, if it did not).
+  // CUDA targets: the launches, and why ptxas did not run when it did not.
   std::vector<GpuLaunchReport> gpuLaunches;
-  std::string gpuReport;
+  std::string ptxasNote;
 };
 
 struct CompileReport {

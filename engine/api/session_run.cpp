@@ -3,7 +3,6 @@
 #include "engine/api/run_inputs.h"
 #include "engine/api/session_state.h"
 #include "engine/codegen/llvm/codegen.h"
-#include "engine/codegen/nvptx/ptxas.h"
 #include "engine/driver/bundle_io.h"
 #include "engine/driver/compile_model.h"
 #include "engine/loop_ir/ir_printer.h"
@@ -228,8 +227,7 @@ CompileResult Session::compile(const CompileOptions& options) {
           g.spillLoads = f.spillLoads;
           kr.gpuLaunches.push_back(g);
         }
-        if (!code[k].gpuFunctions.empty())
-          kr.gpuReport = codegen::nvptx::describeGpuFunctions(code[k]);
+        kr.ptxasNote = code[k].ptxasLog;
         if (options.keepCode) {
           kr.traceLoopIrs = loopIrAfterEachStep(lowered, k);
           kr.llvmIr = code[k].llvmIr;

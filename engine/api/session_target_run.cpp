@@ -183,15 +183,12 @@ std::shared_ptr<RunReport> Session::runOnGpu(const CompileOptions& compileOption
       total += ms;
     report->latenciesMs.push_back(total);
   }
-  std::vector<double> sorted = report->latenciesMs;
-  std::sort(sorted.begin(), sorted.end());
-  report->medianMs = sorted[sorted.size() / 2];
-  report->minMs = sorted.front();
-  report->maxMs = sorted.back();
-  double sum = 0;
-  for (double v : sorted)
-    sum += v;
-  report->meanMs = sum / static_cast<double>(sorted.size());
+  const runtime::TimingStats stats = runtime::computeTimingStats(report->latenciesMs);
+  report->medianMs = stats.median;
+  report->meanMs = stats.mean;
+  report->minMs = stats.min;
+  report->maxMs = stats.max;
+  report->stdMs = stats.stddev;
   reportOutputs(plan, std::move(results), options.topK, options.outputsNpz, *report);
   if (options.onProgress)
     options.onProgress({100, "done"});

@@ -39,13 +39,6 @@ std::vector<TargetSummary> knownTargets() {
   }
   for (TargetSummary& t : targets) {
     const target::Target parsed = target::parseTarget(t.text);
-    if (parsed.kind != target::Kind::Llvm) {
-      t.triple = parsed.kind == target::Kind::Cuda ? "nvptx64-nvidia-cuda" : "";
-      t.cpu = parsed.arch;
-      if (parsed.kind == target::Kind::Cuda)
-        codegen::targetAvailable(parsed, &t.unavailable);
-      continue;
-    }
     if (!codegen::targetAvailable(parsed, &t.unavailable))
       continue;
     const target::Target resolved = codegen::resolveTarget(parsed);

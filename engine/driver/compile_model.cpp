@@ -100,11 +100,7 @@ lowering::LoweredModel lowerModel(const graph::Graph& graph, const target::Targe
     }
     if (target.kind == target::Kind::Cuda) {
       // The CPU lowering's trace (vectors, thread-pool tasks) means nothing on a GPU.
-      const std::string trace = schedule::gpuDefaultTrace(naive);
-      if (!trace.empty())
-        kernel = schedule::apply(naive, schedule::parseTrace(kernel.name, trace),
-                                 "GPU default trace of " + kernel.name);
-      lowered.scheduleTraces[k] = trace;
+      lowered.scheduleTraces[k] = schedule::gpuDefaultTrace(naive, &kernel);
       continue;
     }
     if (!naive.defaultTrace.empty()) {

@@ -104,7 +104,7 @@ loop::Kernel withoutParallelLoops(const loop::Kernel& kernel) {
   return out;
 }
 
-std::string gpuDefaultTrace(const loop::Kernel& kernel) {
+std::string gpuDefaultTrace(const loop::Kernel& kernel, loop::Kernel* scheduled) {
   std::vector<const For*> nests;
   collectNests(kernel.body, nests);
   Schedule accepted;
@@ -134,6 +134,8 @@ std::string gpuDefaultTrace(const loop::Kernel& kernel) {
       break;
     }
   }
+  if (scheduled)
+    *scheduled = std::move(current);
   return traceText(accepted);
 }
 

@@ -98,7 +98,9 @@ loop::Kernel apply(const loop::Kernel& kernel, const Schedule& schedule,
 // fused, split into blocks of kGpuBlockThreads threads and bound to blockIdx.x/threadIdx.x
 // (one block when fewer). A nest with no such loop runs on one thread.
 inline constexpr std::int64_t kGpuBlockThreads = 256;
-std::string gpuDefaultTrace(const loop::Kernel& kernel);
+// `scheduled`, when given, gets the kernel with the trace replayed (it is, while the trace is
+// found: the independence proofs are not made twice).
+std::string gpuDefaultTrace(const loop::Kernel& kernel, loop::Kernel* scheduled = nullptr);
 // `kernel` with the parallel loops its lowering marked made serial: the nest GPU traces
 // replay on (the lowering's parallel loops are CPU thread-pool tasks).
 loop::Kernel withoutParallelLoops(const loop::Kernel& kernel);

@@ -1314,9 +1314,18 @@ def check_cuda_ptx(lathe, models):
                                            "block": [256, 1, 1]}],
                "k2_reshape: 2 blocks of 256 threads", str(launches["k2_reshape"]))
     # Running: without a driver (every machine CI has), a message that says so, and exit 1.
+    import ctypes
+    try:
+        ctypes.CDLL("libcuda.so.1")
+        driver = True
+    except OSError:
+        driver = False
     rc, out, err = run(lathe, "run", model, "--target", "cuda -arch=sm_90")
-    expect(rc == 1 and ("no CUDA driver found: libcuda.so.1" in err or
-                        "CUDA driver" in err), "run on CUDA without a driver", out + err)
+    if not driver:
+        expect(rc == 1 and "no CUDA driver found: libcuda.so.1" in err,
+               "run on CUDA without a driver", out + err)
+    else:
+        print("libcuda.so.1 is here: the run's own outcome is the GPU script's to judge")
     rc, out, err = run(lathe, "run", os.path.join(work, "sm_90.tar"))
     expect(rc == 1 and "holds PTX" in err, "a CUDA bundle is not run on the CPU", out + err)
     rc, out, err = run(lathe, "compile", model, "--target", "cuda -arch=sm_70", "-o",

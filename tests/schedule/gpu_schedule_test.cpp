@@ -2,6 +2,7 @@
 #include "engine/loop_ir/ir_operators.h"
 #include "engine/loop_ir/ir_printer.h"
 #include "engine/schedule/schedule.h"
+#include "engine/schedule/schedule_io.h"
 #include "engine/support/diagnostics.h"
 #include "tests/schedule/schedule_kernels.h"
 
@@ -103,6 +104,10 @@ TEST(GpuSchedule, DefaultTraceSpreadsIndependentLoopsOverBlocks) {
   EXPECT_EQ(trace, "fuse(i, j)\nsplit(i.j.fused, 256)\nbind(i.j.fused.o, blockIdx.x)\n"
                    "bind(i.j.fused.i, threadIdx.x)\nfuse(p, q)\nsplit(p.q.fused, 256)\n"
                    "bind(p.q.fused.o, blockIdx.x)\nbind(p.q.fused.i, threadIdx.x)\n");
+  // The kernel it hands back is the trace replayed on the nest.
+  loop::Kernel scheduled;
+  gpuDefaultTrace(mm, &scheduled);
+  EXPECT_EQ(loop::toString(scheduled), loop::toString(apply(mm, parseTrace(mm.name, trace))));
   // A nest of at most 256 iterations is one block.
   const std::string small = gpuDefaultTrace(scratchKernel());
   EXPECT_EQ(small, "fuse(i, j)\nbind(i.j.fused, threadIdx.x)\nfuse(p, q)\n"

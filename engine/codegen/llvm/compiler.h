@@ -44,7 +44,7 @@ struct KernelCode {
   // from the symbol sizes of the object LLVM emitted; 0 where the object does not say.
   std::uint64_t codeBytes = 0;
   // CUDA targets: `assembly` is the PTX; the launches, run in order, with their device
-  // buffers (name, bytes) between them; ptxas's own words, or why it did not run.
+  // buffers (name, bytes) between them; why ptxas did not run (empty when it did).
   std::vector<GpuFunctionCode> gpuFunctions;
   std::vector<std::pair<std::string, std::int64_t>> gpuScratch;
   std::string ptxasLog;
