@@ -93,6 +93,7 @@ openAndCompile(api::Session& session, const std::string& model, const std::strin
                const std::vector<std::string>& disabledPasses) {
   api::OpenOptions open;
   open.disabledPasses = disabledPasses;
+  open.forGpu = api::isGpuTarget(options.target) || options.gpuSchedulesOnHost;
   open.inputShapes = parseInputShapes(inputShapes);
   open.inputShapesFile = inputsFile;
   const api::OpenResult opened = session.openModel(model, open);

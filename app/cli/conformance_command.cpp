@@ -32,6 +32,7 @@ struct ConformanceOptions {
   std::string filter;
   bool quiet = false;
   std::string knownFailures; // file: one test label per line, '#' comments
+  bool gpuSchedulesOnHost = false;
 };
 
 // Labels listed in a known-failures file (one per line; text after '#' ignored).
@@ -79,11 +80,11 @@ std::vector<TestCase> findModels(const std::string& dir) {
 
 // Runs in the child: imports and runs the graph pipeline, writes "PASS", "SKIP reason" or
 // "FAIL reason" to fd.
-[[noreturn]] void childMain(const TestCase& test, bool importOnly, int fd) {
+[[noreturn]] void childMain(const TestCase& test, const ConformanceOptions& o, int fd) {
   std::string line;
-  if (!importOnly) {
-    const api::BackendTestResult r =
-        api::runBackendTest(std::filesystem::path(test.model).parent_path().string());
+  if (!o.importOnly) {
+    const api::BackendTestResult r = api::runBackendTest(
+        std::filesystem::path(test.model).parent_path().string(), 1e-3, 1e-5, o.gpuSchedulesOnHost);
     line = (r.status == "pass" ? "PASS" : r.status == "skip" ? "SKIP " : "FAIL ") + r.message;
     line = line.substr(0, 2000);
     for (char& c : line)
@@ -189,7 +190,7 @@ int runConformance(const ConformanceOptions& o) {
       const pid_t pid = ::fork();
       if (pid == 0) {
         ::close(fds[0]);
-        childMain(cases[next], o.importOnly, fds[1]);
+        childMain(cases[next], o, fds[1]);
       }
       ::close(fds[1]);
       ::fcntl(fds[0], F_SETFL, O_NONBLOCK);
@@ -257,6 +258,9 @@ void addConformanceCommand(CLI::App& app, int& exitCode) {
   cmd->add_option("-j,--jobs", options->jobs, "Models checked in parallel (default: cores)");
   cmd->add_option("--timeout", options->timeoutSeconds, "Seconds before a model counts as hung")
       ->capture_default_str();
+  cmd->add_flag("--gpu-schedules-on-host", options->gpuSchedulesOnHost,
+                "Lower and schedule each model as for a CUDA GPU and run every block and thread in "
+                "turn on this CPU: checks the GPU lowering and default schedules without a GPU");
   cmd->add_option("--filter", options->filter, "Only tests whose label contains this text");
   cmd->add_flag("-q,--quiet", options->quiet, "Print only SKIP and FAIL lines and the summary");
   cmd->add_option("--known-failures", options->knownFailures,

@@ -23,7 +23,7 @@ struct RunCommandOptions {
   bool targetGiven = false;
   std::string report = "table", trace; // with profile
   int repeat = 1, threads = 0, top = 0;
-  bool printTime = false, json = false, profile = false;
+  bool printTime = false, json = false, profile = false, gpuOnHost = false;
   std::vector<std::string> disabledPasses;
 };
 
@@ -77,8 +77,15 @@ int runModel(RunCommandOptions o) {
   compile.threads = boundedThreads(o.threads);
   compile.tuningRecords = o.tuningRecords;
   compile.scheduleText = o.sessionSchedules;
+  compile.gpuSchedulesOnHost = o.gpuOnHost;
   // Code for another machine runs there: exported, built and run under its emulator.
   const bool elsewhere = !bundle && !api::runsInThisProcess(o.target);
+  if (o.gpuOnHost && (bundle || elsewhere)) {
+    std::cerr << "lathe: error: --gpu-schedules-on-host compiles the model for this machine; "
+              << (bundle ? "a bundle's code is fixed" : "\"" + o.target + "\" runs elsewhere")
+              << "\n";
+    return 2;
+  }
   if (elsewhere && o.profile) {
     std::cerr << "lathe: error: --profile needs code that runs in this process; \"" << o.target
               << "\" runs under an emulator\n";
@@ -89,6 +96,7 @@ int runModel(RunCommandOptions o) {
     open.inputShapes = parseInputShapes(o.inputShapes);
     open.inputShapesFile = o.inputs;
     open.disabledPasses = o.disabledPasses;
+    open.forGpu = api::isGpuTarget(compile.target);
     const api::OpenResult opened = session.openModel(o.model, open);
     if (!opened.ok()) {
       std::cerr << "lathe: error: " << opened.failure->message << "\n";
@@ -203,6 +211,10 @@ void addRunCommand(CLI::App& app, int& exitCode) {
                   "--threads")
       ->check(CLI::ExistingFile);
   addDisablePassOption(cmd, &o->disabledPasses);
+  cmd->add_flag(
+      "--gpu-schedules-on-host", o->gpuOnHost,
+      "Lower and schedule as for a CUDA GPU, then run every block and thread in turn on "
+      "this CPU: the GPU schedules' outputs without a GPU (times mean nothing for a GPU)");
   cmd->add_option(
          "--target", o->target,
          "Target string; code for another machine is exported, built with its toolchain and run "

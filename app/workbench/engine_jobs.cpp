@@ -52,16 +52,17 @@ api::Failure internalFailure(const std::string& path, const std::string& reason)
   return failure("internal", path, reason);
 }
 
-Opened openModelJob(const std::string& path, const SessionWorker::Context& context) {
+Opened openModelJob(const std::string& path, bool forGpu, const SessionWorker::Context& context) {
   api::OpenOptions options;
   options.allowUnknownOps = true; // the window shows any model; compiling says what blocks it
+  options.forGpu = forGpu;
   options.cancel = &context.cancel;
   options.onProgress = [&](const api::Progress& p) {
     context.progress(std::clamp(p.percent, 0, 100), p.stage);
   };
   // One Session per model: it lives on with the model it opened, for compiling it later.
   auto session = std::make_shared<api::Session>();
-  Opened opened{session->openModel(path, options), nullptr};
+  Opened opened{session->openModel(path, options), nullptr, forGpu};
   if (opened.result.ok())
     opened.session = std::move(session);
   else if (!opened.result.failure)

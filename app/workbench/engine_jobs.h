@@ -51,8 +51,9 @@ struct RunSettings {
 struct Opened {
   api::OpenResult result;
   std::shared_ptr<api::Session> session; // null unless the open succeeded
+  bool forGpu = false;                   // opened for a GPU target (api::OpenOptions::forGpu)
 };
-Opened openModelJob(const std::string& path, const SessionWorker::Context& context);
+Opened openModelJob(const std::string& path, bool forGpu, const SessionWorker::Context& context);
 
 // Compiles for `options` (its cancel and progress come from the job), keeping the code of
 // every kernel for the Code panel.

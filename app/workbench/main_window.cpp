@@ -130,6 +130,8 @@ MainWindow::MainWindow(QWidget* parent)
   connect(doc_, &WorkbenchDocument::targetChanged, this, [this] {
     markStaleCode();
     updateScheduleAvailability();
+    if (reopenForTargetFamily())
+      return;
     if (doc_->compileReport() && !isCompiling())
       compile();
     else if (isCompiling())
@@ -564,6 +566,30 @@ void MainWindow::chooseFile() {
   openFile(path);
 }
 
+bool MainWindow::reopenForTargetFamily() {
+  const bool gpu = api::isGpuTarget(doc_->target().toStdString());
+  if (!doc_->model() || gpu == openedForGpu_ || isLoading())
+    return false;
+  // Towards a GPU only when a CPU layout pass changed the graph (else it is the same graph).
+  if (gpu) {
+    bool blocked = false;
+    for (const api::PassRecord& p : doc_->model()->passes)
+      blocked = blocked || ((p.name == "layout-nchwc" || p.name == "winograd-nchwc") && p.changed);
+    if (!blocked) {
+      openedForGpu_ = true;
+      return false;
+    }
+  }
+  log(gpu ? tr("Opening the model again for a GPU target: its Convs stay in NCHW, without the "
+               "CPU's blocked layout (layout-nchwc, winograd-nchwc)")
+          : tr("Opening the model again for a CPU target, with the CPU's blocked layout"));
+  recompileAfterOpen_ = doc_->compileReport() != nullptr || isCompiling();
+  recompileForTarget_ = false;
+  cancelCompile(); // its code would be for the graph opened before
+  reload();
+  return true;
+}
+
 void MainWindow::reload() {
   if (!doc_->path().isEmpty())
     openFile(doc_->path());
@@ -576,10 +602,12 @@ void MainWindow::openFile(const QString& path) {
   log(tr("Opening %1").arg(QDir::toNativeSeparators(absolute)));
   loadingPath_ = absolute;
   const std::string file = QFile::encodeName(absolute).toStdString();
+  const bool forGpu = api::isGpuTarget(doc_->target().toStdString());
   worker_->post(
       jobs::kOpen,
-      [this, absolute, file](const SessionWorker::Context& context) -> SessionWorker::Deliver {
-        Opened opened = openModelJob(file, context);
+      [this, absolute, file,
+       forGpu](const SessionWorker::Context& context) -> SessionWorker::Deliver {
+        Opened opened = openModelJob(file, forGpu, context);
         return [this, absolute, opened] { finishOpen(absolute, opened); };
       },
       [this, absolute, file](const std::string& error) -> SessionWorker::Deliver {
@@ -602,8 +630,15 @@ void MainWindow::cancelLoad() {
 }
 
 void MainWindow::finishOpen(const QString& path, const Opened& opened) {
-  if (opened.result.ok())
-    return showModel(path, opened.result.report, opened.session);
+  if (opened.result.ok()) {
+    openedForGpu_ = opened.forGpu;
+    showModel(path, opened.result.report, opened.session);
+    // Opened again for another family of targets: compile what was compiled before.
+    if (std::exchange(recompileAfterOpen_, false) && doc_->session() && !isCompiling())
+      compile();
+    return;
+  }
+  recompileAfterOpen_ = false;
   const api::Failure& failure = *opened.result.failure;
   if (failure.kind == "cancelled") { // the engine gave up on its own
     clearLoading();

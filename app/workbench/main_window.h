@@ -207,6 +207,9 @@ private:
   void createGraphViewActions(QMenu* view);
   void chooseFile();
   void reload();
+  // Opens the model again when the target moved between CPU and GPU and the graph depends
+  // on it; true when it did (the compile follows the open).
+  bool reopenForTargetFamily();
   void cancelLoad();
   void finishOpen(const QString& path, const Opened& opened);
   void showModel(const QString& path, std::shared_ptr<const api::ModelReport> report,
@@ -280,6 +283,10 @@ private:
   QPointer<ExportDialog> exportDialog_;
   QComboBox* targetPicker_ = nullptr;
   bool recompileForTarget_ = false; // the target changed while a compile ran
+  // The open model went through the pipeline for a GPU target (no CPU layout passes); a
+  // change between CPU and GPU targets opens it again (reopenForTargetFamily).
+  bool openedForGpu_ = false;
+  bool recompileAfterOpen_ = false; // compile once the model opened again
 
   QStackedWidget* centralStack_ = nullptr;
   views::GraphView* graph_ = nullptr;

@@ -16,11 +16,14 @@ namespace lathe::api {
 
 namespace fs = std::filesystem;
 
-BackendTestResult runBackendTest(const std::string& testDir, double rtol, double atol) {
+BackendTestResult runBackendTest(const std::string& testDir, double rtol, double atol,
+                                 bool gpuSchedulesOnHost) {
   BackendTestResult out;
   Session session;
   const std::string model = (fs::path(testDir) / "model.onnx").string();
-  const OpenResult opened = session.openModel(model);
+  OpenOptions open;
+  open.forGpu = gpuSchedulesOnHost;
+  const OpenResult opened = session.openModel(model, open);
   auto fail = [&](const Failure& f) {
     out.status = f.kind == "unsupported" ? "skip" : "fail";
     out.message = f.message;
@@ -30,7 +33,9 @@ BackendTestResult runBackendTest(const std::string& testDir, double rtol, double
   };
   if (!opened.ok())
     return fail(*opened.failure);
-  const CompileResult compiled = session.compile({});
+  CompileOptions compile;
+  compile.gpuSchedulesOnHost = gpuSchedulesOnHost;
+  const CompileResult compiled = session.compile(compile);
   if (!compiled.ok())
     return fail(*compiled.failure);
   try {

@@ -13,8 +13,9 @@ struct BackendTestResult {
   double maxAbsDiff = 0;
 };
 // Imports, compiles and runs the folder's model on each data set and compares its outputs
-// with the expected ones within atol + rtol * |expected|.
-BackendTestResult runBackendTest(const std::string& testDir, double rtol = 1e-3,
-                                 double atol = 1e-5);
+// with the expected ones within atol + rtol * |expected|. `gpuSchedulesOnHost`: opened and
+// compiled as for a CUDA GPU, run block by block on this CPU (CompileOptions).
+BackendTestResult runBackendTest(const std::string& testDir, double rtol = 1e-3, double atol = 1e-5,
+                                 bool gpuSchedulesOnHost = false);
 
 } // namespace lathe::api

@@ -133,7 +133,12 @@ OpenResult Session::openModel(const std::string& path, const OpenOptions& option
 
     if (options.runPipeline) {
       pipeline::PassManager pm;
-      pm.addPasses(pipelineWithout(options.disabledPasses));
+      std::vector<std::string> disabled = options.disabledPasses;
+      if (options.forGpu)
+        for (const char* cpuOnly : {"layout-nchwc", "winograd-nchwc"})
+          if (std::find(disabled.begin(), disabled.end(), cpuOnly) == disabled.end())
+            disabled.push_back(cpuOnly);
+      pm.addPasses(pipelineWithout(disabled));
       pipeline::PassTrace trace;
       ProgressInstrument progress(options, pm.passes().size());
       pm.addInstrument(&progress);

@@ -119,6 +119,10 @@ struct OpenOptions {
   // Passes of the default pipeline not to run, by name (`lathe passes`), e.g.
   // "winograd-nchwc" to compare with the direct convolutions; an unknown name fails the open.
   std::vector<std::string> disabledPasses;
+  // The model is opened to be compiled for a GPU (isGpuTarget): the passes that arrange
+  // data for CPU vector registers (layout-nchwc, winograd-nchwc) are left out, so that the
+  // GPU lowering sees plain NCHW Convs.
+  bool forGpu = false;
   // Called from the worker thread doing the work.
   std::function<void(const Progress&)> onProgress;
   // Polled between stages; when it becomes true the call fails with kind "cancelled".
@@ -175,6 +179,8 @@ std::vector<TargetSummary> knownTargets();
 // Whether code for the target string `target` runs in this process (the host's triple, and
 // every instruction set extension it asks for present); false for an invalid string.
 bool runsInThisProcess(const std::string& target);
+// Whether the target string names a GPU (CUDA) target; false for an invalid string.
+bool isGpuTarget(const std::string& target);
 
 // The arrays of an inputs file (.npz) as TensorSummary (name, dtype, dims), read from each
 // member's header only: nothing is inflated, so it is cheap for large files.
@@ -215,6 +221,10 @@ struct CompileOptions {
   // Also write an export for the standalone C runtime (lathe export) into this folder; the
   // model is then not compiled to run here. `exportName`: the C name of its symbols.
   std::string exportDir, exportName;
+  // Lower and schedule as for a CUDA GPU, then run every block and thread in turn on this
+  // CPU (driver::CompileSettings::gpuSchedulesOnHost): the GPU schedules' results checked
+  // where there is no GPU. The target must run here; times mean nothing for a GPU.
+  bool gpuSchedulesOnHost = false;
 };
 
 // A file an export wrote.
@@ -510,7 +520,7 @@ private:
                            const std::string& key, const std::atomic<bool>* cancel);
   // runOnTarget for a CUDA target on a machine whose driver works (session_target_run.cpp).
   std::shared_ptr<RunReport> runOnGpu(const CompileOptions& compile, const RunOptions& run);
-  friend BackendTestResult runBackendTest(const std::string&, double, double);
+  friend BackendTestResult runBackendTest(const std::string&, double, double, bool);
   friend CompareResult compareNumerics(const CompareOptions&);
   struct State;
   std::unique_ptr<State> state_;

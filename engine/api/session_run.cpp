@@ -117,8 +117,9 @@ CompileResult Session::compile(const CompileOptions& options) {
                           options.exportDir.empty() && options.schedulePath.empty();
     const std::string optionsKey =
         reusable ? target.text() + "|threads " + std::to_string(options.threads) +
-                       (options.keepCode ? "|code" : "") + "|" + options.scheduleText + "|" +
-                       recordsVersion(options.tuningRecords)
+                       (options.keepCode ? "|code" : "") +
+                       (options.gpuSchedulesOnHost ? "|gpu-on-host" : "") + "|" +
+                       options.scheduleText + "|" + recordsVersion(options.tuningRecords)
                  : std::string();
     if (reusable && ((state_->compiled && state_->specialisedFor == shapes &&
                       state_->compiledOptions == optionsKey && state_->compiledReport) ||
@@ -151,6 +152,7 @@ CompileResult Session::compile(const CompileOptions& options) {
     settings.exportName = options.exportName;
     settings.modelPath = state_->path;
     settings.cancel = options.cancel;
+    settings.gpuSchedulesOnHost = options.gpuSchedulesOnHost;
     if (options.onProgress)
       settings.onStage = [&](int percent, const std::string& name) {
         options.onProgress({percent, name});

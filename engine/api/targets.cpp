@@ -57,4 +57,12 @@ bool runsInThisProcess(const std::string& text) {
   }
 }
 
+bool isGpuTarget(const std::string& text) {
+  try {
+    return target::parseTarget(text).kind == target::Kind::Cuda;
+  } catch (const Error&) {
+    return false;
+  }
+}
+
 } // namespace lathe::api

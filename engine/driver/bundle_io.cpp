@@ -75,12 +75,18 @@ std::uint64_t writeCudaBundle(const lowering::LoweredModel& lowered,
   });
   manifest.librarySeal = exporter::sealOf(ptx.ptx);
   manifest.weightsSeal = exporter::sealOf(weights);
+  std::vector<std::pair<std::string, std::string>> extra;
+  if (!ptx.cubin.empty()) { // ptxas ran: the module assembled for the target's GPU
+    manifest.cubin = "kernels." + codegen::resolveTarget(target).cpu + ".cubin";
+    manifest.cubinSeal = exporter::sealOf(ptx.cubin);
+    extra.push_back({manifest.cubin, ptx.cubin});
+  }
   try { // what is written must load: a failure here is a bug in Lathe, not in the model
     exporter::validateManifest(manifest, path);
   } catch (const Error& e) {
     throw Error(ErrorKind::Internal, std::string("the bundle's manifest is invalid: ") + e.what());
   }
-  exporter::writeBundle(path, manifest, ptx.ptx, weights);
+  exporter::writeBundle(path, manifest, ptx.ptx, weights, extra);
   if (!dumpDir.empty())
     writeDumpFiles(dumpDir, manifest.model, lowered, ptx.code);
   if (code)

@@ -51,9 +51,13 @@ runtime::ElementType elementTypeOf(graph::DType dtype) {
   throw Error(ErrorKind::Unsupported, "a value of unknown element type");
 }
 
+// The GPU whose lowering and default schedules CompileSettings::gpuSchedulesOnHost runs.
+constexpr const char* kGpuOnHostTarget = "cuda -arch=sm_90";
+
 lowering::LoweringOptions loweringOptions(const target::Target& target) {
   lowering::LoweringOptions options;
   options.vectorBits = codegen::vectorBits(target);
+  options.gpu = target.kind == target::Kind::Cuda;
   return options;
 }
 
@@ -233,8 +237,16 @@ CompileOutcome compileModel(const graph::Graph& graph, const CompileSettings& se
   // 2. Lowering with the default schedules, then the given schedules replayed.
   stage(10, "lowering");
   Stopwatch watch;
-  out.lowered = std::make_shared<const lowering::LoweredModel>(
-      lowerModel(*source, settings.target, settings.schedules, settings.tuned, &out.tunedTrials));
+  if (settings.gpuSchedulesOnHost) {
+    lowering::LoweredModel gpu = lowerModel(*source, target::parseTarget(kGpuOnHostTarget),
+                                            settings.schedules, settings.tuned, &out.tunedTrials);
+    for (loop::Kernel& k : gpu.kernels)
+      k = schedule::withSerialGpuLoops(k);
+    out.lowered = std::make_shared<const lowering::LoweredModel>(std::move(gpu));
+  } else {
+    out.lowered = std::make_shared<const lowering::LoweredModel>(
+        lowerModel(*source, settings.target, settings.schedules, settings.tuned, &out.tunedTrials));
+  }
   out.lowerMilliseconds = watch.elapsedMs();
   std::vector<std::vector<std::string>> callNodes;
   for (const lowering::KernelCall& c : out.lowered->calls)

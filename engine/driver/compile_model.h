@@ -78,6 +78,11 @@ struct CompileSettings {
   // `exportName` (empty: the model file's name); nothing is compiled to run here then.
   std::string exportDir, exportName;
   std::string modelPath; // the model file, for the manifest and for messages
+  // Lowers and schedules as for a CUDA target (plain nests, the GPU default traces), then
+  // turns the bound loops into serial ones and compiles for `target`: every block and
+  // thread runs in turn on the CPU, which checks a GPU schedule's arithmetic where there
+  // is no GPU. Bound loops are independent, so the order does not change the result.
+  bool gpuSchedulesOnHost = false;
   // Called at each stage (percent, name); a cancelled compile throws ErrorKind::Cancelled
   // at the next stage.
   std::function<void(int, const std::string&)> onStage;

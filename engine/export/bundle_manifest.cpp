@@ -20,6 +20,11 @@ std::string manifestToJson(const BundleManifest& m) {
   j["library_sha256"] = m.librarySeal.sha256;
   j["weights_bytes"] = m.weightsSeal.bytes;
   j["weights_sha256"] = m.weightsSeal.sha256;
+  if (!m.cubin.empty()) {
+    j["cubin"] = m.cubin;
+    j["cubin_bytes"] = m.cubinSeal.bytes;
+    j["cubin_sha256"] = m.cubinSeal.sha256;
+  }
   j["kernels"] = Json::array();
   for (const BundleKernel& k : m.kernels) {
     Json params = Json::array();
@@ -168,6 +173,10 @@ BundleManifest readManifest(const Json& j, const ManifestReader& r) {
   m.library = r.text(j, "", "library");
   m.librarySeal = {r.size(j, "", "library_bytes"), r.text(j, "", "library_sha256")};
   m.weightsSeal = {r.size(j, "", "weights_bytes"), r.text(j, "", "weights_sha256")};
+  if (j.contains("cubin")) {
+    m.cubin = r.text(j, "", "cubin");
+    m.cubinSeal = {r.size(j, "", "cubin_bytes"), r.text(j, "", "cubin_sha256")};
+  }
   auto readText = [&](const Json& v, const std::string& field) { return r.text(v, field); };
   auto readIndex = [&](const Json& v, const std::string& field) { return r.index(v, field); };
   m.kernels = r.list<BundleKernel>(j, "", "kernels", [&](const Json& v, const std::string& at) {

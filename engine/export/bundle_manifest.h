@@ -64,6 +64,10 @@ struct BundleManifest {
   std::string triple;  // resolved LLVM triple
   std::string library; // "kernels.so", "kernels.o" or, for CUDA, "kernels.ptx"
   BundleFileSeal librarySeal, weightsSeal;
+  // CUDA bundles compiled where ptxas was found: the PTX assembled for the target's sm_XX,
+  // "kernels.sm_90.cubin" (empty when there is none), which a driver loads without JIT.
+  std::string cubin;
+  BundleFileSeal cubinSeal;
   std::vector<BundleKernel> kernels;
   std::vector<BundleSlot> slots;
   std::vector<BundleCall> calls;

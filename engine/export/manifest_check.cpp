@@ -52,6 +52,20 @@ public:
                     : std::string("neither kernels.so nor kernels.o")));
     checkSealForm(m_.librarySeal, "library");
     checkSealForm(m_.weightsSeal, "weights");
+    if (!m_.cubin.empty()) {
+      // kernels.sm_NN.cubin, beside PTX only.
+      const std::string digits =
+          m_.cubin.size() > 17 ? m_.cubin.substr(11, m_.cubin.size() - 17) : std::string();
+      const bool named = m_.cubin.rfind("kernels.sm_", 0) == 0 && m_.cubin.size() > 17 &&
+                         m_.cubin.substr(m_.cubin.size() - 6) == ".cubin" && !digits.empty() &&
+                         digits.size() <= 3 &&
+                         digits.find_first_not_of("0123456789") == std::string::npos;
+      if (!ptx || !named)
+        fail(bundle_, "cubin",
+             "'" + m_.cubin + "' is " +
+                 (ptx ? "not named kernels.sm_NN.cubin" : "a cubin in a bundle without PTX"));
+      checkSealForm(m_.cubinSeal, "cubin");
+    }
     checkKernels();
     checkSlots();
     checkCalls();

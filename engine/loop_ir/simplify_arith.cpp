@@ -159,6 +159,17 @@ Expr Simplifier::rewriteAdd(const Expr& a, const Expr& b) {
       const auto* r = static_cast<const BinaryExprNode*>(b.get());
       if (equal(q->a, r->a) && equal(q->b, m->b) && equal(r->b, m->b))
         return r->a;
+      // (x / (c1*c2))*c2 + (x / c1) % c2 -> x / c1 for positive c1, c2: the same with
+      // x / c1 for x, once x / c1 / c2 was folded into one division.
+      const auto c2 = asConstInt(m->b), c = asConstInt(q->b);
+      if (r->a.kind() == m->a.kind() && equal(r->b, m->b) && c2 && *c2 > 0 && c && *c > 0) {
+        const auto* inner = static_cast<const BinaryExprNode*>(r->a.get());
+        const auto c1 = asConstInt(inner->b);
+        std::int64_t product = 0;
+        if (equal(inner->a, q->a) && c1 && *c1 > 0 && !__builtin_mul_overflow(*c1, *c2, &product) &&
+            product == *c)
+          return r->a;
+      }
     }
   }
 

@@ -49,6 +49,27 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
 Stmt depthwiseConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& ops,
                    const std::vector<WindowAxis>& axes);
 
+// What a plain window nest (conv_gpu.cpp) computes per output element y[n, ch, o...]: acc
+// starts at `init`; for each of `channels` reduced input channels rc (none when 0) and each
+// tap t inside the input, acc = update(acc, n, ch, rc, input position, t); then y = finish.
+struct WindowNest {
+  std::int64_t channels = 0;
+  Expr init;
+  std::function<Expr(const Expr& acc, const Expr& n, const Expr& ch, const Expr& rc,
+                     const std::vector<Expr>& pos, const std::vector<Expr>& taps)>
+      update;
+  std::function<Expr(const Expr& acc, const std::vector<Expr>& outIndex)> finish;
+};
+
+// The plain window nest for GPU targets: loops over n, channel and the output positions,
+// each element reduced into a scalar over its window (conv_gpu.cpp).
+Stmt gpuWindowNest(KernelBuilder& kb, const TensorRef& y, const std::vector<WindowAxis>& axes,
+                   const WindowNest& nest);
+
+// Conv as a plain window nest for GPU targets; undefined when the operand types differ.
+Stmt gpuConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilogue,
+             const ConvOperands& ops, const std::vector<WindowAxis>& axes);
+
 // lathe::ConvNCHWc, the blocked-layout Conv of the layout-nchwc pass (conv_nchwc.cpp).
 Stmt lowerConvNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilogue);
 

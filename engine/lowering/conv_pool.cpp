@@ -315,6 +315,9 @@ Stmt lowerConv(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
     unsupportedNode(node, "channel counts do not match the weight and group");
   const std::vector<WindowAxis> axes =
       slidingWindow(node, dropFront(x.shape, 2), dropFront(y.shape, 2), weightKernel(node, w));
+  if (kb.gpu())
+    if (Stmt plain = gpuConv(node, kb, epilogue, ops, axes); plain.defined())
+      return plain;
   if (Stmt depthwise = depthwiseConv(kb, epilogue, ops, axes); depthwise.defined())
     return depthwise;
   const bool unitStrides =
@@ -443,6 +446,34 @@ Stmt lowerPool(const Node& node, KernelBuilder& kb, const Epilogue& epilogue, Po
     unsupportedNode(node, "p must be positive");
   const std::vector<WindowAxis> axes = slidingWindow(
       node, dropFront(x.shape, 2), dropFront(y.shape, 2), node.attrInts("kernel_shape"));
+  const bool includePad = node.attrInt("count_include_pad", 0) != 0;
+  if (kb.gpu() && !indices) {
+    WindowNest w;
+    w.init = kind == PoolKind::Max ? lowestOf(y.dtype) : constantOf(y.dtype, 0);
+    w.update = [&](const Expr& acc, const Expr& n, const Expr& c, const Expr&,
+                   const std::vector<Expr>& pos, const std::vector<Expr>&) {
+      const Expr v = x.load(concat({n, c}, pos));
+      // Strictly greater: the first maximum in tap order wins, as on the CPU.
+      if (kind == PoolKind::Max)
+        return loop::select(v > acc, v, acc);
+      return acc + (kind == PoolKind::Lp ? lpPower(v, p) : v);
+    };
+    w.finish = [&](const Expr& acc, const std::vector<Expr>& idx) {
+      Expr v = acc;
+      if (kind == PoolKind::Average) {
+        Expr count = loop::makeIndex(1);
+        for (std::size_t a = 0; a < axes.size(); ++a)
+          count = count * tapCount(axes[a], idx[a + 2], includePad);
+        v = v / loop::cast(loopType(y.dtype), count);
+      } else if (kind == PoolKind::Lp) {
+        v = lpRoot(v, p);
+      }
+      return epilogue(v, idx);
+    };
+    kb.describe("plain pooling for a GPU: one output element per iteration of the outer loops, " +
+                std::string("its window reduced in tap order into a scalar"));
+    return gpuWindowNest(kb, y, axes, w);
+  }
   const std::int64_t N = x.shape[0], C = x.shape[1];
   const Expr task = kb.freshVar("nc");
   const Expr n = task / C, c = task % C;
@@ -501,7 +532,6 @@ Stmt lowerPool(const Node& node, KernelBuilder& kb, const Epilogue& epilogue, Po
   const Stmt taps = overTaps(kb, axes, false, nullptr, accumulate);
 
   Stmt finish = loop::noOp();
-  const bool includePad = node.attrInt("count_include_pad", 0) != 0;
   if (kind != PoolKind::Max || hasEpilogue(node))
     finish = nestedLoops(
         kb, outExtents(axes),

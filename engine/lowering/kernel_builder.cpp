@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <set>
 
 namespace lathe::lowering {
 
@@ -295,7 +296,32 @@ private:
 
 } // namespace
 
+namespace {
+
+// The first loop name used by two loops of `body`, if any.
+class RepeatedLoopName : public loop::IRVisitor {
+public:
+  std::string repeated;
+
+protected:
+  void visitFor(const loop::For* op) override {
+    if (!seen_.insert(op->name()).second && repeated.empty())
+      repeated = op->name();
+    loop::IRVisitor::visitFor(op);
+  }
+
+private:
+  std::set<std::string> seen_;
+};
+
+} // namespace
+
 loop::Kernel KernelBuilder::finish(Stmt body) {
+  // Schedule steps name loops: a name used twice would make them mean two loops at once.
+  RepeatedLoopName names;
+  names.visit(body);
+  LATHE_CHECK(names.repeated.empty(),
+              "kernel " + name_ + " names two loops '" + names.repeated + "'");
   // Nests of loopNest(): their parallel loop is a default-trace step, or, inside another
   // parallel loop, stays marked in the nest itself (as it always ran).
   NestedLoops nested(parallelCandidates_);

@@ -86,6 +86,9 @@ public:
   // to LLVM), for schedules that keep tiles of results in registers.
   void setVectorBits(int bits) { vectorBits_ = bits; }
   int vectorBits() const { return vectorBits_; }
+  // A GPU target (LoweringOptions::gpu): the anchor ops build plain nests.
+  void setGpu(bool gpu) { gpu_ = gpu; }
+  bool gpu() const { return gpu_; }
 
   // The shapes of the tensors the fused epilogue reads besides the anchor's value.
   void setEpilogueOperands(std::vector<std::vector<std::int64_t>> shapes) {
@@ -128,6 +131,7 @@ private:
   std::map<std::string, const graph::Value*> redirects_;
   std::map<std::string, int> varCounts_;
   int vectorBits_ = 0;
+  bool gpu_ = false;
   std::vector<std::vector<std::int64_t>> epilogueOperands_;
   std::string strategy_;
   std::string defaultTrace_;

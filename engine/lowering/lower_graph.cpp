@@ -213,6 +213,7 @@ private:
         head.group >= 0 ? g_.groups()[head.group].name : kernelName(head, model_.calls.size());
     KernelBuilder kb(name, names);
     kb.setVectorBits(options_.vectorBits);
+    kb.setGpu(options_.gpu);
     std::vector<std::vector<std::int64_t>> epilogueOperands;
     for (std::size_t k = 1; k < nodes.size(); ++k)
       for (const Value* v : nodes[k]->inputs)

@@ -209,7 +209,41 @@ Stmt tracedProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p
   return nest;
 }
 
+// The GPU's product: the outer loops run over the output elements (batch, rows, columns;
+// batch and rows only when they have more than one iteration), each summing its K products
+// in order into a scalar and storing it once, finished. The GPU default trace spreads the
+// outer loops over blocks and threads. Undefined when the operands' element type is not
+// the result's.
+Stmt plainProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p) {
+  const Expr b = p.batch > 1 ? kb.freshVar("b") : loop::makeIndex(0);
+  const Expr i = p.M > 1 ? kb.freshVar("i") : loop::makeIndex(0);
+  const Expr j = kb.freshVar("j"), k = kb.freshVar("k");
+  const loop::Type t = loopType(y.dtype);
+  const Expr av = p.a(b, i, k), bv = p.b(b, k, j);
+  if (av.type() != t || bv.type() != t)
+    return Stmt();
+  const TensorRef acc = kb.scratch("acc", y.dtype, {1});
+  const Expr zero = loop::makeIndex(0);
+  const std::vector<Expr> idx = p.yIndex(b, i, j);
+  const Expr sum = acc.load({zero});
+  Stmt nest =
+      kb.allocate(acc, loop::Block::make({acc.store({zero}, constantOf(y.dtype, 0)),
+                                          forCount(k, p.K, acc.store({zero}, sum + av * bv)),
+                                          y.store(idx, p.finish ? p.finish(sum, idx) : sum)}));
+  nest = forCount(j, p.N, nest);
+  if (p.M > 1)
+    nest = forCount(i, p.M, nest);
+  if (p.batch > 1)
+    nest = forCount(b, p.batch, nest);
+  kb.describe("plain product for a GPU: one output element per iteration of the outer loops, " +
+              std::to_string(p.K) + " products summed in order into a scalar");
+  return nest;
+}
+
 Stmt productLoops(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p) {
+  if (kb.gpu())
+    if (Stmt plain = plainProduct(kb, y, p); plain.defined())
+      return plain;
   if (Stmt traced = tracedProduct(kb, y, p); traced.defined())
     return traced;
   if (Stmt tiled = tiledProduct(kb, y, p); tiled.defined())

@@ -321,7 +321,10 @@ Stmt lowerDet(const Node& n, KernelBuilder& kb, const Epilogue& epilogue) {
         const TensorRef piv = kb.scratch("det_pivot", graph::DType::I64, {1});
         const Expr zero = loop::makeIndex(0);
         auto at = [&](const Expr& r, const Expr& c) { return r * m + c; };
+        // Each loop has a name of its own: schedule steps name loops.
         const Expr i = kb.freshVar("det_i"), j = kb.freshVar("det_j"), k = kb.freshVar("det_k");
+        const Expr si = kb.freshVar("det_i"), sj = kb.freshVar("det_j");
+        const Expr ei = kb.freshVar("det_i"), ej = kb.freshVar("det_j");
         auto loopFrom = [](const Expr& var, const Expr& lo, const Expr& hi, Stmt body) {
           return loop::For::make(var, lo, hi - lo, loop::ForKind::Serial, std::move(body));
         };
@@ -339,24 +342,24 @@ Stmt lowerDet(const Node& n, KernelBuilder& kb, const Epilogue& epilogue) {
         // Pivot search: the row at or below k with the largest magnitude in column k.
         Stmt search = loop::Block::make(
             {piv.storeFlat(zero, k),
-             loopFrom(i, k + std::int64_t{1}, mEnd,
-                      loop::IfThenElse::make(absA(i, k) > absA(p, k), piv.storeFlat(zero, i)))});
+             loopFrom(si, k + std::int64_t{1}, mEnd,
+                      loop::IfThenElse::make(absA(si, k) > absA(p, k), piv.storeFlat(zero, si)))});
         const Expr tmp = loop::Var::make(f64t, "det_tmp");
         Stmt swapRows =
-            loop::LetStmt::make(tmp, a.loadFlat(at(k, j)),
-                                loop::Block::make(a.storeFlat(at(k, j), a.loadFlat(at(p, j))),
-                                                  a.storeFlat(at(p, j), tmp)));
+            loop::LetStmt::make(tmp, a.loadFlat(at(k, sj)),
+                                loop::Block::make(a.storeFlat(at(k, sj), a.loadFlat(at(p, sj))),
+                                                  a.storeFlat(at(p, sj), tmp)));
         Stmt swap = loop::IfThenElse::make(
-            ne(p, k), loop::Block::make({kb.serialLoop(j, m, swapRows),
+            ne(p, k), loop::Block::make({kb.serialLoop(sj, m, swapRows),
                                          det.storeFlat(zero, -det.loadFlat(zero))}));
         const Expr pivot = a.loadFlat(at(k, k));
         Stmt eliminate = loop::IfThenElse::make(
             ne(pivot, 0.0),
-            loopFrom(
-                i, k + std::int64_t{1}, mEnd,
-                loopFrom(j, k + std::int64_t{1}, mEnd,
-                         a.storeFlat(at(i, j), a.loadFlat(at(i, j)) - a.loadFlat(at(i, k)) / pivot *
-                                                                          a.loadFlat(at(k, j))))));
+            loopFrom(ei, k + std::int64_t{1}, mEnd,
+                     loopFrom(ej, k + std::int64_t{1}, mEnd,
+                              a.storeFlat(at(ei, ej),
+                                          a.loadFlat(at(ei, ej)) - a.loadFlat(at(ei, k)) / pivot *
+                                                                       a.loadFlat(at(k, ej))))));
         Stmt step = loop::Block::make(
             {search, swap, det.storeFlat(zero, det.loadFlat(zero) * pivot), eliminate});
         Stmt body = loop::Block::make(

@@ -82,25 +82,41 @@ std::vector<Step> planNest(const std::vector<ChainLoop>& chain, std::size_t coun
   return steps;
 }
 
-// Thread-pool loops that the lowering marked itself become serial again: on a GPU their
-// independence is what bind needs, and it checks that anew.
+// Loops of the kinds `serial` picks become serial.
 class SerialLoops : public loop::IRMutator {
+public:
+  explicit SerialLoops(bool (*serial)(loop::ForKind)) : serial_(serial) {}
+
 protected:
   Stmt mutateFor(const For* op) override {
     Stmt body = mutate(op->body);
-    if (op->forKind != loop::ForKind::Parallel && body.sameAs(op->body))
+    if (!serial_(op->forKind) && body.sameAs(op->body))
       return op;
     return For::make(op->var, op->min, op->extent,
-                     op->forKind == loop::ForKind::Parallel ? loop::ForKind::Serial : op->forKind,
-                     body);
+                     serial_(op->forKind) ? loop::ForKind::Serial : op->forKind, body);
   }
+
+private:
+  bool (*serial_)(loop::ForKind);
 };
+
+// Thread-pool loops that the lowering marked itself become serial again: on a GPU their
+// independence is what bind needs, and it checks that anew.
+bool isParallel(loop::ForKind kind) {
+  return kind == loop::ForKind::Parallel;
+}
 
 } // namespace
 
 loop::Kernel withoutParallelLoops(const loop::Kernel& kernel) {
   loop::Kernel out = kernel;
-  out.body = SerialLoops().mutate(kernel.body);
+  out.body = SerialLoops(isParallel).mutate(kernel.body);
+  return out;
+}
+
+loop::Kernel withSerialGpuLoops(const loop::Kernel& kernel) {
+  loop::Kernel out = kernel;
+  out.body = SerialLoops(loop::isGpuBound).mutate(kernel.body);
   return out;
 }
 

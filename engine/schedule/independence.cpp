@@ -8,7 +8,8 @@
 // enumerated, honouring the guards around the stores: exact. Otherwise the stores must move
 // by one constant stride along the loop that exceeds the span one iteration covers
 // (interval bounds of the index). A buffer the loop both reads and writes must be read at
-// an index it is written at, in the same iteration.
+// an index it is written at, in the same iteration, or within the span of elements that
+// iteration alone writes.
 #include "engine/loop_ir/ir_equality.h"
 #include "engine/loop_ir/ir_operators.h"
 #include "engine/loop_ir/ir_printer.h"
@@ -650,6 +651,66 @@ bool digitWrites(const For& loop, const BufferStores& b) {
   return true;
 }
 
+// The elements `index` (an access's index with outside variables at 0) covers in the
+// iteration var = 0, over the loops inside around the access; nothing when unbounded.
+std::optional<Interval> spanAtZero(const Access& a, const Expr& index, const std::string& var) {
+  std::map<std::string, Interval> ranges;
+  VarRanges outer; // the same, for constantRange
+  for (const For* f : a.loops) {
+    if (const auto r = constRange(*f); r && r->extent > 0) {
+      ranges[f->name()] = {r->min, r->min + r->extent - 1};
+    } else {
+      // Bounds that vary with the loops around it (a pooling window's clipped rows): the
+      // variable stays between the least min and the greatest min + extent - 1 over them.
+      const ValueRange lo = constantRange(simplify(f->min), outer);
+      const ValueRange hi = constantRange(simplify(f->min + f->extent - 1), outer);
+      if (lo.lo && hi.hi && *lo.lo <= *hi.hi)
+        ranges[f->name()] = {*lo.lo, *hi.hi};
+    }
+    if (const auto it = ranges.find(f->name()); it != ranges.end())
+      outer[f->name()] = {it->second.lo, it->second.hi};
+  }
+  return bounds(simplify(substitute(index, var, makeIndex(0))), ranges);
+}
+
+// A read of a buffer the loop writes, at other indices than its stores: safe when every
+// store and the read move by one constant stride S along the loop, the stores of one
+// iteration span less than |S| elements and the read stays within that span. Then what an
+// iteration reads lies in its own span, which no other iteration writes (a softmax row
+// read back after it was written). `read` is the read's index with outside subexpressions
+// as the stores' symbols.
+bool readsOwnSpan(const For& loop, const Access& a, const Expr& read, const BufferStores& b,
+                  const std::set<std::string>& inside) {
+  const std::string& var = loop.name();
+  std::map<std::string, Expr> zeros;
+  for (const std::string& name : freeVars(read))
+    if (!inside.count(name)) {
+      const auto c = strideAlong(read, name);
+      if (!c || c != strideAlong(b.abstracted[0], name))
+        return false;
+      zeros[name] = makeIndex(0);
+    }
+  const Expr index = zeros.empty() ? read : simplify(substitute(read, zeros));
+  const std::optional<std::int64_t> stride = strideAlong(index, var);
+  if (!stride || *stride == 0 || *stride == std::numeric_limits<std::int64_t>::min())
+    return false;
+  std::optional<Interval> span;
+  for (std::size_t s = 0; s < b.stores.size(); ++s) {
+    if (strideAlong(b.indices[s], var) != stride)
+      return false;
+    const auto within = spanAtZero(*b.stores[s], b.indices[s], var);
+    if (!within)
+      return false;
+    span =
+        span ? Interval{std::min(span->lo, within->lo), std::max(span->hi, within->hi)} : *within;
+  }
+  const std::optional<std::int64_t> width = span ? checkedSub(span->hi, span->lo) : std::nullopt;
+  if (!width || *width >= std::abs(*stride))
+    return false;
+  const auto reads = spanAtZero(a, index, var);
+  return reads && reads->lo >= span->lo && reads->hi <= span->hi;
+}
+
 // The fallback: one constant stride along the loop, larger than what an iteration spans.
 void boundWrites(const For& loop, const BufferStores& b,
                  const std::function<void(const Access&, const std::string&)>& cannot) {
@@ -665,23 +726,7 @@ void boundWrites(const For& loop, const BufferStores& b,
       cannot(a,
              "the stores of " + a.buffer.name() + " move by different strides along '" + var + "'");
     stride = c;
-    std::map<std::string, Interval> ranges;
-    VarRanges outer; // the same, for constantRange
-    for (const For* f : a.loops) {
-      if (const auto r = constRange(*f); r && r->extent > 0) {
-        ranges[f->name()] = {r->min, r->min + r->extent - 1};
-      } else {
-        // Bounds that vary with the loops around it (a pooling window's clipped rows): the
-        // variable stays between the least min and the greatest min + extent - 1 over them.
-        const ValueRange lo = constantRange(simplify(f->min), outer);
-        const ValueRange hi = constantRange(simplify(f->min + f->extent - 1), outer);
-        if (lo.lo && hi.hi && *lo.lo <= *hi.hi)
-          ranges[f->name()] = {*lo.lo, *hi.hi};
-      }
-      if (const auto it = ranges.find(f->name()); it != ranges.end())
-        outer[f->name()] = {it->second.lo, it->second.hi};
-    }
-    const auto within = bounds(simplify(substitute(b.indices[s], var, makeIndex(0))), ranges);
+    const auto within = spanAtZero(a, b.indices[s], var);
     if (!within)
       cannot(a, "the elements one iteration writes cannot be bounded");
     span =
@@ -713,7 +758,7 @@ void requireIndependentIterations(const For& loop, const char* primitive,
     if (!original.isStore)
       continue;
     Access a = original;
-    a.index = abstractOutside(a.index, inside, symbols);
+    a.index = simplify(abstractOutside(a.index, inside, symbols));
     if (const auto c = strideAlong(a.index, var); c && *c == 0)
       cannot(a, "every iteration writes the same element of " + a.buffer.name() +
                     " (a reduction along '" + var + "')");
@@ -772,7 +817,9 @@ void requireIndependentIterations(const For& loop, const char* primitive,
         written = true;
         matched = matched || (equal(simplify(s.index), simplify(a.index)) && sameGuards(s, a));
       }
-    if (written && !matched)
+    if (written && !matched &&
+        !readsOwnSpan(loop, a, abstractOutside(a.index, inside, symbols),
+                      byBuffer.at(a.buffer.name()), inside))
       cannot(a, "it reads elements of " + a.buffer.name() +
                     " that other iterations may write (no write at the same index under the "
                     "same conditions)");

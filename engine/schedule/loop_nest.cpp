@@ -27,15 +27,16 @@ public:
   explicit LoopFinder(const std::string& name) : name_(name) {}
   const For* found = nullptr;
   std::vector<const For*> enclosing;
+  int count = 0; // loops of that name: names must be unique for a step to mean one loop
 
 protected:
   void visitFor(const For* op) override {
-    if (found)
-      return;
     if (op->name() == name_) {
-      found = op;
-      enclosing = stack_;
-      return;
+      if (!found) {
+        found = op;
+        enclosing = stack_;
+      }
+      ++count;
     }
     stack_.push_back(op);
     IRVisitor::visitFor(op);
@@ -149,6 +150,9 @@ const For& findLoop(const Stmt& body, const std::string& name) {
   finder.visit(body);
   if (!finder.found)
     fail("there is no loop '" + name + "'");
+  if (finder.count > 1)
+    fail("the kernel has " + std::to_string(finder.count) + " loops named '" + name +
+         "'; a step cannot tell them apart");
   return *finder.found;
 }
 

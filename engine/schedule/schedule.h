@@ -104,6 +104,9 @@ std::string gpuDefaultTrace(const loop::Kernel& kernel, loop::Kernel* scheduled 
 // `kernel` with the parallel loops its lowering marked made serial: the nest GPU traces
 // replay on (the lowering's parallel loops are CPU thread-pool tasks).
 loop::Kernel withoutParallelLoops(const loop::Kernel& kernel);
+// `kernel` with its loops bound to blocks and threads made serial loops over the same
+// range: a GPU schedule that runs on a CPU, each block and thread in turn.
+loop::Kernel withSerialGpuLoops(const loop::Kernel& kernel);
 
 // Checks that every schedule names one of `kernels` (a typo would otherwise do nothing).
 void checkKernelsExist(const ScheduleSet& set, const std::vector<std::string>& kernels);

@@ -1290,8 +1290,11 @@ def check_cuda_ptx(lathe, models):
                            bundle, "--dump", dump)
         expect(rc == 0, f"compile for {arch}", out + err)
         rows = gpu_table(out)
-        expect(len(rows) == 17, f"17 kernels in the launch table ({len(rows)})", out)
-        expect(rows["k2_reshape"][1] == "512", "k2_reshape runs 512 threads", out)
+        # Opened for a GPU: plain NCHW Convs (no blocked layout), one thread per output.
+        expect(len(rows) == 13, f"13 kernels in the launch table ({len(rows)})", out)
+        expect(not any("nchwc" in k for k in rows), "no blocked Convs for a GPU", out)
+        expect(rows["fused_conv_relu_0"][1] == "65536",
+               "fused_conv_relu_0 runs a thread per output (65536)", out)
         if ptxas_found():
             expect(all(r[2] != "-" and int(r[2]) > 0 for r in rows.values()),
                    "ptxas reported registers for every kernel", out)
@@ -1303,16 +1306,24 @@ def check_cuda_ptx(lathe, models):
         with tarfile.open(bundle) as tar:
             manifest = json.load(tar.extractfile("manifest.json"))
             library = tar.extractfile("kernels.ptx").read().decode()
+            if ptxas_found():
+                expect(manifest.get("cubin") == f"kernels.{arch}.cubin",
+                       "the bundle holds the cubin ptxas made", json.dumps(manifest)[:500])
+                cubin = tar.extractfile(manifest["cubin"]).read()
+                expect(cubin[:4] == b"\x7fELF" and len(cubin) == manifest["cubin_bytes"],
+                       "the cubin is an ELF file of the size the manifest says", str(cubin[:16]))
+            else:
+                expect("cubin" not in manifest, "no cubin without ptxas", json.dumps(manifest)[:500])
         expect(manifest["library"] == "kernels.ptx" and manifest["triple"] == "nvptx64-nvidia-cuda",
                "the bundle holds PTX", json.dumps(manifest)[:500])
         expect(f".target {arch}" in library, f"the PTX targets {arch}", library[:400])
         launches = {k["name"]: k["launches"] for k in manifest["kernels"]}
-        expect(len(launches) == 17 and all(
+        expect(len(launches) == 13 and all(
             l and all(len(x["grid"]) == 3 and len(x["block"]) == 3 for x in l)
             for l in launches.values()), "each kernel lists its launches", str(launches))
-        expect(launches["k2_reshape"] == [{"name": "k2_reshape", "grid": [2, 1, 1],
-                                           "block": [256, 1, 1]}],
-               "k2_reshape: 2 blocks of 256 threads", str(launches["k2_reshape"]))
+        expect(launches["fused_conv_relu_0"] == [{"name": "fused_conv_relu_0", "grid": [256, 1, 1],
+                                                  "block": [256, 1, 1]}],
+               "fused_conv_relu_0: 256 blocks of 256 threads", str(launches["fused_conv_relu_0"]))
     # Running: without a driver (every machine CI has), a message that says so, and exit 1.
     import ctypes
     try:
@@ -1357,6 +1368,41 @@ def check_cuda_big_models(lathe, models):
                   f"{sum(int(r[0]) for r in rows.values())} launches, "
                   f"most registers {max(int(r[2]) for r in rows.values())}, "
                   f"{spills} kernels spill")
+
+
+def check_gpu_schedules_big_models(lathe, models):
+    """The GPU lowering of ResNet-50, MobileNetV2 and BERT (plain nests, default GPU traces)
+    spreads every Conv, pooling and product over many threads, and computes what the CPU
+    path computes: run block by block on this CPU (--gpu-schedules-on-host)."""
+    import tempfile
+    import numpy as np
+    work = tempfile.mkdtemp(prefix="lathe_cli_")
+    for name in ("resnet50", "mobilenetv2", "bert"):
+        model = f"{models}/big/{name}.onnx"
+        rc, out, err = run(lathe, "compile", model, "--target", "cuda -arch=sm_90", "-o",
+                           os.path.join(work, f"{name}.tar"))
+        expect(rc == 0, f"{name} for CUDA", out + err)
+        rows = gpu_table(out)
+        anchors = {k: int(r[1]) for k, r in rows.items()
+                   if any(op in k for op in ("conv", "gemm", "matmul", "pool", "softmax"))}
+        expect(anchors and min(anchors.values()) >= 256,
+               f"{name}: every Conv, product, pooling and softmax runs >= 256 threads "
+               "(BERT's pooler has 256 outputs)", str(anchors))
+        outputs = {}
+        for mode in ("cpu", "gpu"):
+            path = os.path.join(work, f"{name}_{mode}.npz")
+            extra = ["--gpu-schedules-on-host"] if mode == "gpu" else []
+            rc, out, err = run(lathe, "run", model, "--fill", "random", "--outputs", path, *extra)
+            expect(rc == 0, f"{name} run ({mode})", out + err)
+            outputs[mode] = np.load(path)
+        for key in outputs["cpu"].files:
+            a, b = outputs["cpu"][key], outputs["gpu"][key]
+            expect(np.isfinite(b).all(), f"{name} {key}: finite on the GPU path")
+            diff = float(np.abs(a.astype(np.float64) - b).max())
+            scale = float(np.abs(a).max())
+            print(f"{name} {key}: max |gpu - cpu| {diff:.3g} (largest |value| {scale:.3g}); "
+                  f"fewest threads of an anchor kernel {min(anchors.values())}")
+            expect(diff <= 1e-4 * max(scale, 1.0), f"{name} {key}: GPU path within 1e-4", str(diff))
 
 
 CHECKS = {name[len("check_"):]: fn for name, fn in globals().items() if name.startswith("check_")}

@@ -74,6 +74,14 @@ TEST(BundleManifest, PtxBundlesKeepTheirLaunches) {
   EXPECT_EQ(back.kernels[0].launches[0].block, (std::vector<std::int64_t>{256, 1, 1}));
   EXPECT_EQ(back.kernels[0].scratch, std::vector<std::uint64_t>{4096});
   EXPECT_EQ(validationError(back), "");
+  EXPECT_TRUE(back.cubin.empty()); // compiled without ptxas
+  // With ptxas: the assembled module beside the PTX, sealed like the other files.
+  m.cubin = "kernels.sm_90.cubin";
+  m.cubinSeal = m.librarySeal;
+  const BundleManifest withCubin = manifestFromJson(manifestToJson(m), "model.tar");
+  EXPECT_EQ(withCubin.cubin, "kernels.sm_90.cubin");
+  EXPECT_EQ(withCubin.cubinSeal.sha256, m.librarySeal.sha256);
+  EXPECT_EQ(validationError(withCubin), "");
 }
 
 struct ManifestEdit {
@@ -157,6 +165,23 @@ TEST(BundleManifest, RefusesInconsistentManifestsByField) {
          m.kernels[0].launches = {{"k0_mul", {1, 0, 1}, {32, 1, 1}}};
        },
        "kernels[0].launches[0].grid", "0 blocks on axis 1 is outside CUDA's limits"},
+      {"a cubin in a CPU bundle",
+       [](auto& m) { m.cubin = "kernels.sm_90.cubin", m.cubinSeal = m.librarySeal; }, "cubin",
+       "a cubin in a bundle without PTX"},
+      {"a cubin named like a path",
+       [](auto& m) {
+         m.triple = "nvptx64-nvidia-cuda", m.library = "kernels.ptx";
+         m.kernels[0].launches = {{"k0_mul", {1, 1, 1}, {32, 1, 1}}};
+         m.cubin = "../kernels.sm_90.cubin", m.cubinSeal = m.librarySeal;
+       },
+       "cubin", "not named kernels.sm_NN.cubin"},
+      {"a cubin without its hash",
+       [](auto& m) {
+         m.triple = "nvptx64-nvidia-cuda", m.library = "kernels.ptx";
+         m.kernels[0].launches = {{"k0_mul", {1, 1, 1}, {32, 1, 1}}};
+         m.cubin = "kernels.sm_80.cubin";
+       },
+       "cubin_sha256", "64 lowercase hex digits"},
       {"a malformed hash", [](auto& m) { m.librarySeal.sha256 = "abc"; }, "library_sha256",
        "64 lowercase hex digits"},
       {"an absurd weights size", [](auto& m) { m.weightsSeal.bytes = max; }, "weights_bytes",

@@ -38,6 +38,16 @@ TEST_F(Simplify, QuotientTimesDivisorPlusRemainderIsTheDividend) {
   EXPECT_EQ(show(floorDiv(x, 16) * 16 + x % 16), "floordiv(x, 16)*16 + x%16");
 }
 
+// Three loops fused: x / 56 / 56 folds into x / 3136 before the digits are put together.
+TEST_F(Simplify, DigitsOfFusedLoopsRecombine) {
+  EXPECT_EQ(show((x / 56 / 56 * 56 + x / 56 % 56) * 56 + x % 56), "x");
+  EXPECT_EQ(
+      show((floorDiv(floorDiv(x, 7), 3) * 3 + floorMod(floorDiv(x, 7), 3)) * 7 + floorMod(x, 7)),
+      "x");
+  // Divisors that do not multiply up stay as they are.
+  EXPECT_EQ(show(x / 100 * 56 + x / 56 % 56), "x/100*56 + x/56%56");
+}
+
 TEST_F(Simplify, DivisionTruncatesTowardZero) {
   EXPECT_EQ(show(makeIndex(-7) / 2), "-3");
 }

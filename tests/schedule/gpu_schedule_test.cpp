@@ -97,6 +97,39 @@ TEST(GpuSchedule, LoopsWithBoundsThatVaryAreBounded) {
             std::string::npos);
 }
 
+// A softmax-like row: y[t, r] written by one loop over r, read back by another. The read
+// is at another index than the store, but within the row iteration t alone writes.
+TEST(GpuSchedule, RowsReadBackWithinTheirOwnSpanAreIndependent) {
+  using namespace loop;
+  Buffer x = Buffer::make("x", f32(), makeShape({8, 16}));
+  Buffer y = Buffer::make("y", f32(), makeShape({8, 16}));
+  Buffer s = Buffer::make("s", f32(), makeShape({8}));
+  Expr t = testing::indexVar("t"), r = testing::indexVar("r"), q = testing::indexVar("q");
+  auto rowOf = [&](const Expr& shift) {
+    Stmt write = testing::serialFor(r, 16, Store::make(y, t * 16 + r, Load::make(x, t * 16 + r)));
+    Stmt sum = testing::serialFor(
+        q, 16, Store::make(s, t, Load::make(s, t) + Load::make(y, t * 16 + q + shift)));
+    return loop::Kernel{
+        "rows",
+        {x},
+        {y, s},
+        testing::serialFor(t, 8,
+                           Block::make({Store::make(s, t, makeFloatConst(f32(), 0)), write, sum})),
+        {"rows"}};
+  };
+  const std::string text = loop::toString(
+      apply(rowOf(makeIndex(0)), Schedule{"rows", {step(Primitive::Bind, {"t", "threadIdx.x"})}}));
+  EXPECT_NE(text.find("threadIdx.x for (t, 0, 8)"), std::string::npos) << text;
+  // Reading the next row, which iteration t + 1 writes: refused.
+  EXPECT_NE(refusal(rowOf(makeIndex(16)), {step(Primitive::Bind, {"t", "threadIdx.x"})})
+                .find("that other iterations may write"),
+            std::string::npos);
+  // One element past the row: refused too.
+  EXPECT_NE(refusal(rowOf(makeIndex(1)), {step(Primitive::Bind, {"t", "threadIdx.x"})})
+                .find("that other iterations may write"),
+            std::string::npos);
+}
+
 TEST(GpuSchedule, DefaultTraceSpreadsIndependentLoopsOverBlocks) {
   // 30x20 = 600 output elements: 3 blocks of 256 threads, the reduction inside each thread.
   const loop::Kernel mm = matmulKernel();
