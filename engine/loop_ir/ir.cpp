@@ -542,7 +542,15 @@ Stmt Store::make(Buffer buffer, Expr index, Expr value) {
 }
 
 const char* memoryScopeName(MemoryScope scope) {
-  return scope == MemoryScope::Stack ? "stack" : "heap";
+  switch (scope) {
+  case MemoryScope::Stack:
+    return "stack";
+  case MemoryScope::Heap:
+    return "heap";
+  case MemoryScope::Shared:
+    return "shared";
+  }
+  return "?";
 }
 
 Stmt Allocate::make(Buffer buffer, MemoryScope scope, Stmt body) {
@@ -609,6 +617,10 @@ Stmt Evaluate::make(Expr value) {
   Evaluate* node = newNode<Evaluate>();
   node->value = std::move(value);
   return node;
+}
+
+Stmt Barrier::make() {
+  return newNode<Barrier>();
 }
 
 Stmt noOp() {

@@ -68,7 +68,8 @@ namespace lathe::loop {
   X(Block)                                                                                         \
   X(IfThenElse)                                                                                    \
   X(LetStmt)                                                                                       \
-  X(Evaluate)
+  X(Evaluate)                                                                                      \
+  X(Barrier)
 
 enum class ExprKind : std::uint8_t {
 #define LATHE_LOOP_ENUM(name) name,
@@ -446,6 +447,10 @@ struct Let final : ExprNode {
 // The Gpu kinds are loops bound to a CUDA grid axis (schedule primitive `bind`): the loop
 // does not iterate; each block (Block*) or thread of a block (Thread*) runs the body once,
 // its variable being min + blockIdx/threadIdx on that axis. Only GPU code has them.
+// Statements inside the loops bound to blocks but outside those bound to threads run in
+// every thread of the block (stack buffers there are per thread); several loops bound to
+// the same thread axis, one after another (a barrier between them), are how the threads
+// of a block take turns at shared memory.
 enum class ForKind : std::uint8_t {
   Serial,
   Parallel,
@@ -489,8 +494,10 @@ struct Store final : StmtNode {
 };
 
 // Stack: small and of constant size after simplification (an alloca); Heap: any size.
-enum class MemoryScope : std::uint8_t { Stack, Heap };
-const char* memoryScopeName(MemoryScope scope); // "stack", "heap"
+// Shared: GPU shared memory, one buffer per block that all its threads see, of constant
+// size, inside the loops bound to blocks (only GPU code has it).
+enum class MemoryScope : std::uint8_t { Stack, Heap, Shared };
+const char* memoryScopeName(MemoryScope scope); // "stack", "heap", "shared"
 
 // A temporary buffer, live (uninitialised) in body only.
 struct Allocate final : StmtNode {
@@ -543,6 +550,18 @@ struct Evaluate final : StmtNode {
 
   static Stmt make(Expr value);
   Evaluate() : StmtNode(kKind) {}
+};
+
+// A GPU block barrier (__syncthreads): every thread of the block waits here until all have
+// arrived, and what they wrote to shared memory before it is seen after it. Every thread
+// of the block must reach it (not under a condition that differs between threads). Only
+// GPU code has it; run serially (withSerialGpuLoops) it is dropped, the loops bound to
+// threads then running one after another.
+struct Barrier final : StmtNode {
+  static constexpr StmtKind kKind = StmtKind::Barrier;
+
+  static Stmt make();
+  Barrier() : StmtNode(kKind) {}
 };
 
 // The canonical empty statement, `evaluate(0)`.

@@ -121,6 +121,8 @@ bool equalNodes(const Stmt& x, const Stmt& y) {
   }
   case StmtKind::Evaluate:
     return equal(x.as<Evaluate>()->value, y.as<Evaluate>()->value);
+  case StmtKind::Barrier:
+    return true;
   }
   return false;
 }
@@ -257,6 +259,8 @@ std::size_t hashNode(const Stmt& s) {
   }
   case StmtKind::Evaluate:
     combine(seed, structuralHash(s.as<Evaluate>()->value));
+    break;
+  case StmtKind::Barrier:
     break;
   }
   return seed;

@@ -245,4 +245,8 @@ Stmt IRMutator::mutateEvaluate(const Evaluate* op) {
   return Evaluate::make(std::move(value));
 }
 
+Stmt IRMutator::mutateBarrier(const Barrier* op) {
+  return op;
+}
+
 } // namespace lathe::loop

@@ -60,6 +60,7 @@ protected:
   virtual Stmt mutateIfThenElse(const IfThenElse* op);
   virtual Stmt mutateLetStmt(const LetStmt* op);
   virtual Stmt mutateEvaluate(const Evaluate* op);
+  virtual Stmt mutateBarrier(const Barrier* op);
 
   // Shared default of the binary hooks (Add .. Or): mutates a and b, rebuilds a node of the
   // same kind. Override it to treat every binary node alike.

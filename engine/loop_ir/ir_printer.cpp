@@ -341,6 +341,8 @@ protected:
     os_ << ")\n";
   }
 
+  void visitBarrier(const Barrier*) override { line() << "barrier\n"; }
+
 private:
   std::ostream& line() {
     ++lineNumber_; // every line but the kernel's header and closing brace starts here

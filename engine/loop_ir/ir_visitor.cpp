@@ -162,4 +162,6 @@ void IRVisitor::visitEvaluate(const Evaluate* op) {
   visit(op->value);
 }
 
+void IRVisitor::visitBarrier(const Barrier*) {}
+
 } // namespace lathe::loop

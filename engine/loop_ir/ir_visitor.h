@@ -55,6 +55,7 @@ protected:
   virtual void visitIfThenElse(const IfThenElse* op);
   virtual void visitLetStmt(const LetStmt* op);
   virtual void visitEvaluate(const Evaluate* op);
+  virtual void visitBarrier(const Barrier* op);
 
   // Shared default for the binary nodes (Add .. Or): visits a, then b.
   virtual void visitBinary(const BinaryExprNode* op);

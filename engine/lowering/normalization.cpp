@@ -5,6 +5,7 @@
 #include "engine/loop_ir/ir_operators.h"
 #include "engine/lowering/op_rules.h"
 #include "engine/lowering/reduce_helpers.h"
+#include "engine/lowering/window_helpers.h"
 #include "engine/support/diagnostics.h"
 
 #include <algorithm>
@@ -39,6 +40,54 @@ std::vector<std::int64_t> axesFrom(std::int64_t first, std::size_t rank) {
   return axes;
 }
 
+// For a GPU: Softmax along the last axis (of at least a warp's worth of elements) with a
+// block per row: a block maximum, then a block sum of the exponentials (kept in the output
+// for Softmax), then every element scaled. Undefined otherwise.
+template <bool isLog>
+Stmt gpuSoftmax(KernelBuilder& kb, const Epilogue& epilogue, const Operands& ops,
+                std::int64_t axis) {
+  const TensorRef &x = ops.x, &out = ops.out;
+  for (std::size_t d = static_cast<std::size_t>(axis) + 1; d < x.rank(); ++d)
+    if (x.shape[d] != 1)
+      return Stmt();
+  const std::int64_t count = x.shape[static_cast<std::size_t>(axis)];
+  if (!kb.gpu() || count < 32)
+    return Stmt();
+  const BlockRow block(kb, x.dtype, count);
+  const Expr row = kb.freshVar("row"), zero = loop::makeIndex(0);
+  const TensorRef max = kb.scratch("max", x.dtype, {1});
+  const TensorRef sum = kb.scratch("sum", x.dtype, {1});
+  auto flat = [&](const Expr& at) { return row * count + at; };
+  auto exp = [&](const Expr& at) {
+    return callIntrinsic(Intrinsic::Exp, x.loadFlat(flat(at)) - max.load({zero}));
+  };
+  std::vector<Stmt> steps;
+  steps.push_back(block.reduce(
+      lowestOf(ops.type), [](const Expr& a, const Expr& b) { return loop::max(a, b); },
+      [&](const Expr& at) { return x.loadFlat(flat(at)); }));
+  steps.push_back(max.store({zero}, block.total()));
+  steps.push_back(loop::Barrier::make()); // every thread has read the maximum
+  auto add = [](const Expr& a, const Expr& b) { return a + b; };
+  if constexpr (isLog)
+    steps.push_back(block.reduce(loop::makeZero(ops.type), add, exp));
+  else // the exponentials stay in the output for the scaling
+    steps.push_back(
+        block.reduce(loop::makeZero(ops.type), add, exp,
+                     [&](const Expr& at, const Expr& v) { return out.storeFlat(flat(at), v); }));
+  steps.push_back(sum.store({zero}, isLog ? callIntrinsic(Intrinsic::Log, block.total())
+                                          : constLike(block.total(), 1.0) / block.total()));
+  steps.push_back(block.forEachElement([&](const Expr& at) {
+    const Expr v = isLog ? x.loadFlat(flat(at)) - max.load({zero}) - sum.load({zero})
+                         : out.loadFlat(flat(at)) * sum.load({zero});
+    return out.storeFlat(flat(at), epilogue(v, unflatten(flat(at), x.shape)));
+  }));
+  kb.describe(std::string(isLog ? "LogSoftmax" : "Softmax") + " for a GPU: a block per row of " +
+              std::to_string(count) + ", " + std::to_string(block.threads()) +
+              " threads, block maximum and sum through shared memory");
+  const Stmt body = kb.allocate(max, kb.allocate(sum, loop::Block::make(steps)));
+  return forCount(row, x.numElements() / count, block.inShared(body));
+}
+
 // Softmax and LogSoftmax: exp(x - max) / sum and (x - max) - log(sum), the maximum taken
 // first so that exp cannot overflow.
 template <bool isLog>
@@ -49,6 +98,8 @@ Stmt lowerSoftmax(const Node& node, KernelBuilder& kb, const Epilogue& epilogue)
     unsupportedNode(node, "a scalar input");
   const std::int64_t axis =
       normalizeAxis(node, node.attrInt("axis", -1), static_cast<std::int64_t>(x.rank()));
+  if (Stmt block = gpuSoftmax<isLog>(kb, epilogue, ops, axis); block.defined())
+    return block;
   const ReduceLayout layout(x.shape, {axis});
   return forEachTask(kb, layout, 3, [&](ReduceTask& task) {
     const TensorRef max = task.row("max", x.dtype);

@@ -115,4 +115,52 @@ Expr highestOf(loop::Type type);
 Expr constLike(const Expr& like, double value);
 Expr callIntrinsic(loop::Intrinsic op, Expr x);
 
+// A reduction of `rows` rows of `count` elements each, for gpuRowReduction.
+struct RowReduction {
+  std::int64_t rows = 1, count = 1;
+  graph::DType dtype = graph::DType::F32;
+  Expr identity;
+  std::function<Expr(const Expr& a, const Expr& b)> combine; // associative
+  std::function<Expr(const Expr& row, const Expr& r)> element;
+  std::function<Stmt(const Expr& row, const Expr& total)> write;
+};
+
+// Threads per block for a block reduction of `count` elements: a power of two, 32 to 256.
+std::int64_t blockReduceThreads(std::int64_t count);
+
+// One row of a GPU block reduction: blockReduceThreads(count) threads (threadIdx.x) and a
+// shared buffer of one value per thread (reduce_gpu.cpp). Statements outside the thread
+// loops run in every thread of the block.
+class BlockRow {
+public:
+  BlockRow(KernelBuilder& kb, graph::DType dtype, std::int64_t count);
+  std::int64_t threads() const { return threads_; }
+  // A loop bound to threadIdx.x.
+  Stmt overThreads(const std::function<Stmt(const Expr& tx)>& body) const;
+  // body(at) for every element of the row, thread tx taking tx, tx + threads, ...
+  Stmt forEachElement(const std::function<Stmt(const Expr& at)>& body) const;
+  // Combines element(at) over the row: each thread into a private scalar (running
+  // alsoAt(at, value) for each element too, when given), then a tree over the shared
+  // buffer with a barrier per level. total() then holds the result until the buffer is
+  // written again (put a barrier between reading it and the next reduce).
+  Stmt reduce(const Expr& identity, const std::function<Expr(const Expr&, const Expr&)>& combine,
+              const std::function<Expr(const Expr& at)>& element,
+              const std::function<Stmt(const Expr& at, const Expr& value)>& alsoAt = {}) const;
+  Expr total() const;
+  // `body` with the shared buffer allocated around it (inside the loop over rows).
+  Stmt inShared(Stmt body) const;
+
+private:
+  KernelBuilder& kb_;
+  graph::DType dtype_;
+  std::int64_t count_, threads_;
+  TensorRef red_;
+};
+
+// GPU targets: a loop over the rows (the GPU default trace binds it to blockIdx.x) whose
+// body is a block reduction: blockReduceThreads(count) threads (threadIdx.x) each combine
+// the elements tx, tx + threads, ... of the row into a private scalar, then a tree over a
+// shared buffer halves the partials with a barrier per level, and thread 0 writes.
+Stmt gpuRowReduction(KernelBuilder& kb, const RowReduction& reduction);
+
 } // namespace lathe::lowering

@@ -4,6 +4,7 @@
 #include "engine/loop_ir/ir_operators.h"
 #include "engine/lowering/op_rules.h"
 #include "engine/lowering/reduce_helpers.h"
+#include "engine/lowering/window_helpers.h"
 #include "engine/support/diagnostics.h"
 
 #include <algorithm>
@@ -251,6 +252,35 @@ Stmt lowerReduce(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) 
   return chosen;
 }
 
+// For a GPU: trailing axes of at least a warp's worth of elements reduced by a block per
+// row (gpuRowReduction). Undefined otherwise, and for LogSumExp and wide sums.
+template <Reduce kind>
+Stmt gpuReduceNest(KernelBuilder& kb, const Epilogue& epilogue, const TensorRef& x,
+                   const TensorRef& out, std::vector<std::int64_t> axes, std::int64_t count) {
+  const loop::Type t = loopType(x.dtype);
+  if (!kb.gpu() || kind == Reduce::LogSumExp || count < 32 || accumulatesWide(kind, t, count))
+    return Stmt();
+  std::sort(axes.begin(), axes.end());
+  const auto rank = static_cast<std::int64_t>(x.rank());
+  const auto n = static_cast<std::int64_t>(axes.size());
+  for (std::int64_t i = 0; i < n; ++i)
+    if (axes[static_cast<std::size_t>(i)] != rank - n + i)
+      return Stmt();
+  RowReduction r;
+  r.rows = x.numElements() / count;
+  r.count = count;
+  r.dtype = x.dtype;
+  r.identity = identityOf(kind, t);
+  r.combine = [](const Expr& a, const Expr& b) { return combine(kind, a, b); };
+  r.element = [&](const Expr& row, const Expr& at) {
+    return mapElement(kind, x.loadFlat(row * count + at));
+  };
+  r.write = [&](const Expr& row, const Expr& total) {
+    return out.storeFlat(row, epilogue(finish(kind, total, count), unflatten(row, out.shape)));
+  };
+  return gpuRowReduction(kb, r);
+}
+
 template <Reduce kind>
 Stmt reduceNest(const Node& node, KernelBuilder& kb, const Epilogue& epilogue, const TensorRef& x,
                 const TensorRef& out, const std::vector<std::int64_t>& axes, bool keepDims) {
@@ -261,6 +291,8 @@ Stmt reduceNest(const Node& node, KernelBuilder& kb, const Epilogue& epilogue, c
   const std::int64_t count = layout.reducedCount();
   if (kind == Reduce::Mean && count == 0 && !t.isFloat())
     unsupportedNode(node, "integer mean of no elements");
+  if (Stmt block = gpuReduceNest<kind>(kb, epilogue, x, out, axes, count); block.defined())
+    return block;
 
   return forEachTask(kb, layout, kind == Reduce::LogSumExp ? 2 : 1, [&](ReduceTask& task) {
     auto read = [&](const std::vector<Expr>& r, const Expr& column) {

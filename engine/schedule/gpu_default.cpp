@@ -2,6 +2,7 @@
 // spread over blocks and threads (schedule.h).
 #include "engine/loop_ir/ir_mutator.h"
 #include "engine/loop_ir/ir_operators.h"
+#include "engine/loop_ir/ir_visitor.h"
 #include "engine/loop_ir/simplify.h"
 #include "engine/schedule/schedule.h"
 #include "engine/support/diagnostics.h"
@@ -62,8 +63,24 @@ Step step(Primitive p, std::vector<std::string> loops, std::vector<std::int64_t>
   return s;
 }
 
-// Fuses the first `count` loops of `chain` and binds the result.
-std::vector<Step> planNest(const std::vector<ChainLoop>& chain, std::size_t count) {
+// Whether the nest has loops bound already (the lowering's block reductions bind their
+// threads): then only blocks are left to bind.
+bool hasBoundLoops(const For* nest) {
+  struct Finder : loop::IRVisitor {
+    bool found = false;
+    void visitFor(const For* op) override {
+      found = found || loop::isGpuBound(op->forKind);
+      loop::IRVisitor::visitFor(op);
+    }
+  } finder;
+  finder.visit(Stmt(nest));
+  return finder.found;
+}
+
+// Fuses the first `count` loops of `chain` and binds the result: to blocks only when the
+// nest binds its threads itself, else split into blocks of threads.
+std::vector<Step> planNest(const std::vector<ChainLoop>& chain, std::size_t count,
+                           bool threadsBound) {
   std::vector<Step> steps;
   std::string name = chain[0].name;
   std::int64_t extent = chain[0].extent;
@@ -72,7 +89,9 @@ std::vector<Step> planNest(const std::vector<ChainLoop>& chain, std::size_t coun
     name += "." + chain[i].name + ".fused";
     extent *= chain[i].extent;
   }
-  if (extent > kGpuBlockThreads) {
+  if (threadsBound) {
+    steps.push_back(step(Primitive::Bind, {name, "blockIdx.x"}));
+  } else if (extent > kGpuBlockThreads) {
     steps.push_back(step(Primitive::Split, {name}, {kGpuBlockThreads}));
     steps.push_back(step(Primitive::Bind, {name + ".o", "blockIdx.x"}));
     steps.push_back(step(Primitive::Bind, {name + ".i", "threadIdx.x"}));
@@ -82,12 +101,21 @@ std::vector<Step> planNest(const std::vector<ChainLoop>& chain, std::size_t coun
   return steps;
 }
 
-// Loops of the kinds `serial` picks become serial.
+// Loops of the kinds `serial` picks become serial. `onHost`: the GPU's barriers go and its
+// shared buffers become stack buffers, for a kernel run serially on a CPU.
 class SerialLoops : public loop::IRMutator {
 public:
-  explicit SerialLoops(bool (*serial)(loop::ForKind)) : serial_(serial) {}
+  SerialLoops(bool (*serial)(loop::ForKind), bool onHost) : serial_(serial), onHost_(onHost) {}
 
 protected:
+  Stmt mutateBarrier(const loop::Barrier* op) override { return onHost_ ? loop::noOp() : op; }
+  Stmt mutateAllocate(const loop::Allocate* op) override {
+    Stmt body = mutate(op->body);
+    const bool shared = onHost_ && op->scope == loop::MemoryScope::Shared;
+    if (!shared && body.sameAs(op->body))
+      return op;
+    return loop::Allocate::make(op->buffer, shared ? loop::MemoryScope::Stack : op->scope, body);
+  }
   Stmt mutateFor(const For* op) override {
     Stmt body = mutate(op->body);
     if (!serial_(op->forKind) && body.sameAs(op->body))
@@ -98,6 +126,7 @@ protected:
 
 private:
   bool (*serial_)(loop::ForKind);
+  bool onHost_;
 };
 
 // Thread-pool loops that the lowering marked itself become serial again: on a GPU their
@@ -110,13 +139,13 @@ bool isParallel(loop::ForKind kind) {
 
 loop::Kernel withoutParallelLoops(const loop::Kernel& kernel) {
   loop::Kernel out = kernel;
-  out.body = SerialLoops(isParallel).mutate(kernel.body);
+  out.body = SerialLoops(isParallel, false).mutate(kernel.body);
   return out;
 }
 
 loop::Kernel withSerialGpuLoops(const loop::Kernel& kernel) {
   loop::Kernel out = kernel;
-  out.body = SerialLoops(loop::isGpuBound).mutate(kernel.body);
+  out.body = SerialLoops(loop::isGpuBound, true).mutate(kernel.body);
   return out;
 }
 
@@ -139,8 +168,9 @@ std::string gpuDefaultTrace(const loop::Kernel& kernel, loop::Kernel* scheduled)
       }
       total *= chain[i].extent;
     }
+    const bool threadsBound = hasBoundLoops(nest);
     for (; count >= 1; --count) {
-      Schedule steps{kernel.name, planNest(chain, count)};
+      Schedule steps{kernel.name, planNest(chain, count, threadsBound)};
       try {
         current = apply(current, steps);
       } catch (const Error&) {

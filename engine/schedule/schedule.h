@@ -105,7 +105,9 @@ std::string gpuDefaultTrace(const loop::Kernel& kernel, loop::Kernel* scheduled 
 // replay on (the lowering's parallel loops are CPU thread-pool tasks).
 loop::Kernel withoutParallelLoops(const loop::Kernel& kernel);
 // `kernel` with its loops bound to blocks and threads made serial loops over the same
-// range: a GPU schedule that runs on a CPU, each block and thread in turn.
+// range, barriers dropped and shared buffers on the stack: a GPU schedule that runs on a
+// CPU, each block and thread in turn (the loops bound to threads one after another, which
+// is what the barriers between them guarantee).
 loop::Kernel withSerialGpuLoops(const loop::Kernel& kernel);
 
 // Checks that every schedule names one of `kernels` (a typo would otherwise do nothing).

@@ -565,6 +565,11 @@ private:
     case StmtKind::Evaluate:
       emitExpr(s.as<loop::Evaluate>()->value);
       return;
+    case StmtKind::Barrier:
+      if (!gpu_)
+        unsupported("a block barrier, which only CUDA targets have");
+      b_.CreateIntrinsic(llvm::Intrinsic::nvvm_barrier0, {}, {});
+      return;
     }
   }
 
@@ -592,7 +597,22 @@ private:
       count = b_.CreateMul(count, emitExpr(d));
     llvm::Type* element = memoryType(op.buffer.elementType());
     llvm::Value* base;
-    if (op.scope == loop::MemoryScope::Stack) {
+    if (op.scope == loop::MemoryScope::Shared) {
+      // Static shared memory: a global in NVPTX's address space 3, one per block. Used
+      // through a generic pointer; LLVM's address-space inference gives back ld/st.shared.
+      if (!gpu_)
+        unsupported("the shared buffer '" + op.buffer.name() + "', which only CUDA targets have");
+      const auto* n = llvm::dyn_cast<llvm::ConstantInt>(count);
+      if (!n)
+        unsupported("shared buffer '" + op.buffer.name() + "' needs a constant size");
+      auto* type = llvm::ArrayType::get(element, n->getZExtValue());
+      auto* global = new llvm::GlobalVariable(
+          module_, type, false, llvm::GlobalValue::InternalLinkage, llvm::UndefValue::get(type),
+          fn_->getName() + "." + op.buffer.name(), nullptr, llvm::GlobalValue::NotThreadLocal,
+          /*AddressSpace=*/3);
+      global->setAlignment(llvm::Align(16));
+      base = b_.CreateAddrSpaceCast(global, b_.getPtrTy());
+    } else if (op.scope == loop::MemoryScope::Stack) {
       // Allocas in the entry block are promoted and not re-allocated per iteration.
       llvm::IRBuilder<> entry(&fn_->getEntryBlock(), fn_->getEntryBlock().begin());
       if (!llvm::isa<llvm::ConstantInt>(count))

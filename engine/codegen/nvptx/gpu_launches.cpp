@@ -74,6 +74,9 @@ private:
     switch (s.kind()) {
     case StmtKind::Allocate: {
       const auto* op = s.as<loop::Allocate>();
+      if (op->scope == loop::MemoryScope::Shared)
+        refuse(kernel_, "the shared buffer '" + op->buffer.name() +
+                            "' is outside the loops bound to blocks (each block has its own)");
       std::int64_t count = 1;
       for (const loop::Expr& d : op->buffer.shape()) {
         const std::optional<std::int64_t> n = loop::asConstInt(loop::simplify(d));
