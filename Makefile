@@ -62,12 +62,12 @@ bench-wasm: build
 FUZZ_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_JOBS ?= 1
-FUZZ_TARGETS := onnx_import ir_parser schedule_text schedule_json npy bundle input_shapes
+FUZZ_TARGETS := onnx_import tflite_import ir_parser schedule_text schedule_json npy bundle input_shapes
 fuzz: deps
 	@packaging/install-deps.sh packaging/debian-packages-fuzz.txt
 	CC=clang-19 CXX=clang++-19 cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
 	  -DLATHE_FUZZ=ON -DLATHE_BUILD_GUI=OFF -DLATHE_WERROR=OFF
-	cmake --build $(FUZZ_DIR) -j $(JOBS) --target lathe lathe_models lathe_old_form_models \
+	cmake --build $(FUZZ_DIR) -j $(JOBS) --target lathe lathe_models lathe_old_form_models lathe_tflite_models \
 	  $(addprefix fuzz_,$(FUZZ_TARGETS))
 	FUZZ_JOBS=$(FUZZ_JOBS) tools/run_fuzzers.sh $(FUZZ_DIR) $(FUZZ_SECONDS)
 

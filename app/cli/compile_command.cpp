@@ -171,7 +171,7 @@ void addCompileCommand(CLI::App& app, int& exitCode) {
   auto o = std::make_shared<CompileCommandOptions>();
   CLI::App* cmd = app.add_subcommand(
       "compile", "Compile a model to a bundle: kernels (shared object), manifest and weights");
-  cmd->add_option("model", o->model, "ONNX model (.onnx); optional with --session");
+  cmd->add_option("model", o->model, "Model file (.onnx or .tflite); optional with --session");
   addSessionOption(cmd, o->session);
   cmd->add_option("--target", o->target,
                   "Target string: \"llvm\" (this machine), \"llvm -mcpu=znver4\", "

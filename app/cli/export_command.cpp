@@ -104,7 +104,7 @@ void addExportCommands(CLI::App& app, int& exitCode) {
       "export", "Compile a model for a target into a folder to build and deploy there with the "
                 "standalone C runtime: kernels.o, weights.o, model.h/model.c, the runtime's "
                 "sources, an example main.c, a Makefile and a README with the build command");
-  cmd->add_option("model", o->model, "ONNX model (.onnx)")->required();
+  cmd->add_option("model", o->model, "Model file (.onnx or .tflite)")->required();
   cmd->add_option("--target", o->target,
                   "Target string, e.g. \"llvm -mtriple=aarch64-linux-gnu -mcpu=cortex-a72\" "
                   "(see lathe targets)")

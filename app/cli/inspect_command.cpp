@@ -41,7 +41,8 @@ void printTopology(const api::ModelReport& r) {
                 << std::setw(5) << t.dtype << " " << shapeText(t) << "\n";
   };
   const api::GraphSnapshot& g = r.imported;
-  std::cout << "model: " << r.path << "\ngraph: " << g.name << "  opset " << g.opset
+  std::cout << "model: " << r.path << " (" << r.format << ")\ngraph: " << g.name << "  opset "
+            << g.opset
             << (r.sourceOpset != g.opset ? " (converted from " + std::to_string(r.sourceOpset) + ")"
                                          : "")
             << "  " << g.nodes.size() << " nodes, " << g.constants.size() << " constants\n";
@@ -77,6 +78,7 @@ nlohmann::json reportJson(const api::ModelReport& r, const InspectOptions& o) {
   j["graph"] = r.imported.name;
   j["opset"] = r.imported.opset;
   j["source_opset"] = r.sourceOpset;
+  j["format"] = r.format;
   j["import_ms"] = r.importMilliseconds;
   j["pipeline_ms"] = r.pipelineMilliseconds;
   j["peak_rss_bytes"] = r.peakResidentBytes;
@@ -140,9 +142,12 @@ int runInspect(const InspectOptions& o) {
 void addInspectCommand(CLI::App& app, int& exitCode) {
   auto options = std::make_shared<InspectOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "inspect", "Import an ONNX model, run the graph pipeline and show the topology, the IR "
-                 "after each pass and the pass times. Without flags: topology and pass times.");
-  cmd->add_option("model", options->model, "ONNX model file (.onnx)")->required();
+      "inspect",
+      "Import a model (ONNX or TFLite), run the graph pipeline and show the topology, the IR "
+      "after each pass and the pass times. Without flags: topology and pass times.");
+  cmd->add_option("model", options->model,
+                  "Model file (.onnx or .tflite; the format is read from the contents)")
+      ->required();
   cmd->add_flag("--print-topology", options->topology,
                 "List every graph input and output with name, element type and shape");
   cmd->add_flag("--print-ir-after-all", options->irAfterAll,

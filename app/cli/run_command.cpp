@@ -178,7 +178,7 @@ void addRunCommand(CLI::App& app, int& exitCode) {
       "run",
       "Run a bundle from lathe compile (.tar), or compile an ONNX model in memory and run it");
   cmd->add_option("model", o->model,
-                  "A bundle (.tar) or an ONNX model (.onnx); optional with --session");
+                  "A bundle (.tar) or a model (.onnx, .tflite); optional with --session");
   addSessionOption(cmd, o->session);
   cmd->footer("A bundle runs native code; open only bundles you trust. Its manifest is checked and "
               "its kernels.so and weights.bin must match the SHA-256 hashes the manifest records "

@@ -234,7 +234,9 @@ void addTuneCommands(CLI::App& app, int& exitCode) {
       "tune", "Search schedules for the model's kernels on this machine; every candidate is "
               "measured in a child process and written to the records file as it finishes "
               "(Ctrl-C keeps them)");
-  cmd->add_option("model", o->model, "ONNX model (.onnx)")->required()->check(CLI::ExistingFile);
+  cmd->add_option("model", o->model, "Model file (.onnx or .tflite)")
+      ->required()
+      ->check(CLI::ExistingFile);
   cmd->add_option("--records", o->records, "Tuning records to write (JSON lines)")->required();
   addDisablePassOption(cmd, &o->disabledPasses);
   cmd->add_option("--target", o->target, "Target string of this machine (see lathe targets)")

@@ -1,4 +1,4 @@
-// lathe-workbench [MODEL.onnx] [--screenshot DIR] [--size WxH]
+// lathe-workbench [MODEL.onnx|MODEL.tflite] [--screenshot DIR] [--size WxH]
 
 #include "app/workbench/main_window.h"
 #include "app/workbench/screenshot_session.h"
@@ -20,7 +20,7 @@ int main(int argc, char** argv) {
   parser.addHelpOption();
   parser.addVersionOption();
   parser.addPositionalArgument(QStringLiteral("model"), QStringLiteral("ONNX model to open."),
-                               QStringLiteral("[MODEL.onnx]"));
+                               QStringLiteral("[MODEL.onnx|MODEL.tflite]"));
   const QCommandLineOption screenshot(
       QStringLiteral("screenshot"),
       QStringLiteral("Open MODEL, compile, run and schedule it, save a picture of the window "

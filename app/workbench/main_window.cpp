@@ -58,15 +58,18 @@
 namespace lathe::workbench {
 namespace {
 
-const QString kModelFilter = QStringLiteral("ONNX models (*.onnx);;All files (*)");
+// The format is read from the file's contents; the filters only narrow the list.
+const QString kModelFilter = QStringLiteral(
+    "Models (*.onnx *.tflite);;ONNX models (*.onnx);;TFLite models (*.tflite);;All files (*)");
 
-// The first local .onnx file among dropped URLs, or an empty string.
+// The first local .onnx or .tflite file among dropped URLs, or an empty string.
 QString droppedModel(const QMimeData* mime) {
   if (!mime || !mime->hasUrls())
     return {};
   for (const QUrl& url : mime->urls()) {
     const QString path = url.toLocalFile(); // empty for non-file URLs
-    if (QFileInfo(path).suffix().toLower() == QLatin1String("onnx"))
+    const QString suffix = QFileInfo(path).suffix().toLower();
+    if (suffix == QLatin1String("onnx") || suffix == QLatin1String("tflite"))
       return path;
   }
   return {};
@@ -368,8 +371,9 @@ void MainWindow::createCentralArea() {
 
   auto* welcome = createPlaceholderLabel(
       tr("<h2>No model open</h2>"
-         "<p>Open an ONNX model with <b>File \u2192 Open</b> (%1), pick one from "
-         "<b>File \u2192 Open Recent</b>, or drop a <tt>.onnx</tt> file on this window.</p>")
+         "<p>Open an ONNX or TFLite model with <b>File \u2192 Open</b> (%1), pick one from "
+         "<b>File \u2192 Open Recent</b>, or drop a <tt>.onnx</tt> or <tt>.tflite</tt> file "
+         "on this window.</p>")
           .arg(QKeySequence(QKeySequence::Open).toString(QKeySequence::NativeText)),
       this);
   welcome->setTextFormat(Qt::RichText);

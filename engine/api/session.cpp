@@ -3,6 +3,7 @@
 #include "engine/api/session_state.h"
 #include "engine/api/snapshot.h"
 #include "engine/driver/input_shapes.h"
+#include "engine/frontend/model_format.h"
 #include "engine/frontend/onnx/onnx_importer.h"
 #include "engine/graph/op_table.h"
 #include "engine/pipeline/instruments.h"
@@ -113,10 +114,11 @@ OpenResult Session::openModel(const std::string& path, const OpenOptions& option
         options.onProgress({options.runPipeline ? percent / 2 : percent, stage});
       };
     Stopwatch watch;
-    frontend::ImportResult imported = frontend::importOnnxFile(path, importOptions);
+    frontend::ImportResult imported = frontend::importModelFile(path, importOptions);
     report->importMilliseconds = watch.elapsedMs();
     report->peakResidentBytes = peakResidentBytes();
     report->sourceOpset = imported.sourceOpset;
+    report->format = frontend::modelFormatName(imported.format);
     driver::applyInputShapes(*imported.graph, options.inputShapes, path, "--input-shapes");
     if (!options.inputShapesFile.empty())
       driver::applyInputShapes(*imported.graph,
@@ -149,7 +151,8 @@ OpenResult Session::openModel(const std::string& path, const OpenOptions& option
       } catch (const Error& e) {
         // Models older than opset 7 reach the pipeline only through the ONNX version
         // converter, which leaves some of them inconsistent (e.g. PRelu slopes).
-        if (e.kind() != ErrorKind::Invalid || imported.sourceOpset >= frontend::kMinNativeOpset)
+        if (e.kind() != ErrorKind::Invalid || imported.format != frontend::ModelFormat::Onnx ||
+            imported.sourceOpset >= frontend::kMinNativeOpset)
           throw;
         throw Error(ErrorKind::Unsupported,
                     "opset " + std::to_string(imported.sourceOpset) +

@@ -88,6 +88,7 @@ struct ModelReport {
   double importMilliseconds = 0;
   double pipelineMilliseconds = 0;
   std::uint64_t peakResidentBytes = 0; // of this process after import
+  std::string format = "ONNX";         // the file's format: "ONNX", "TFLite"
   std::int64_t sourceOpset = 0;        // the model's own opset (the graph may be converted)
   std::vector<std::string> warnings;   // e.g. "shape inference stopped early: ..."
   GraphSnapshot imported;              // right after import

@@ -103,6 +103,60 @@ def check_bad_models(lathe, models):
            "run refuses the unknown op by node", err)
 
 
+def check_tflite(lathe, models):
+    """TFLite files are recognised by content, inspected, compiled, run and refused with
+    file, operator and reason (tests/models/gen_tflite.py writes them)."""
+    import shutil
+    import tempfile
+    import numpy as np
+    work = tempfile.mkdtemp(prefix="lathe_cli_tflite_")
+    model = f"{models}/tflite/tfl_cnn.tflite"
+    rc, out, err = run(lathe, "inspect", model, "--print-topology")
+    expect(rc == 0, "inspect a .tflite file", out + err)
+    lines = [l.split() for l in out.splitlines()]
+    expect("(TFLite)" in out, "inspect names the format", out)
+    expect(["image", "f32", "[1,16,16,3]"] in lines and ["probs", "f32", "[1,10]"] in lines,
+           "NHWC input and the output as the file declares them", out)
+    rc, out, err = run(lathe, "inspect", model, "--print-ir-after-all")
+    imported = out.split("// ----- IR after ")[1]
+    expect(rc == 0 and imported.count("= Conv(") == 4 and "QLinearConv" not in imported,
+           "four float convolutions after import", imported)
+    # Chosen by content, not by name: the same bytes under another extension.
+    renamed = f"{work}/model.bin"
+    shutil.copy(model, renamed)
+    rc, out, err = run(lathe, "inspect", renamed)
+    expect(rc == 0 and "(TFLite)" in out, "a TFLite file named .bin is read as TFLite", out + err)
+    # The int8 model keeps integer convolutions and fully connected layers.
+    rc, out, err = run(lathe, "inspect", f"{models}/tflite/tfl_cnn_int8.tflite", "--print-ir-after-all")
+    out = out.split("// ----- IR after ")[1]
+    expect(rc == 0 and out.count("= QLinearConv(") == 4 and "= MatMulInteger(" in out,
+           "int8 convolutions become QLinearConv, the fully connected layer MatMulInteger", out + err)
+    # Compiled to a bundle and run from it.
+    bundle = f"{work}/cnn.tar"
+    rc, out, err = run(lathe, "compile", model, "--target", "llvm", "-o", bundle)
+    expect(rc == 0, "compile a .tflite file", out + err)
+    rc, out, err = run(lathe, "run", bundle, "--outputs", f"{work}/out.npz", "--fill", "random")
+    expect(rc == 0, "run its bundle", out + err)
+    probs = np.load(f"{work}/out.npz")["probs"]
+    expect(probs.shape == (1, 10) and abs(float(probs.sum()) - 1) < 1e-4, "softmax output", str(probs))
+    cases = {
+        "tfl_bad_truncated.tflite": "corrupt",
+        "tfl_bad_offsets.tflite": "corrupt",
+        "tfl_bad_unsupported_op.tflite": "SPACE_TO_DEPTH is not supported",
+        "tfl_bad_custom_op.tflite": "custom operator 'MyFancyOp'",
+        "tfl_bad_tensor_index.tflite": "refers to tensor 99",
+        # Not TFLite by content (the identifier is wrong): read as ONNX, which it is not.
+        "tfl_bad_identifier.tflite": "truncated or corrupt",
+    }
+    for name, text in cases.items():
+        rc, out, err = run(lathe, "inspect", f"{models}/tflite/{name}")
+        expect(rc == 1, f"{name}: exit status 1 (got {rc})", out + err)
+        expect(err.startswith("lathe: error: ") and name in err and text in err,
+               f"{name}: message names the file and says '{text}'", err)
+    rc, out, err = run(lathe, "inspect", f"{models}/tflite/tfl_bad_unsupported_op.tflite")
+    expect("node 'y' (SPACE_TO_DEPTH)" in err, "the refusal names the operator's output", err)
+
+
 def check_resnet50(lathe, models):
     model = f"{models}/big/resnet50.onnx"
     rc, out, err = run(lathe, "inspect", model, "--print-topology")
