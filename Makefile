@@ -66,7 +66,8 @@ FUZZ_TARGETS := onnx_import tflite_import ir_parser schedule_text schedule_json 
 fuzz: deps
 	@packaging/install-deps.sh packaging/debian-packages-fuzz.txt
 	CC=clang-19 CXX=clang++-19 cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-	  -DLATHE_FUZZ=ON -DLATHE_BUILD_GUI=OFF -DLATHE_WERROR=OFF
+	  -DLATHE_FUZZ=ON -DLATHE_BUILD_GUI=OFF -DLATHE_WERROR=OFF \
+	  -DLATHE_TORCHSCRIPT=OFF
 	cmake --build $(FUZZ_DIR) -j $(JOBS) --target lathe lathe_models lathe_old_form_models lathe_tflite_models \
 	  $(addprefix fuzz_,$(FUZZ_TARGETS))
 	FUZZ_JOBS=$(FUZZ_JOBS) tools/run_fuzzers.sh $(FUZZ_DIR) $(FUZZ_SECONDS)
@@ -76,6 +77,7 @@ fuzz: deps
 # (engine/frontend/onnx/CMakeLists.txt); clang-19's runtime crashes inside JIT-compiled
 # kernels, so it is not used for this.
 # Leaks inside Graphviz and fontconfig are suppressed (tools/lsan_suppressions.txt).
+# libtorch is not built with the sanitizers: both builds leave the TorchScript importer out.
 test-asan:
 	LSAN_OPTIONS=suppressions=$(CURDIR)/tools/lsan_suppressions.txt \
-	  $(MAKE) test BUILD_DIR=build-asan BUILD_TYPE=RelWithDebInfo CMAKE_EXTRA=-DLATHE_SANITIZE=ON
+	  $(MAKE) test BUILD_DIR=build-asan BUILD_TYPE=RelWithDebInfo CMAKE_EXTRA="-DLATHE_SANITIZE=ON -DLATHE_TORCHSCRIPT=OFF"

@@ -1,4 +1,5 @@
-// lathe inspect MODEL.onnx [--print-topology] [--print-ir-after-all] [--pass-times] [--json]
+// lathe inspect MODEL [--print-topology] [--print-ir-after-all] [--pass-times] [--json]
+//   [--input-shapes ...]
 #include "app/cli/commands.h"
 #include "engine/api/session.h"
 
@@ -19,6 +20,7 @@ struct InspectOptions {
   bool json = false;
   bool noPasses = false;
   std::vector<std::string> disabledPasses;
+  std::string inputShapes;
 };
 
 std::string shapeText(const api::TensorSummary& t) {
@@ -110,6 +112,7 @@ int runInspect(const InspectOptions& o) {
   open.allowUnknownOps = true; // inspecting needs no kernels
   open.runPipeline = !o.noPasses;
   open.disabledPasses = o.disabledPasses;
+  open.inputShapes = parseInputShapes(o.inputShapes);
   const api::OpenResult result = session.openModel(o.model, open);
   if (!result.ok()) {
     std::cerr << "lathe: error: " << result.failure->message << "\n";
@@ -158,6 +161,9 @@ void addInspectCommand(CLI::App& app, int& exitCode) {
       "--json", options->json,
       "Print one JSON object (topology, passes, times; with --print-ir-after-all the IR)");
   cmd->add_flag("--no-passes", options->noPasses, "Import only; do not run the graph pipeline");
+  cmd->add_option("--input-shapes", options->inputShapes,
+                  "Input shapes: \"name:[d0,d1,...] other:[...]\" (symbolic dims; TorchScript "
+                  "models, which record none)");
   addDisablePassOption(cmd, &options->disabledPasses);
   cmd->footer("Passes in the default pipeline:\n" + [] {
     std::string s;

@@ -52,8 +52,10 @@ api::Failure internalFailure(const std::string& path, const std::string& reason)
   return failure("internal", path, reason);
 }
 
-Opened openModelJob(const std::string& path, bool forGpu, const SessionWorker::Context& context) {
+Opened openModelJob(const std::string& path, bool forGpu, const SessionWorker::Context& context,
+                    const std::map<std::string, std::vector<std::int64_t>>& inputShapes) {
   api::OpenOptions options;
+  options.inputShapes = inputShapes;
   options.allowUnknownOps = true; // the window shows any model; compiling says what blocks it
   options.forGpu = forGpu;
   options.cancel = &context.cancel;

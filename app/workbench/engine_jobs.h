@@ -53,7 +53,9 @@ struct Opened {
   std::shared_ptr<api::Session> session; // null unless the open succeeded
   bool forGpu = false;                   // opened for a GPU target (api::OpenOptions::forGpu)
 };
-Opened openModelJob(const std::string& path, bool forGpu, const SessionWorker::Context& context);
+// `inputShapes` for models that record none (TorchScript); empty otherwise.
+Opened openModelJob(const std::string& path, bool forGpu, const SessionWorker::Context& context,
+                    const std::map<std::string, std::vector<std::int64_t>>& inputShapes = {});
 
 // Compiles for `options` (its cancel and progress come from the job), keeping the code of
 // every kernel for the Code panel.

@@ -32,12 +32,14 @@
 #include <QDockWidget>
 #include <QFileDialog>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLabel>
 #include <QMenuBar>
 #include <QMessageBox>
 #include <QMimeData>
 #include <QPlainTextEdit>
 #include <QProgressBar>
+#include <QRegularExpression>
 #include <QScreen>
 #include <QScrollArea>
 #include <QSettings>
@@ -60,16 +62,19 @@ namespace {
 
 // The format is read from the file's contents; the filters only narrow the list.
 const QString kModelFilter = QStringLiteral(
-    "Models (*.onnx *.tflite);;ONNX models (*.onnx);;TFLite models (*.tflite);;All files (*)");
+    "Models (*.onnx *.tflite *.pt *.pth);;ONNX models (*.onnx);;TFLite models (*.tflite);;"
+    "TorchScript archives (*.pt *.pth);;All files (*)");
 
-// The first local .onnx or .tflite file among dropped URLs, or an empty string.
+// The first local model file (.onnx, .tflite, .pt, .pth) among dropped URLs, or an empty
+// string.
 QString droppedModel(const QMimeData* mime) {
   if (!mime || !mime->hasUrls())
     return {};
   for (const QUrl& url : mime->urls()) {
     const QString path = url.toLocalFile(); // empty for non-file URLs
     const QString suffix = QFileInfo(path).suffix().toLower();
-    if (suffix == QLatin1String("onnx") || suffix == QLatin1String("tflite"))
+    if (suffix == QLatin1String("onnx") || suffix == QLatin1String("tflite") ||
+        suffix == QLatin1String("pt") || suffix == QLatin1String("pth"))
       return path;
   }
   return {};
@@ -607,11 +612,21 @@ void MainWindow::openFile(const QString& path) {
   loadingPath_ = absolute;
   const std::string file = QFile::encodeName(absolute).toStdString();
   const bool forGpu = api::isGpuTarget(doc_->target().toStdString());
+  std::map<std::string, std::vector<std::int64_t>> shapes;
+  if (api::modelNeedsInputShapes(file)) {
+    const std::optional<std::map<std::string, std::vector<std::int64_t>>> asked =
+        askInputShapes(absolute);
+    if (!asked) {
+      log(tr("Did not open %1: it needs its input shapes").arg(QDir::toNativeSeparators(absolute)));
+      return;
+    }
+    shapes = *asked;
+  }
   worker_->post(
       jobs::kOpen,
-      [this, absolute, file,
-       forGpu](const SessionWorker::Context& context) -> SessionWorker::Deliver {
-        Opened opened = openModelJob(file, forGpu, context);
+      [this, absolute, file, forGpu,
+       shapes](const SessionWorker::Context& context) -> SessionWorker::Deliver {
+        Opened opened = openModelJob(file, forGpu, context, shapes);
         return [this, absolute, opened] { finishOpen(absolute, opened); };
       },
       [this, absolute, file](const std::string& error) -> SessionWorker::Deliver {
@@ -620,6 +635,50 @@ void MainWindow::openFile(const QString& path) {
         };
       });
   setLoading(absolute);
+}
+
+std::optional<std::map<std::string, std::vector<std::int64_t>>>
+MainWindow::askInputShapes(const QString& path) {
+  QString text = inputShapesAsked_.value(path);
+  QString problem;
+  for (;;) {
+    bool ok = false;
+    text = QInputDialog::getText(
+        this, tr("Input shapes"),
+        problem + tr("%1 is a TorchScript archive, which records no input shapes.\n"
+                     "Give the shape of each input of its forward, e.g.  x:[1,3,224,224]")
+                      .arg(QFileInfo(path).fileName()),
+        QLineEdit::Normal, text, &ok);
+    if (!ok)
+      return std::nullopt;
+    std::map<std::string, std::vector<std::int64_t>> shapes;
+    static const QRegularExpression entry(QStringLiteral("([^\\s:]+)\\s*:\\s*\\[([^\\]]*)\\]"));
+    QString rest = text;
+    for (auto it = entry.globalMatch(text); it.hasNext();) {
+      const QRegularExpressionMatch m = it.next();
+      rest.replace(m.captured(0), QString());
+      std::vector<std::int64_t> dims;
+      bool valid = true;
+      for (const QString& d : m.captured(2).split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        bool isNumber = false;
+        const qlonglong v = d.trimmed().toLongLong(&isNumber);
+        valid = valid && isNumber && v >= 0;
+        dims.push_back(v);
+      }
+      if (!valid) {
+        shapes.clear();
+        break;
+      }
+      shapes[m.captured(1).toStdString()] = dims;
+    }
+    if (!shapes.empty() && rest.trimmed().isEmpty()) {
+      inputShapesAsked_[path] = text;
+      return shapes;
+    }
+    problem = tr("Could not read \"%1\": write name:[d0,d1,...] for each input, separated by "
+                 "spaces.\n\n")
+                  .arg(text);
+  }
 }
 
 bool MainWindow::isLoading() const {

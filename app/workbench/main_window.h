@@ -6,10 +6,14 @@
 #include "engine/api/session.h"
 #include "engine/api/session_file.h"
 
+#include <QHash>
 #include <QMainWindow>
 #include <QPointer>
 #include <atomic>
+#include <map>
 #include <memory>
+#include <optional>
+#include <vector>
 
 class QComboBox;
 class QDockWidget;
@@ -260,6 +264,11 @@ private:
   SessionWorker* worker_;
   WorkbenchDocument* doc_;
   QString loadingPath_; // the file the current open job opens
+  // Input shapes typed for models that record none (TorchScript), by path: offered again on
+  // reload.
+  QHash<QString, QString> inputShapesAsked_;
+  std::optional<std::map<std::string, std::vector<std::int64_t>>>
+  askInputShapes(const QString& path);
   RecentFiles* recentFiles_ = nullptr;
   bool persistSettings_ = false;
   bool layoutRestored_ = false; // restoreSettings() found a saved layout of this version

@@ -2,6 +2,7 @@
 
 #include "engine/api/session_state.h"
 #include "engine/api/snapshot.h"
+#include "engine/driver/compile_model.h"
 #include "engine/driver/input_shapes.h"
 #include "engine/frontend/model_format.h"
 #include "engine/frontend/onnx/onnx_importer.h"
@@ -101,6 +102,14 @@ std::vector<const pipeline::PassInfo*> pipelineWithout(const std::vector<std::st
 
 } // namespace
 
+bool modelNeedsInputShapes(const std::string& path) {
+  try {
+    return frontend::detectModelFormat(path) == frontend::ModelFormat::TorchScript;
+  } catch (const Error&) {
+    return false; // opening says what is wrong with the file
+  }
+}
+
 OpenResult Session::openModel(const std::string& path, const OpenOptions& options) {
   OpenResult result;
   try {
@@ -113,6 +122,19 @@ OpenResult Session::openModel(const std::string& path, const OpenOptions& option
       importOptions.onProgress = [&](int percent, const std::string& stage) {
         options.onProgress({options.runPipeline ? percent / 2 : percent, stage});
       };
+    // TorchScript records no input shapes: the importer takes them from --input-shapes and
+    // from the arrays of the input file (their element types too).
+    if (frontend::detectModelFormat(path) == frontend::ModelFormat::TorchScript) {
+      importOptions.inputShapes = options.inputShapes;
+      if (!options.inputShapesFile.empty())
+        for (const runtime::ArrayInfo& a : runtime::describeNpz(options.inputShapesFile)) {
+          importOptions.inputShapes.emplace(a.name, a.shape);
+          for (graph::DType d : {graph::DType::F32, graph::DType::F64, graph::DType::F16,
+                                 graph::DType::I64, graph::DType::I32, graph::DType::Bool})
+            if (driver::elementTypeOf(d) == a.type)
+              importOptions.inputTypes[a.name] = d;
+        }
+    }
     Stopwatch watch;
     frontend::ImportResult imported = frontend::importModelFile(path, importOptions);
     report->importMilliseconds = watch.elapsedMs();

@@ -183,6 +183,10 @@ bool runsInThisProcess(const std::string& target);
 // Whether the target string names a GPU (CUDA) target; false for an invalid string.
 bool isGpuTarget(const std::string& target);
 
+// Whether the model file records no input shapes (a TorchScript archive), so that opening it
+// needs OpenOptions::inputShapes (or an inputs file). Decided by the file's contents.
+bool modelNeedsInputShapes(const std::string& path);
+
 // The arrays of an inputs file (.npz) as TensorSummary (name, dtype, dims), read from each
 // member's header only: nothing is inflated, so it is cheap for large files.
 struct InputFileSummary {

@@ -2,10 +2,12 @@
 // What every importer takes and gives: options (progress, cancel) and the graph it built.
 
 #include "engine/graph/graph.h"
+#include "engine/support/diagnostics.h"
 
 #include <atomic>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,6 +29,10 @@ struct ImportOptions {
   // it can be looked at: the graph is marked (Graph::hasUnknownOps), those nodes are not
   // converted or checked by the ONNX checker, and compiling refuses them by name (ONNX).
   bool allowUnknownOps = false;
+  // Shapes of the model's inputs by name, for formats that record none (TorchScript).
+  std::map<std::string, std::vector<std::int64_t>> inputShapes;
+  // Their element types where known (an input file's arrays); f32 otherwise.
+  std::map<std::string, graph::DType> inputTypes;
 };
 
 struct ImportResult {
@@ -37,5 +43,15 @@ struct ImportResult {
   std::int64_t sourceOpset = 0;
   std::vector<std::string> warnings;
 };
+
+// Reports an importer's progress; throws lathe::Error (Cancelled, naming `path`) once the
+// options' cancel flag is set.
+inline void reportImportProgress(const ImportOptions& options, const std::string& path, int percent,
+                                 const std::string& stage) {
+  if (options.cancel && options.cancel->load())
+    throw Error(ErrorKind::Cancelled, "cancelled", {path, {}, {}});
+  if (options.onProgress)
+    options.onProgress(percent, stage);
+}
 
 } // namespace lathe::frontend

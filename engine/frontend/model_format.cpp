@@ -2,6 +2,9 @@
 
 #include "engine/frontend/onnx/onnx_importer.h"
 #include "engine/frontend/tflite/tflite_importer.h"
+#ifdef LATHE_HAVE_TORCHSCRIPT
+#include "engine/frontend/torchscript/torchscript_importer.h"
+#endif
 #include "engine/support/diagnostics.h"
 
 #include <cstring>
@@ -41,11 +44,15 @@ ImportResult importModelFile(const std::string& path, const ImportOptions& optio
   case ModelFormat::Tflite:
     return importTfliteFile(path, options);
   case ModelFormat::TorchScript:
+#ifdef LATHE_HAVE_TORCHSCRIPT
+    return importTorchScriptFile(path, options);
+#else
     throw Error(ErrorKind::Unsupported,
-                "this is a zip archive (a TorchScript model saved by torch.jit.save?); Lathe "
-                "does not import TorchScript yet: export the model to ONNX "
-                "(torch.onnx.export) or TFLite",
+                "this is a zip archive (a TorchScript model saved by torch.jit.save?); this "
+                "build of Lathe has no TorchScript importer (configured with "
+                "LATHE_TORCHSCRIPT=OFF): export the model to ONNX or TFLite",
                 {path, {}, {}});
+#endif
   case ModelFormat::Onnx:
     break;
   }

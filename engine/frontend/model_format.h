@@ -19,4 +19,7 @@ ImportResult importModelFile(const std::string& path, const ImportOptions& optio
 // File-dialog patterns of every format Lathe opens, e.g. "*.onnx *.tflite".
 std::string modelFilePatterns();
 
+// Whether this build has the TorchScript importer (LATHE_TORCHSCRIPT).
+bool torchScriptSupported();
+
 } // namespace lathe::frontend

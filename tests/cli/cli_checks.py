@@ -157,6 +157,29 @@ def check_tflite(lathe, models):
     expect("node 'y' (SPACE_TO_DEPTH)" in err, "the refusal names the operator's output", err)
 
 
+def check_torchscript(lathe, models):
+    """TorchScript archives: recognised by content, shapes from --input-shapes or --inputs,
+    refused with file, op, reason and Python source location."""
+    ts = f"{models}/torchscript"
+    rc, out, err = run(lathe, "inspect", f"{ts}/ts_resnet.pt")
+    expect(rc == 1 and "records no input shapes" in err and "--input-shapes" in err,
+           "without shapes: says how to give them", out + err)
+    rc, out, err = run(lathe, "inspect", f"{ts}/ts_resnet.pt", "--input-shapes", "x:[1,3,32,32]",
+                       "--print-topology")
+    lines = [l.split() for l in out.splitlines()]
+    expect(rc == 0 and "(TorchScript)" in out and ["x", "f32", "[1,3,32,32]"] in lines
+           and ["output0", "f32", "[1,10]"] in lines, "inspect with --input-shapes", out + err)
+    rc, out, err = run(lathe, "inspect", f"{ts}/ts_bad_unsupported.pt", "--input-shapes", "x:[2,3]")
+    expect(rc == 1 and "aten::cumsum is not supported" in err and "gen_torchscript.py" in err,
+           "an unsupported op is refused by name with its source line", err)
+    rc, out, err = run(lathe, "inspect", f"{ts}/ts_bad_truncated.pt", "--input-shapes", "x:[1,3,32,32]")
+    expect(rc == 1 and "ts_bad_truncated.pt" in err and "cannot load the TorchScript archive" in err,
+           "a damaged archive is refused", err)
+    # The int64 tokens of the transformer come typed from the input file.
+    rc, out, err = run(lathe, "run", f"{ts}/ts_transformer.pt", "--inputs", f"{ts}/ts_transformer_inputs.npz")
+    expect(rc == 0, "run the transformer on its input file", out + err)
+
+
 def check_resnet50(lathe, models):
     model = f"{models}/big/resnet50.onnx"
     rc, out, err = run(lathe, "inspect", model, "--print-topology")

@@ -17,6 +17,7 @@
 #include <QComboBox>
 #include <QDockWidget>
 #include <QFileInfo>
+#include <QInputDialog>
 #include <QLabel>
 #include <QLineEdit>
 #include <QMenu>
@@ -30,6 +31,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTextDocument>
+#include <QTimer>
 #include <QToolButton>
 #include <QTreeView>
 #include <QUrl>
@@ -107,6 +109,7 @@ private slots:
   void cancelledCompileIsDropped();
   void anotherTargetMarksTheCodeStaleAndRecompiles();
   void acceptsDroppedOnnxFiles();
+  void opensTfliteAndAsksTorchScriptShapes();
   void unknownOpIsShownNotCompiled();
   void shortcutsAreUnique();
   void perModelStateStaysWithItsModel();
@@ -721,6 +724,51 @@ void TestWorkbench::acceptsDroppedOnnxFiles() {
   QApplication::sendEvent(window_.get(), &drop);
   QVERIFY(window_->isLoading());
   QVERIFY(loaded.wait(kLoadTimeoutMs));
+}
+
+// Answers the next input-shapes prompt with `text` (rejects it when `text` is empty), then
+// reports whether one came.
+static void answerShapesPrompt(QWidget* window, const QString& text, bool* asked) {
+  QTimer::singleShot(50, window, [window, text, asked] {
+    auto* dialog = window->findChild<QInputDialog*>();
+    if (!dialog) {
+      answerShapesPrompt(window, text, asked);
+      return;
+    }
+    *asked = true;
+    if (text.isEmpty()) {
+      dialog->reject();
+      return;
+    }
+    dialog->setTextValue(text);
+    dialog->accept();
+  });
+}
+
+void TestWorkbench::opensTfliteAndAsksTorchScriptShapes() {
+  QSignalSpy loaded(window_.get(), &MainWindow::modelLoaded);
+  window_->openFile(kModelDir + QStringLiteral("/tflite/tfl_cnn.tflite"));
+  QVERIFY(loaded.wait(kLoadTimeoutMs));
+  QCOMPARE(QString::fromStdString(window_->report()->imported.inputs.at(0).name),
+           QStringLiteral("image"));
+#ifdef LATHE_HAVE_TORCHSCRIPT
+  const QString archive = kModelDir + QStringLiteral("/torchscript/ts_resnet.pt");
+  // Cancelling the prompt opens nothing.
+  bool asked = false;
+  answerShapesPrompt(window_.get(), QString(), &asked);
+  window_->openFile(archive);
+  QVERIFY(asked);
+  QVERIFY(!window_->isLoading());
+  // With shapes, the archive opens with them.
+  asked = false;
+  answerShapesPrompt(window_.get(), QStringLiteral("x:[1,3,32,32]"), &asked);
+  window_->openFile(archive);
+  QVERIFY(asked);
+  QVERIFY(loaded.wait(kLoadTimeoutMs));
+  const auto& input = window_->report()->imported.inputs.at(0);
+  QCOMPARE(QString::fromStdString(input.name), QStringLiteral("x"));
+  QCOMPARE(QString::fromStdString(input.typeText), QStringLiteral("f32[1,3,32,32]"));
+#endif
 }
 
 void TestWorkbench::cleanupTestCase() {

@@ -125,10 +125,7 @@ void checkValueTypes(const onnx::GraphProto& g, const std::string& path) {
 
 ImportResult importOnnxFile(const std::string& path, const ImportOptions& options) {
   auto progress = [&](int percent, const std::string& stage) {
-    if (options.cancel && options.cancel->load())
-      throw Error(ErrorKind::Cancelled, "cancelled", {path, {}, {}});
-    if (options.onProgress)
-      options.onProgress(percent, stage);
+    reportImportProgress(options, path, percent, stage);
   };
   const ErrorLocation fileOnly{path, {}, {}};
   ImportResult result;

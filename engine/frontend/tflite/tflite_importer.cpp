@@ -94,10 +94,7 @@ std::vector<std::string> supportedTfliteOperators() {
 ImportResult importTfliteFile(const std::string& path, const ImportOptions& options) {
   using namespace tflite;
   auto progress = [&](int percent, const std::string& stage) {
-    if (options.cancel && options.cancel->load())
-      throw Error(ErrorKind::Cancelled, "cancelled", {path, {}, {}});
-    if (options.onProgress)
-      options.onProgress(percent, stage);
+    reportImportProgress(options, path, percent, stage);
   };
   progress(0, "parsing");
   TfliteModel model(path);
