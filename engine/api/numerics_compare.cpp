@@ -5,6 +5,7 @@
 #include "engine/api/session_state.h"
 #include "engine/api/value_stats.h"
 #include "engine/driver/tensor_convert.h"
+#include "engine/frontend/model_format.h"
 #include "engine/pipeline/pass_manager.h"
 #include "engine/reference/onnxruntime_reference.h"
 #include "engine/reference/reference_interpreter.h"
@@ -294,6 +295,16 @@ CompareResult compareNumerics(const CompareOptions& o) {
     auto report = std::make_shared<CompareReport>();
     report->model = o.model;
     report->referenceModel = o.referenceModel.empty() ? o.model : o.referenceModel;
+    if (o.reference == "onnxruntime" &&
+        frontend::detectModelFormat(report->referenceModel) != frontend::ModelFormat::Onnx)
+      throw Error(ErrorKind::Unsupported,
+                  "ONNX Runtime reads ONNX models only, and this is a " +
+                      std::string(frontend::modelFormatName(
+                          frontend::detectModelFormat(report->referenceModel))) +
+                      " model: compare with Lathe's reference interpreter (--reference "
+                      "reference), or give an ONNX model of the same network with "
+                      "--reference-model",
+                  {report->referenceModel, {}, {}});
     report->reference = o.reference;
     report->keep = o.keep;
     report->rtol = o.rtol;

@@ -139,6 +139,12 @@ def check_tflite(lathe, models):
     expect(rc == 0, "run its bundle", out + err)
     probs = np.load(f"{work}/out.npz")["probs"]
     expect(probs.shape == (1, 10) and abs(float(probs.sum()) - 1) < 1e-4, "softmax output", str(probs))
+    # lathe compare: the reference interpreter reads the imported graph; ONNX Runtime only ONNX.
+    rc, out, err = run(lathe, "compare", model)
+    expect(rc == 0 and "no node diverges" in out, "compare a .tflite with the reference", out + err)
+    rc, out, err = run(lathe, "compare", model, "--reference", "onnxruntime")
+    expect(rc != 0 and "ONNX Runtime reads ONNX models only" in err and "--reference-model" in err,
+           "ONNX Runtime as the reference of a .tflite is refused with what to do", err)
     cases = {
         "tfl_bad_truncated.tflite": "corrupt",
         "tfl_bad_offsets.tflite": "corrupt",
