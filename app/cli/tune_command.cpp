@@ -140,8 +140,11 @@ int tune(const TuneCommandOptions& o) {
               << std::setw(13) << (better ? ms(w.bestMs) : "default") << std::setw(9)
               << speedup.str() << std::setw(7) << w.trials << "\n";
   }
-  std::cout << "apply them with: lathe compile " << o.model << " --tuning-records " << o.records
-            << " --threads " << r.machine.threads << " -o MODEL.tar\n";
+  // The records are for the kernels of these shapes: the compile needs the same ones.
+  std::cout << "apply them with: lathe compile " << o.model
+            << (o.inputShapes.empty() ? "" : " --input-shapes \"" + o.inputShapes + "\"")
+            << (o.inputs.empty() ? "" : " --inputs " + o.inputs) << " --tuning-records "
+            << o.records << " --threads " << r.machine.threads << " -o MODEL.tar\n";
   return r.cancelled ? 130 : 0;
 }
 
