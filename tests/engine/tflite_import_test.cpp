@@ -76,11 +76,13 @@ TEST(TfliteImport, Int8CnnKeepsIntegerLayers) {
 TEST(TfliteImport, MiscOperators) {
   frontend::ImportResult r = frontend::importTfliteFile(model("tfl_misc.tflite"));
   const graph::Graph& g = *r.graph;
-  ASSERT_EQ(g.outputs.size(), 5u);
+  ASSERT_EQ(g.outputs.size(), 10u);
   EXPECT_EQ(graph::toString(g.findValue("sliced")->type), "f32[2,3,3]");
   EXPECT_EQ(graph::toString(g.findValue("resized_half")->type), "f32[2,9,7,2]");
   EXPECT_EQ(graph::toString(g.findValue("pair")->type), "f32[2,3,2]");
-  EXPECT_EQ(countOps(g, "Resize"), 2u);
+  EXPECT_EQ(countOps(g, "Resize"), 5u);
+  EXPECT_EQ(graph::toString(g.findValue("nearest_half")->type), "f32[2,8,8,2]");
+  EXPECT_EQ(countOps(g, "Erf"), 1u); // GELU, exact
 }
 
 TEST(TfliteImport, FormatIsReadFromContents) {
@@ -138,7 +140,9 @@ TEST(TfliteImport, SupportedOperatorsAreListed) {
                          "TRANSPOSE",
                          "RESIZE_BILINEAR",
                          "STRIDED_SLICE",
-                         "BATCH_MATMUL"})
+                         "BATCH_MATMUL",
+                         "RESIZE_NEAREST_NEIGHBOR",
+                         "GELU"})
     EXPECT_NE(std::find(ops.begin(), ops.end(), op), ops.end()) << op;
 }
 

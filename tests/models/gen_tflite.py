@@ -22,12 +22,14 @@ Catalogue:
   tfl_misc         `seq` [2,6,8] -> FULLY_CONNECTED (keep_num_dims), BATCH_MATMUL (adj_y),
                    SOFTMAX (beta 0.5), SUB, MUL, LOGISTIC, TANH, RESHAPE, TRANSPOSE,
                    STRIDED_SLICE (masks, shrink), RESIZE_BILINEAR (half-pixel and
-                   align-corners), SQUEEZE, EXPAND_DIMS, RELU, DIV, EXP, SUM, GATHER,
-                   CONCATENATION -> four outputs
+                   align-corners), RESIZE_NEAREST_NEIGHBOR (three modes), GELU (exact and
+                   tanh), SQUEEZE, EXPAND_DIMS, RELU, DIV, EXP, SUM, GATHER, CONCATENATION
+                   -> ten outputs
   tfl_bad_*        malformed files for the importer's refusals (tests/cli)
 """
 import argparse
 import importlib
+import math
 import os
 import shutil
 import subprocess
@@ -51,7 +53,8 @@ def load_schema(tmp):
              "SoftmaxOptions", "ConcatenationOptions", "AddOptions", "SubOptions", "MulOptions",
              "DivOptions", "ReshapeOptions", "ReducerOptions", "StridedSliceOptions",
              "ResizeBilinearOptions", "BatchMatMulOptions", "SqueezeOptions", "GatherOptions",
-             "TransposeOptions", "PadOptions", "ExpandDimsOptions", "HardSwishOptions"]
+             "TransposeOptions", "PadOptions", "ExpandDimsOptions", "HardSwishOptions",
+             "ResizeNearestNeighborOptions", "GeluOptions"]
     return {n: importlib.import_module("lathe_tflite." + n) for n in names}
 
 
@@ -126,6 +129,24 @@ def resize_bilinear(x, oh, ow, align, half):
     a = x[:, y0][:, :, x0] * (1 - dx) + x[:, y0][:, :, x1] * dx
     b = x[:, y1][:, :, x0] * (1 - dx) + x[:, y1][:, :, x1] * dx
     return a * (1 - dy) + b * dy
+
+
+def resize_nearest(x, oh, ow, align, half):
+    """TensorFlow's nearest neighbour: floor(o * in / out), floor((o + 0.5) * in / out) with
+    half-pixel centres, round(o * (in - 1) / (out - 1)) (halves up) with aligned corners."""
+    n, h, w, c = x.shape
+
+    def src(out, size):
+        o = np.arange(out, dtype=np.float64)
+        if align:
+            v = np.floor(o * (size - 1) / max(out - 1, 1) + 0.5)
+        elif half:
+            v = np.floor((o + 0.5) * size / out)
+        else:
+            v = np.floor(o * size / out)
+        return np.minimum(v, size - 1).astype(int)
+
+    return x[:, src(oh, h)][:, :, src(ow, w)]
 
 
 def softmax(x, axis=-1):
@@ -204,7 +225,15 @@ def misc_net(rng):
     n.add("gather", ["squeezed"], "picked", indices=np.array([5, 0, 3], np.int32), axis=1)
     n.add("expand_dims", ["picked"], "picked3", axis=2)
     n.add("concat", ["picked3", "picked3"], "pair", axis=2)
-    n.outputs = ["attn_out", "sliced", "resized_half", "resized_corners", "pair"]
+    # Nearest-neighbour resizing in TensorFlow's three modes (sizes chosen so that no source
+    # coordinate lands exactly on a rounding boundary), and GELU exact and approximate.
+    n.add("resize_nearest", ["as_image"], "nearest_half", size=[8, 8], align=False, half=True)
+    n.add("resize_nearest", ["as_image"], "nearest_corners", size=[11, 5], align=True, half=False)
+    n.add("resize_nearest", ["as_image"], "nearest_plain", size=[12, 2], align=False, half=False)
+    n.add("gelu", ["gated"], "gelu_exact", approximate=False)
+    n.add("gelu", ["gated"], "gelu_tanh", approximate=True)
+    n.outputs = ["attn_out", "sliced", "resized_half", "resized_corners", "pair", "nearest_half",
+                 "nearest_corners", "nearest_plain", "gelu_exact", "gelu_tanh"]
     return n
 
 
@@ -272,6 +301,13 @@ def evaluate(net, feeds):
             y = x[0][tuple(idx)]
         elif kind == "resize_bilinear":
             y = resize_bilinear(x[0], p["size"][0], p["size"][1], p["align"], p["half"])
+        elif kind == "resize_nearest":
+            y = resize_nearest(x[0], p["size"][0], p["size"][1], p["align"], p["half"])
+        elif kind == "gelu":
+            if p["approximate"]:
+                y = 0.5 * x[0] * (1 + np.tanh(np.sqrt(2 / np.pi) * (x[0] + 0.044715 * x[0] ** 3)))
+            else:
+                y = 0.5 * x[0] * (1 + np.vectorize(math.erf)(x[0] / np.sqrt(2)))
         elif kind == "squeeze":
             y = np.squeeze(x[0], axis=tuple(p["dims"]) if p["dims"] else None)
         elif kind == "expand_dims":
@@ -537,6 +573,14 @@ def write_tflite(net, fb, shapes, qparams=None):
             value(oname, shape)
             w.op("RESIZE_BILINEAR", [ins[0], s], [oname], "ResizeBilinearOptions",
                  w.options("ResizeBilinearOptions", alignCorners=p["align"], halfPixelCenters=p["half"]))
+        elif kind == "resize_nearest":
+            sz = w.const(out + "/size", np.array(p["size"], np.int32), "INT32")
+            value(oname, shape)
+            w.op("RESIZE_NEAREST_NEIGHBOR", [ins[0], sz], [oname], "ResizeNearestNeighborOptions",
+                 w.options("ResizeNearestNeighborOptions", alignCorners=p["align"], halfPixelCenters=p["half"]))
+        elif kind == "gelu":
+            value(oname, shape)
+            w.op("GELU", ins, [oname], "GeluOptions", w.options("GeluOptions", approximate=p["approximate"]))
         elif kind == "squeeze":
             value(oname, shape)
             w.op("SQUEEZE", ins, [oname], "SqueezeOptions",
@@ -729,6 +773,23 @@ def write_onnx(net, shapes, qparams=None):
             y = g.node("Resize", [nchw(x[0]), "", "", sizes], mode="linear",
                        coordinate_transformation_mode=mode)
             finish(out, nhwc(y))
+        elif kind == "resize_nearest":
+            n_, h_, w_, c_ = shapes[ins[0]]
+            mode = "align_corners" if p["align"] else "tf_half_pixel_for_nn" if p["half"] else "asymmetric"
+            sizes = g.const("sizes", np.array([n_, c_, p["size"][0], p["size"][1]], np.int64))
+            y = g.node("Resize", [nchw(x[0]), "", "", sizes], mode="nearest", coordinate_transformation_mode=mode,
+                       nearest_mode="round_prefer_ceil" if p["align"] else "floor")
+            finish(out, nhwc(y))
+        elif kind == "gelu":
+            f32 = np.float32
+            if p["approximate"]:
+                cube = g.node("Mul", [g.node("Mul", [x[0], x[0]]), x[0]])
+                poly = g.node("Add", [x[0], g.node("Mul", [cube, g.const("c", f32(0.044715))])])
+                inner = g.node("Tanh", [g.node("Mul", [poly, g.const("k", f32(np.sqrt(2 / np.pi)))])])
+            else:
+                inner = g.node("Erf", [g.node("Div", [x[0], g.const("sqrt2", f32(np.sqrt(2)))])])
+            half = g.node("Mul", [x[0], g.const("half", f32(0.5))])
+            finish(out, g.node("Mul", [half, g.node("Add", [inner, g.const("one", f32(1))])]))
         elif kind == "squeeze":
             finish(out, g.node("Squeeze", [x[0], g.const("axes", np.array(p["dims"], np.int64))]))
         elif kind == "expand_dims":

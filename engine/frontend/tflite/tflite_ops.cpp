@@ -99,6 +99,24 @@ void elu(OpContext& ctx) {
   unary(ctx, "Elu");
 }
 
+// GELU: x * (1 + erf(x / sqrt 2)) / 2, or with approximate the tanh form
+// x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))) / 2.
+void gelu(OpContext& ctx) {
+  ctx.requireInputs(1, 1);
+  const auto* o = ctx.options<lathe_tflite::GeluOptions>();
+  Value* x = ctx.input(0);
+  Value* inner = nullptr;
+  if (o && o->approximate()) {
+    Value* cube = ctx.add("Mul", {ctx.add("Mul", {x, x}), x});
+    Value* poly = ctx.add("Add", {x, ctx.add("Mul", {cube, ctx.floats("c", {0.044715f})})});
+    inner = ctx.add("Tanh", {ctx.add("Mul", {poly, ctx.floats("k", {0.7978845608f})})});
+  } else {
+    inner = ctx.add("Erf", {ctx.add("Mul", {x, ctx.floats("inv_sqrt2", {0.7071067812f})})});
+  }
+  Value* half = ctx.add("Mul", {x, ctx.floats("half", {0.5f})});
+  ctx.setOutput(0, ctx.add("Mul", {half, ctx.add("Add", {inner, ctx.floats("one", {1.0f})})}));
+}
+
 void relu6(OpContext& ctx) {
   ctx.requireInputs(1, 1);
   ctx.setOutput(0, applyActivation(ctx, ctx.input(0), A::RELU6));
@@ -208,6 +226,7 @@ void registerElementwiseOps(std::unordered_map<int, OpEntry>& t) {
   reg(B::LOGISTIC, logistic);
   reg(B::TANH, tanh);
   reg(B::HARD_SWISH, hardSwish);
+  reg(B::GELU, gelu);
   reg(B::LEAKY_RELU, leakyRelu);
   reg(B::PRELU, prelu);
   reg(B::ELU, elu);

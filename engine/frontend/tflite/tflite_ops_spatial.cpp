@@ -87,6 +87,33 @@ void resizeBilinear(OpContext& ctx) {
   ctx.setOutput(0, toNhwc(ctx, y));
 }
 
+// RESIZE_NEAREST_NEIGHBOR: TensorFlow picks floor(out * in / size) (default), floor((out +
+// 0.5) * in / size) (half_pixel_centers) or round(out * (in - 1) / (size - 1)) with halves
+// away from zero (align_corners), clamped to the input.
+void resizeNearest(OpContext& ctx) {
+  ctx.requireInputs(2, 2);
+  const TensorInfo& x = ctx.inputInfo(0);
+  requireRank(ctx, x, 4, "input");
+  const std::vector<std::int64_t> size = ctx.constantInts(1, "the output size");
+  if (size.size() != 2 || size[0] < 1 || size[1] < 1)
+    ctx.invalid("needs a size of two positive extents");
+  const auto* o = ctx.options<lathe_tflite::ResizeNearestNeighborOptions>();
+  const bool alignCorners = o && o->align_corners();
+  const bool halfPixel = o && o->half_pixel_centers();
+  if (alignCorners && halfPixel)
+    ctx.invalid("sets both align_corners and half_pixel_centers");
+  const std::string mode = alignCorners ? "align_corners"
+                           : halfPixel  ? "tf_half_pixel_for_nn"
+                                        : "asymmetric";
+  Value* sizes = ctx.ints("sizes", {x.shape[0], x.shape[3], size[0], size[1]});
+  Value* y = ctx.add(
+      "Resize", {toNchw(ctx, ctx.input(0)), nullptr, nullptr, sizes},
+      {{"mode", Attribute{std::string("nearest")}},
+       {"coordinate_transformation_mode", Attribute{mode}},
+       {"nearest_mode", Attribute{std::string(alignCorners ? "round_prefer_ceil" : "floor")}}});
+  ctx.setOutput(0, toNhwc(ctx, y));
+}
+
 void fullyConnected(OpContext& ctx) {
   ctx.requireInputs(2, 3);
   const auto* o = ctx.options<lathe_tflite::FullyConnectedOptions>();
@@ -225,6 +252,7 @@ void registerSpatialOps(std::unordered_map<int, OpEntry>& t) {
   t[static_cast<int>(B::AVERAGE_POOL_2D)] = {averagePool, QuantMode::Float};
   t[static_cast<int>(B::MAX_POOL_2D)] = {maxPool, QuantMode::Float};
   t[static_cast<int>(B::RESIZE_BILINEAR)] = {resizeBilinear, QuantMode::Float};
+  t[static_cast<int>(B::RESIZE_NEAREST_NEIGHBOR)] = {resizeNearest, QuantMode::PassThrough};
   t[static_cast<int>(B::BATCH_MATMUL)] = {batchMatMul, QuantMode::Float};
 }
 
