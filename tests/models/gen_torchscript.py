@@ -21,6 +21,8 @@ Catalogue (float32, eval mode, seeded weights):
                   the last step, plus the final hidden and cell states. -> [2,4], [1,2,12] x2
   ts_upsample     nearest (scale 2) and bilinear (size, align_corners False) upsampling,
                   cat, stack, slicing, select. `x` [1,4,5,6]
+  ts_scripted     torch.jit.script (not traced): if on x.dim(), if on self.training, the
+                  length check inside adaptive_avg_pool2d; conv, relu, linear. `x` [1,3,8,8]
   ts_bad_*        refusals: an op Lathe does not translate (cumsum), a truncated archive
 
 Each model M gets M.pt, M_inputs.npz (arrays named after the forward's arguments) and
@@ -151,6 +153,24 @@ class Upsampleish(nn.Module):
         return both, picked.permute(0, 2, 3, 1).contiguous()
 
 
+class Scriptedish(nn.Module):
+    """Scripted, not traced: branches on the rank, and the length check inside
+    adaptive_avg_pool2d, decided at import from the input's shape."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 6, 3, padding=1)
+        self.fc = nn.Linear(6, 3)
+
+    def forward(self, x):
+        if x.dim() == 3:
+            x = x.unsqueeze(0)
+        y = F.relu(self.conv(x))
+        if self.training:
+            y = y * 2.0
+        return self.fc(F.adaptive_avg_pool2d(y, 1).flatten(1))
+
+
 class Unsupportedish(nn.Module):
     def forward(self, x):
         return torch.cumsum(torch.relu(x), dim=1)
@@ -162,6 +182,7 @@ CATALOGUE = {
     "ts_transformer": (Transformerish, {"tokens": (np.int64, [2, 10])}),
     "ts_lstm": (LSTMish, {"seq": (np.float32, [2, 7, 6])}),
     "ts_upsample": (Upsampleish, {"x": (np.float32, [1, 4, 5, 6])}),
+    "ts_scripted": (Scriptedish, {"x": (np.float32, [1, 3, 8, 8])}),
     # Refused: cumsum is not translated.
     "ts_bad_unsupported": (Unsupportedish, {"x": (np.float32, [2, 3])}),
 }
@@ -205,7 +226,8 @@ def main():
                           else rng.uniform(-1, 1, size=shape)).astype(dtype)
         args = tuple(torch.from_numpy(feeds[k]) for k in inputs)
         with torch.no_grad():
-            traced = torch.jit.trace(model, args)
+            traced = (torch.jit.script(model) if name == "ts_scripted"
+                      else torch.jit.trace(model, args))
             expected = [t.numpy() for t in flatten(traced(*args))]
         path = os.path.join(a.out, name + ".pt")
         traced.save(path)

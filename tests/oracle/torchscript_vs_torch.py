@@ -14,7 +14,7 @@ import numpy as np
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compare_with_ort import compare_arrays  # noqa: E402
 
-MODELS = ["ts_resnet", "ts_mobilenet", "ts_transformer", "ts_lstm", "ts_upsample"]
+MODELS = ["ts_resnet", "ts_mobilenet", "ts_transformer", "ts_lstm", "ts_upsample", "ts_scripted"]
 
 
 def main():

@@ -367,6 +367,72 @@ void Translator::invalid(const std::string& reason) const {
 
 // --- the graph walk ---
 
+// dim / len / comparisons / not on values known at import become constants, so that the
+// prim::If they feed can be decided.
+bool Translator::foldScalarLogic(const torch::jit::Node& n) {
+  const std::string kind = n.kind().toQualString();
+  if (n.outputs().size() != 1)
+    return false;
+  if (kind == "aten::dim") {
+    const TsValue& x = value(n.input(0));
+    if (x.kind != TsValue::Kind::Tensor)
+      return false;
+    TsValue r;
+    r.constant = c10::IValue(static_cast<std::int64_t>(rank(x.tensor)));
+    setOutput(0, std::move(r));
+    return true;
+  }
+  if (kind == "aten::len") {
+    const TsValue& x = value(n.input(0));
+    std::int64_t length = -1;
+    if (x.kind == TsValue::Kind::List || x.kind == TsValue::Kind::Tuple)
+      length = static_cast<std::int64_t>(x.elements.size());
+    else if (x.kind == TsValue::Kind::Constant && x.constant.isList())
+      length = static_cast<std::int64_t>(x.constant.toListRef().size());
+    if (length < 0)
+      return false;
+    TsValue r;
+    r.constant = c10::IValue(length);
+    setOutput(0, std::move(r));
+    return true;
+  }
+  static const std::map<std::string, int> compare{{"aten::eq", 0}, {"aten::ne", 1},
+                                                  {"aten::lt", 2}, {"aten::le", 3},
+                                                  {"aten::gt", 4}, {"aten::ge", 5}};
+  auto number = [&](std::size_t i, double& out) {
+    const TsValue& v = value(n.input(i));
+    if (v.kind != TsValue::Kind::Constant)
+      return false;
+    if (v.constant.isInt() || v.constant.isBool())
+      out = v.constant.isInt() ? static_cast<double>(v.constant.toInt()) : v.constant.toBool();
+    else if (v.constant.isDouble())
+      out = v.constant.toDouble();
+    else
+      return false;
+    return true;
+  };
+  if (auto c = compare.find(kind); c != compare.end() && n.inputs().size() == 2) {
+    double a = 0, b = 0;
+    if (!number(0, a) || !number(1, b))
+      return false;
+    const bool results[] = {a == b, a != b, a<b, a <= b, a> b, a >= b};
+    TsValue r;
+    r.constant = c10::IValue(results[c->second]);
+    setOutput(0, std::move(r));
+    return true;
+  }
+  if (kind == "aten::__not__") {
+    double a = 0;
+    if (!number(0, a))
+      return false;
+    TsValue r;
+    r.constant = c10::IValue(a == 0);
+    setOutput(0, std::move(r));
+    return true;
+  }
+  return false;
+}
+
 // Arithmetic on numbers known at import (sizes of tensors whose shapes are known, Python
 // constants) is done here, as tracing with these shapes would have recorded constants.
 bool Translator::foldScalarArithmetic(const torch::jit::Node& n) {
@@ -493,8 +559,26 @@ void Translator::translateNode(const torch::jit::Node& n) {
     setOutput(0, value(n.input(0)));
     return;
   }
-  if (foldScalarArithmetic(n))
+  if (foldScalarArithmetic(n) || foldScalarLogic(n))
     return;
+  if (kind == c10::prim::If) {
+    // Scripted models branch on what is known at import (a rank, a length, a flag that
+    // freezing made constant): the taken block is translated in place of the node.
+    const TsValue& cond = value(n.input(0));
+    if (cond.kind != TsValue::Kind::Constant || !(cond.constant.isBool() || cond.constant.isInt()))
+      unsupported("prim::If on a condition computed at run time (control flow that depends on "
+                  "tensor values)");
+    const bool taken = cond.constant.isBool() ? cond.constant.toBool() : cond.constant.toInt() != 0;
+    const torch::jit::Block* block = n.blocks()[taken ? 0 : 1];
+    for (const torch::jit::Node* inner : block->nodes())
+      translateNode(*inner);
+    node_ = &n;
+    for (std::size_t k = 0; k < n.outputs().size(); ++k)
+      setOutput(k, value(block->outputs()[k]));
+    return;
+  }
+  if (kind == c10::prim::RaiseException)
+    unsupported("the model raises an exception for these input shapes");
   const std::string name = kind.toQualString();
   const auto& handlers = atenHandlers();
   auto it = handlers.find(name);
