@@ -148,7 +148,7 @@ def check_tflite(lathe, models):
     cases = {
         "tfl_bad_truncated.tflite": "corrupt",
         "tfl_bad_offsets.tflite": "corrupt",
-        "tfl_bad_unsupported_op.tflite": "SPACE_TO_DEPTH is not supported",
+        "tfl_bad_unsupported_op.tflite": "LSH_PROJECTION is not supported",
         "tfl_bad_custom_op.tflite": "custom operator 'MyFancyOp'",
         "tfl_bad_tensor_index.tflite": "refers to tensor 99",
         # Not TFLite by content (the identifier is wrong): read as ONNX, which it is not.
@@ -160,7 +160,7 @@ def check_tflite(lathe, models):
         expect(err.startswith("lathe: error: ") and name in err and text in err,
                f"{name}: message names the file and says '{text}'", err)
     rc, out, err = run(lathe, "inspect", f"{models}/tflite/tfl_bad_unsupported_op.tflite")
-    expect("node 'y' (SPACE_TO_DEPTH)" in err, "the refusal names the operator's output", err)
+    expect("node 'y' (LSH_PROJECTION)" in err, "the refusal names the operator's output", err)
 
 
 def check_torchscript(lathe, models):

@@ -23,8 +23,8 @@ Catalogue:
                    SOFTMAX (beta 0.5), SUB, MUL, LOGISTIC, TANH, RESHAPE, TRANSPOSE,
                    STRIDED_SLICE (masks, shrink), RESIZE_BILINEAR (half-pixel and
                    align-corners), RESIZE_NEAREST_NEIGHBOR (three modes), GELU (exact and
-                   tanh), SQUEEZE, EXPAND_DIMS, RELU, DIV, EXP, SUM, GATHER, CONCATENATION
-                   -> ten outputs
+                   tanh), SPACE_TO_DEPTH, DEPTH_TO_SPACE, ARG_MAX (int64), SQUEEZE,
+                   EXPAND_DIMS, RELU, DIV, EXP, SUM, GATHER, CONCATENATION -> 13 outputs
   tfl_bad_*        malformed files for the importer's refusals (tests/cli)
 """
 import argparse
@@ -54,7 +54,8 @@ def load_schema(tmp):
              "DivOptions", "ReshapeOptions", "ReducerOptions", "StridedSliceOptions",
              "ResizeBilinearOptions", "BatchMatMulOptions", "SqueezeOptions", "GatherOptions",
              "TransposeOptions", "PadOptions", "ExpandDimsOptions", "HardSwishOptions",
-             "ResizeNearestNeighborOptions", "GeluOptions"]
+             "ResizeNearestNeighborOptions", "GeluOptions", "SpaceToDepthOptions",
+             "DepthToSpaceOptions", "ArgMaxOptions"]
     return {n: importlib.import_module("lathe_tflite." + n) for n in names}
 
 
@@ -232,8 +233,12 @@ def misc_net(rng):
     n.add("resize_nearest", ["as_image"], "nearest_plain", size=[12, 2], align=False, half=False)
     n.add("gelu", ["gated"], "gelu_exact", approximate=False)
     n.add("gelu", ["gated"], "gelu_tanh", approximate=True)
+    # Blocks of space to depth and back (TensorFlow's row, column, channel order), argmax.
+    n.add("space_to_depth", ["as_image"], "s2d", block=2)
+    n.add("depth_to_space", ["s2d"], "d2s", block=2)
+    n.add("arg_max", ["gated"], "best", axis=2)
     n.outputs = ["attn_out", "sliced", "resized_half", "resized_corners", "pair", "nearest_half",
-                 "nearest_corners", "nearest_plain", "gelu_exact", "gelu_tanh"]
+                 "nearest_corners", "nearest_plain", "gelu_exact", "gelu_tanh", "s2d", "d2s", "best"]
     return n
 
 
@@ -301,6 +306,16 @@ def evaluate(net, feeds):
             y = x[0][tuple(idx)]
         elif kind == "resize_bilinear":
             y = resize_bilinear(x[0], p["size"][0], p["size"][1], p["align"], p["half"])
+        elif kind == "space_to_depth":
+            n_, h, w_, c = x[0].shape
+            b = p["block"]
+            y = x[0].reshape(n_, h // b, b, w_ // b, b, c).transpose(0, 1, 3, 2, 4, 5).reshape(n_, h // b, w_ // b, b * b * c)
+        elif kind == "depth_to_space":
+            n_, h, w_, c = x[0].shape
+            b = p["block"]
+            y = x[0].reshape(n_, h, w_, b, b, c // (b * b)).transpose(0, 1, 3, 2, 4, 5).reshape(n_, h * b, w_ * b, c // (b * b))
+        elif kind == "arg_max":
+            y = np.argmax(x[0], axis=p["axis"])
         elif kind == "resize_nearest":
             y = resize_nearest(x[0], p["size"][0], p["size"][1], p["align"], p["half"])
         elif kind == "gelu":
@@ -573,6 +588,15 @@ def write_tflite(net, fb, shapes, qparams=None):
             value(oname, shape)
             w.op("RESIZE_BILINEAR", [ins[0], s], [oname], "ResizeBilinearOptions",
                  w.options("ResizeBilinearOptions", alignCorners=p["align"], halfPixelCenters=p["half"]))
+        elif kind in ("space_to_depth", "depth_to_space"):
+            value(oname, shape)
+            opt = "SpaceToDepthOptions" if kind == "space_to_depth" else "DepthToSpaceOptions"
+            w.op(kind.upper(), ins, [oname], opt, w.options(opt, blockSize=p["block"]))
+        elif kind == "arg_max":
+            a = w.const(out + "/axis", np.array([p["axis"]], np.int32), "INT32")
+            w.tensor(oname, shape, "INT64")
+            w.op("ARG_MAX", [ins[0], a], [oname], "ArgMaxOptions",
+                 w.options("ArgMaxOptions", outputType=fb["TensorType"].TensorType.INT64))
         elif kind == "resize_nearest":
             sz = w.const(out + "/size", np.array(p["size"], np.int32), "INT32")
             value(oname, shape)
@@ -773,6 +797,14 @@ def write_onnx(net, shapes, qparams=None):
             y = g.node("Resize", [nchw(x[0]), "", "", sizes], mode="linear",
                        coordinate_transformation_mode=mode)
             finish(out, nhwc(y))
+        elif kind in ("space_to_depth", "depth_to_space"):
+            op = "SpaceToDepth" if kind == "space_to_depth" else "DepthToSpace"
+            attrs = {"blocksize": p["block"]}
+            if kind == "depth_to_space":
+                attrs["mode"] = "DCR"
+            finish(out, nhwc(g.node(op, [nchw(x[0])], **attrs)))
+        elif kind == "arg_max":
+            finish(out, g.node("ArgMax", x, axis=p["axis"], keepdims=0))
         elif kind == "resize_nearest":
             n_, h_, w_, c_ = shapes[ins[0]]
             mode = "align_corners" if p["align"] else "tf_half_pixel_for_nn" if p["half"] else "asymmetric"
@@ -800,10 +832,12 @@ def write_onnx(net, shapes, qparams=None):
             raise ValueError(kind)
     for o in net.outputs:
         g.node("Identity", [v[o]], o)
+    int_outputs = {out for kind, _, out, _ in net.layers if kind == "arg_max"}
     graph = helper.make_graph(
         g.nodes, net.name + ("_qdq" if quant else "_twin"),
         [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in net.inputs],
-        [helper.make_tensor_value_info(o, TensorProto.FLOAT, list(shapes[o])) for o in net.outputs],
+        [helper.make_tensor_value_info(o, TensorProto.INT64 if o in int_outputs else TensorProto.FLOAT,
+                                       list(shapes[o])) for o in net.outputs],
         g.inits)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 14)],
                               producer_name="lathe gen_tflite.py")
@@ -833,7 +867,7 @@ def bad_op_files(fb):
     w = TfliteWriter(fb)
     w.tensor("x", [1, 4, 4, 4])
     w.tensor("y", [1, 2, 2, 16])
-    w.op("SPACE_TO_DEPTH", ["x"], ["y"])
+    w.op("LSH_PROJECTION", ["x"], ["y"])
     out["tfl_bad_unsupported_op"] = w.finish(["x"], ["y"], "unsupported operator")
     w = TfliteWriter(fb)
     w.tensor("x", [1, 4])

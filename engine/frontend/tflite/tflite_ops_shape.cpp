@@ -214,6 +214,57 @@ void slice(OpContext& ctx) {
       0, ctx.add("Slice", {ctx.input(0), ctx.ints("starts", begin), ctx.ints("ends", ends)}));
 }
 
+// SPACE_TO_DEPTH / DEPTH_TO_SPACE: TensorFlow orders the moved block as (row, column,
+// channel), which is ONNX's DCR order once in NCHW.
+void blockMove(OpContext& ctx, bool toDepth) {
+  ctx.requireInputs(1, 1);
+  if (ctx.inputInfo(0).shape.size() != 4)
+    ctx.invalid("needs a rank-4 input");
+  std::int64_t block = 0;
+  if (toDepth) {
+    const auto* o = ctx.options<lathe_tflite::SpaceToDepthOptions>();
+    block = o ? o->block_size() : 0;
+  } else {
+    const auto* o = ctx.options<lathe_tflite::DepthToSpaceOptions>();
+    block = o ? o->block_size() : 0;
+  }
+  if (block < 1)
+    ctx.invalid("needs a block size of 1 or more");
+  Value* x = ctx.add("Transpose", {ctx.input(0)},
+                     {{"perm", Attribute{std::vector<std::int64_t>{0, 3, 1, 2}}}}, "to_nchw");
+  std::map<std::string, Attribute> attrs{{"blocksize", Attribute{block}}};
+  if (!toDepth)
+    attrs["mode"] = Attribute{std::string("DCR")};
+  Value* y = ctx.add(toDepth ? "SpaceToDepth" : "DepthToSpace", {x}, std::move(attrs));
+  ctx.setOutput(0,
+                ctx.add("Transpose", {y},
+                        {{"perm", Attribute{std::vector<std::int64_t>{0, 2, 3, 1}}}}, "to_nhwc"));
+}
+
+void spaceToDepth(OpContext& ctx) {
+  blockMove(ctx, true);
+}
+void depthToSpace(OpContext& ctx) {
+  blockMove(ctx, false);
+}
+
+// ARG_MAX: the first index of the largest value along a constant axis; int32 or int64.
+void argMax(OpContext& ctx) {
+  ctx.requireInputs(2, 2);
+  const std::vector<std::int64_t> axis = ctx.constantInts(1, "the axis");
+  if (axis.size() != 1)
+    ctx.invalid("needs one axis");
+  const std::int64_t a = normalizeAxis(ctx, axis[0], ctx.inputInfo(0).shape.size());
+  Value* y = ctx.add("ArgMax", {ctx.input(0)},
+                     {{"axis", Attribute{a}}, {"keepdims", Attribute{std::int64_t(0)}}});
+  const graph::DType out = ctx.outputInfo(0).dtype;
+  if (out == graph::DType::I32)
+    y = ctx.add("Cast", {y}, {{"to", Attribute{graph::onnxCodeOf(out)}}});
+  else if (out != graph::DType::I64)
+    ctx.invalid("writes indices of type " + std::string(graph::dtypeName(out)));
+  ctx.setOutput(0, y);
+}
+
 } // namespace
 
 void registerShapeOps(std::unordered_map<int, OpEntry>& t) {
@@ -229,6 +280,9 @@ void registerShapeOps(std::unordered_map<int, OpEntry>& t) {
   reg(B::GATHER, gather);
   reg(B::STRIDED_SLICE, stridedSlice);
   reg(B::SLICE, slice);
+  reg(B::SPACE_TO_DEPTH, spaceToDepth);
+  reg(B::DEPTH_TO_SPACE, depthToSpace);
+  reg(B::ARG_MAX, argMax);
 }
 
 } // namespace lathe::frontend::tflite
