@@ -59,8 +59,4 @@ ImportResult importModelFile(const std::string& path, const ImportOptions& optio
   return importOnnxFile(path, options);
 }
 
-std::string modelFilePatterns() {
-  return "*.onnx *.tflite";
-}
-
 } // namespace lathe::frontend

@@ -16,10 +16,4 @@ ModelFormat detectModelFormat(const std::string& path);
 // Imports `path` with the importer for its format.
 ImportResult importModelFile(const std::string& path, const ImportOptions& options = {});
 
-// File-dialog patterns of every format Lathe opens, e.g. "*.onnx *.tflite".
-std::string modelFilePatterns();
-
-// Whether this build has the TorchScript importer (LATHE_TORCHSCRIPT).
-bool torchScriptSupported();
-
 } // namespace lathe::frontend

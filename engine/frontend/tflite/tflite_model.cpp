@@ -112,10 +112,6 @@ TfliteModel::TfliteModel(std::string path) : path_(std::move(path)) {
   readTensors();
 }
 
-std::string TfliteModel::description() const {
-  return model_->description() ? model_->description()->str() : std::string();
-}
-
 void TfliteModel::readTensors() {
   const auto* tensors = subgraph_->tensors();
   if (!tensors)

@@ -42,7 +42,6 @@ public:
 
   const std::string& path() const { return path_; }
   const lathe_tflite::SubGraph& subgraph() const { return *subgraph_; }
-  std::string description() const;
   std::size_t tensorCount() const { return tensors_.size(); }
   // Checked: `index` must name a tensor; `what` says who refers to it for the message.
   const TensorInfo& tensor(std::int64_t index, const std::string& what) const;

@@ -21,17 +21,13 @@ using graph::DType;
 using graph::TensorData;
 using graph::Value;
 
-bool isFloatType(DType t) {
-  return graph::isFloat(t);
-}
-
 void quantize(OpContext& ctx) {
   ctx.requireInputs(1, 1);
   const TensorInfo& out = ctx.outputInfo(0);
   if (!out.quant.present())
     ctx.invalid("writes '" + out.name + "', which has no quantization parameters");
   Value* x = ctx.quantized(0) ? ctx.dequantize(ctx.rawInput(0), ctx.inputInfo(0)) : ctx.rawInput(0);
-  if (!ctx.quantized(0) && !isFloatType(ctx.inputInfo(0).dtype))
+  if (!ctx.quantized(0) && !graph::isFloat(ctx.inputInfo(0).dtype))
     ctx.unsupported("quantizing a tensor of type " +
                     std::string(graph::dtypeName(ctx.inputInfo(0).dtype)));
   ctx.setOutput(0, ctx.quantize(x, out));
@@ -116,11 +112,6 @@ void checkQuantizedOperands(OpContext& ctx, std::size_t weights) {
                     " (int32 is supported)");
 }
 
-// A per-channel weight scale vector for `channels` outputs (repeated when per tensor).
-Value* weightZeroPoints(OpContext& ctx, const TensorInfo& w) {
-  return zeroPoints(ctx, w, "weight_zero_point");
-}
-
 } // namespace
 
 void quantizedConv(OpContext& ctx, bool depthwise) {
@@ -141,7 +132,7 @@ void quantizedConv(OpContext& ctx, bool depthwise) {
   std::vector<Value*> inputs{
       toNchw(ctx, ctx.rawInput(0)),           scales(ctx, x, "input_scale"),
       zeroPoints(ctx, x, "input_zero_point"), weights,
-      scales(ctx, w, "weight_scale"),         weightZeroPoints(ctx, w),
+      scales(ctx, w, "weight_scale"),         zeroPoints(ctx, w, "weight_zero_point"),
       scales(ctx, out, "output_scale"),       zeroPoints(ctx, out, "output_zero_point")};
   if (ctx.hasInput(2))
     inputs.push_back(ctx.rawInput(2));
@@ -163,9 +154,9 @@ void quantizedFullyConnected(OpContext& ctx) {
   if (!ctx.inputIsConstant(1))
     ctx.unsupported("computed weights in a quantized fully connected layer");
   Value* flat = flattenForFullyConnected(ctx);
-  Value* acc =
-      ctx.add("MatMulInteger", {flat, permutedWeights(ctx, 1, {1, 0}, false),
-                                zeroPoints(ctx, x, "input_zero_point"), weightZeroPoints(ctx, w)});
+  Value* acc = ctx.add("MatMulInteger", {flat, permutedWeights(ctx, 1, {1, 0}, false),
+                                         zeroPoints(ctx, x, "input_zero_point"),
+                                         zeroPoints(ctx, w, "weight_zero_point")});
   if (ctx.hasInput(2))
     acc = ctx.add("Add", {acc, ctx.rawInput(2)}, {}, "add_bias");
   // Real value = accumulator * input scale * weight scale (per output channel).

@@ -230,15 +230,12 @@ void blockMove(OpContext& ctx, bool toDepth) {
   }
   if (block < 1)
     ctx.invalid("needs a block size of 1 or more");
-  Value* x = ctx.add("Transpose", {ctx.input(0)},
-                     {{"perm", Attribute{std::vector<std::int64_t>{0, 3, 1, 2}}}}, "to_nchw");
+  Value* x = toNchw(ctx, ctx.input(0));
   std::map<std::string, Attribute> attrs{{"blocksize", Attribute{block}}};
   if (!toDepth)
     attrs["mode"] = Attribute{std::string("DCR")};
   Value* y = ctx.add(toDepth ? "SpaceToDepth" : "DepthToSpace", {x}, std::move(attrs));
-  ctx.setOutput(0,
-                ctx.add("Transpose", {y},
-                        {{"perm", Attribute{std::vector<std::int64_t>{0, 2, 3, 1}}}}, "to_nhwc"));
+  ctx.setOutput(0, toNhwc(ctx, y));
 }
 
 void spaceToDepth(OpContext& ctx) {

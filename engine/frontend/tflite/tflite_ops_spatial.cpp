@@ -67,51 +67,42 @@ void maxPool(OpContext& ctx) {
   pool(ctx, "MaxPool");
 }
 
-void resizeBilinear(OpContext& ctx) {
+// RESIZE_BILINEAR and RESIZE_NEAREST_NEIGHBOR to a constant size. TensorFlow's source
+// coordinate is out * in / size by default, (out + 0.5) * in / size - 0.5 with half-pixel
+// centres (no - 0.5 for nearest, which then floors) and out * (in - 1) / (size - 1) with
+// aligned corners (nearest rounds halves away from zero); indices are clamped to the input.
+template <typename Options>
+void resize(OpContext& ctx, bool nearest) {
   ctx.requireInputs(2, 2);
   const TensorInfo& x = ctx.inputInfo(0);
   requireRank(ctx, x, 4, "input");
   const std::vector<std::int64_t> size = ctx.constantInts(1, "the output size");
   if (size.size() != 2 || size[0] < 1 || size[1] < 1)
     ctx.invalid("needs a size of two positive extents");
-  const auto* o = ctx.options<lathe_tflite::ResizeBilinearOptions>();
-  const bool alignCorners = o && o->align_corners();
-  const bool halfPixel = o && o->half_pixel_centers();
-  if (alignCorners && halfPixel)
-    ctx.invalid("sets both align_corners and half_pixel_centers");
-  const std::string mode = alignCorners ? "align_corners" : halfPixel ? "half_pixel" : "asymmetric";
-  Value* sizes = ctx.ints("sizes", {x.shape[0], x.shape[3], size[0], size[1]});
-  Value* y = ctx.add("Resize", {toNchw(ctx, ctx.input(0)), nullptr, nullptr, sizes},
-                     {{"mode", Attribute{std::string("linear")}},
-                      {"coordinate_transformation_mode", Attribute{mode}}});
-  ctx.setOutput(0, toNhwc(ctx, y));
-}
-
-// RESIZE_NEAREST_NEIGHBOR: TensorFlow picks floor(out * in / size) (default), floor((out +
-// 0.5) * in / size) (half_pixel_centers) or round(out * (in - 1) / (size - 1)) with halves
-// away from zero (align_corners), clamped to the input.
-void resizeNearest(OpContext& ctx) {
-  ctx.requireInputs(2, 2);
-  const TensorInfo& x = ctx.inputInfo(0);
-  requireRank(ctx, x, 4, "input");
-  const std::vector<std::int64_t> size = ctx.constantInts(1, "the output size");
-  if (size.size() != 2 || size[0] < 1 || size[1] < 1)
-    ctx.invalid("needs a size of two positive extents");
-  const auto* o = ctx.options<lathe_tflite::ResizeNearestNeighborOptions>();
+  const Options* o = ctx.options<Options>();
   const bool alignCorners = o && o->align_corners();
   const bool halfPixel = o && o->half_pixel_centers();
   if (alignCorners && halfPixel)
     ctx.invalid("sets both align_corners and half_pixel_centers");
   const std::string mode = alignCorners ? "align_corners"
-                           : halfPixel  ? "tf_half_pixel_for_nn"
+                           : halfPixel  ? (nearest ? "tf_half_pixel_for_nn" : "half_pixel")
                                         : "asymmetric";
+  std::map<std::string, Attribute> attrs{
+      {"mode", Attribute{std::string(nearest ? "nearest" : "linear")}},
+      {"coordinate_transformation_mode", Attribute{mode}}};
+  if (nearest)
+    attrs["nearest_mode"] = Attribute{std::string(alignCorners ? "round_prefer_ceil" : "floor")};
   Value* sizes = ctx.ints("sizes", {x.shape[0], x.shape[3], size[0], size[1]});
-  Value* y = ctx.add(
-      "Resize", {toNchw(ctx, ctx.input(0)), nullptr, nullptr, sizes},
-      {{"mode", Attribute{std::string("nearest")}},
-       {"coordinate_transformation_mode", Attribute{mode}},
-       {"nearest_mode", Attribute{std::string(alignCorners ? "round_prefer_ceil" : "floor")}}});
+  Value* y =
+      ctx.add("Resize", {toNchw(ctx, ctx.input(0)), nullptr, nullptr, sizes}, std::move(attrs));
   ctx.setOutput(0, toNhwc(ctx, y));
+}
+
+void resizeBilinear(OpContext& ctx) {
+  resize<lathe_tflite::ResizeBilinearOptions>(ctx, false);
+}
+void resizeNearest(OpContext& ctx) {
+  resize<lathe_tflite::ResizeNearestNeighborOptions>(ctx, true);
 }
 
 void fullyConnected(OpContext& ctx) {

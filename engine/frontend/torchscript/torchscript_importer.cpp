@@ -239,10 +239,6 @@ graph::Value* Translator::shapeTensor(std::size_t i, const char* what) {
 
 // --- building ---
 
-std::string Translator::nameFor(const torch::jit::Value* v) const {
-  return g_.uniqueName(pythonName(v->debugName()));
-}
-
 graph::Value* Translator::add(const std::string& op, std::vector<graph::Value*> inputs,
                               std::map<std::string, graph::Attribute> attributes) {
   // Nodes are named after the aten op they come from ("batch_norm/BatchNormalization_3"):
@@ -647,18 +643,6 @@ void Translator::run(torch::jit::Graph& forward,
 }
 
 } // namespace torchscript
-
-std::vector<std::string> supportedTorchScriptOps() {
-  std::vector<std::string> names;
-  for (const auto& [name, handler] : torchscript::atenHandlers())
-    names.push_back(name);
-  for (const char* prim : {"prim::Constant", "prim::ListConstruct", "prim::TupleConstruct",
-                           "prim::ListUnpack", "prim::TupleUnpack", "prim::TupleIndex",
-                           "prim::NumToTensor", "aten::Int", "aten::contiguous", "aten::detach"})
-    names.push_back(prim);
-  std::sort(names.begin(), names.end());
-  return names;
-}
 
 ImportResult importTorchScriptInProcess(const std::string& path, const ImportOptions& options) {
   auto progress = [&](int percent, const std::string& stage) {

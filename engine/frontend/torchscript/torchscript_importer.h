@@ -22,7 +22,4 @@ ImportResult importTorchScriptFile(const std::string& path, const ImportOptions&
 // The importer itself, in this process (the helper's; links libtorch).
 ImportResult importTorchScriptInProcess(const std::string& path, const ImportOptions& options = {});
 
-// The aten / prim ops the importer translates (in the helper's process).
-std::vector<std::string> supportedTorchScriptOps();
-
 } // namespace lathe::frontend

@@ -485,7 +485,6 @@ void embedding(Translator& t) {
 // size(x, dim) -> a run-time int (a scalar int64 tensor); size(x) -> the shape.
 void size(Translator& t) {
   Value* x = t.tensor(0);
-  const auto r = static_cast<std::int64_t>(t.rank(x));
   const bool whole = t.node().inputs().size() < 2;
   const std::int64_t d = whole ? 0 : t.axis(t.constInt(1, "dim"), x);
   if (const auto known = t.knownDims(x)) {
@@ -504,7 +503,6 @@ void size(Translator& t) {
     t.setOutput(0, shape);
     return;
   }
-  (void)r;
   t.setOutput(0, t.add("Gather", {shape, t.scalar(static_cast<double>(d), graph::DType::I64)},
                        {{"axis", i64(0)}}));
 }

@@ -72,7 +72,6 @@ private:
   void translateNode(const torch::jit::Node& n);
   bool foldScalarArithmetic(const torch::jit::Node& n);
   bool foldScalarLogic(const torch::jit::Node& n);
-  std::string nameFor(const torch::jit::Value* v) const;
 
   std::string path_;
   graph::Graph& g_;
