@@ -62,7 +62,7 @@ bench-wasm: build
 FUZZ_DIR ?= build-fuzz
 FUZZ_SECONDS ?= 60
 FUZZ_JOBS ?= 1
-FUZZ_TARGETS := onnx_import tflite_import ir_parser schedule_text schedule_json npy bundle input_shapes
+FUZZ_TARGETS := onnx_import tflite_import torchscript_output ir_parser schedule_text schedule_json npy bundle input_shapes
 fuzz: deps
 	@packaging/install-deps.sh packaging/debian-packages-fuzz.txt
 	CC=clang-19 CXX=clang++-19 cmake -S . -B $(FUZZ_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \

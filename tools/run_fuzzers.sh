@@ -12,13 +12,14 @@ build=${1:?usage: run_fuzzers.sh BUILD_DIR SECONDS [TARGET...]}
 seconds=${2:?usage: run_fuzzers.sh BUILD_DIR SECONDS [TARGET...]}
 shift 2
 targets=("$@")
-[[ ${#targets[@]} -eq 0 ]] && targets=(onnx_import tflite_import ir_parser schedule_text schedule_json npy bundle input_shapes)
+[[ ${#targets[@]} -eq 0 ]] && targets=(onnx_import tflite_import torchscript_output ir_parser schedule_text schedule_json npy bundle input_shapes)
 jobs=${FUZZ_JOBS:-1}
 models=$build/models
 declare -A seeds=(
   [onnx_import]="$models $models/old_forms /usr/share/libonnx-testdata/data/node/test_add /usr/share/libonnx-testdata/data/simple"
   [tflite_import]="$models/tflite"
   [ir_parser]="$root/tests/golden"
+  [torchscript_output]="$root/tests/fuzz/corpus/torchscript_output"
   [bundle]="$build/fuzz-seeds/bundle"
 )
 mkdir -p "$root/tests/fuzz/crashes" "$build/fuzz-seeds/bundle"

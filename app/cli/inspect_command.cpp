@@ -1,5 +1,5 @@
-// lathe inspect MODEL [--print-topology] [--print-ir-after-all] [--pass-times] [--json]
-//   [--input-shapes ...]
+// lathe inspect MODEL [--print-topology] [--print-ir-after-all] [--pass-times] [--authored]
+//   [--json] [--input-shapes ...]
 #include "app/cli/commands.h"
 #include "engine/api/session.h"
 
@@ -17,6 +17,7 @@ struct InspectOptions {
   bool topology = false;
   bool irAfterAll = false;
   bool passTimes = false;
+  bool authored = false;
   bool json = false;
   bool noPasses = false;
   std::vector<std::string> disabledPasses;
@@ -68,6 +69,59 @@ void printPassTimes(const api::ModelReport& r) {
             << std::setw(10) << r.importMilliseconds + r.pipelineMilliseconds << "\n";
 }
 
+// The graph as the file has it: one line per operator of a TFLite or TorchScript file, with
+// what it reads, its options, and the graph IR nodes it was imported as.
+void printAuthored(const api::ModelReport& r) {
+  if (!r.authored) {
+    std::cout << "as authored: the " << r.format
+              << " file's own nodes are the imported graph (--print-ir-after-all shows it)\n";
+    return;
+  }
+  const api::GraphSnapshot& g = *r.authored;
+  std::cout << "as authored (" << r.format << "): " << g.nodes.size() << " operators, imported as "
+            << r.imported.nodes.size() << " graph IR nodes\n";
+  for (const api::NodeSummary& n : g.nodes) {
+    std::cout << "  " << n.opType << " " << (n.name.empty() ? "(unnamed)" : n.name);
+    if (!n.source.empty())
+      std::cout << "  [" << n.source << "]";
+    std::cout << "\n    reads:";
+    for (const std::string& in : n.inputs)
+      std::cout << " " << in;
+    if (!n.attributes.empty()) {
+      std::cout << "\n    options:";
+      for (const api::AttributeSummary& a : n.attributes)
+        std::cout << " " << a.name << "=" << a.text;
+    }
+    std::cout << "\n    imported as:";
+    if (n.importedNodes.empty())
+      std::cout << " " << n.opType << " (not translated)";
+    for (int m : n.importedNodes)
+      std::cout << " " << r.imported.nodes[static_cast<std::size_t>(m)].opType;
+    std::cout << "\n";
+  }
+}
+
+nlohmann::json authoredJson(const api::ModelReport& r) {
+  nlohmann::json ops = nlohmann::json::array();
+  for (const api::NodeSummary& n : r.authored->nodes) {
+    nlohmann::json options = nlohmann::json::object();
+    for (const api::AttributeSummary& a : n.attributes)
+      options[a.name] = a.text;
+    nlohmann::json importedAs = nlohmann::json::array();
+    for (int m : n.importedNodes)
+      importedAs.push_back(r.imported.nodes[static_cast<std::size_t>(m)].opType);
+    ops.push_back({{"op", n.opType},
+                   {"name", n.name},
+                   {"source", n.source},
+                   {"inputs", n.inputs},
+                   {"outputs", n.outputs},
+                   {"options", options},
+                   {"imported_nodes", n.importedNodes},
+                   {"imported_as", importedAs}});
+  }
+  return ops;
+}
+
 nlohmann::json tensorJson(const api::TensorSummary& t) {
   nlohmann::json j{{"name", t.name}, {"dtype", t.dtype}, {"type", t.typeText}};
   j["shape"] = t.rankKnown ? nlohmann::json(t.dims) : nlohmann::json(nullptr);
@@ -103,6 +157,11 @@ nlohmann::json reportJson(const api::ModelReport& r, const InspectOptions& o) {
   }
   for (const auto& g : r.final.groups)
     j["fused_groups"].push_back({{"name", g.name}, {"pattern", g.pattern}});
+  if (r.authored) {
+    j["operators_authored"] = r.authored->nodes.size();
+    if (o.authored)
+      j["authored"] = authoredJson(r);
+  }
   return j;
 }
 
@@ -126,9 +185,11 @@ int runInspect(const InspectOptions& o) {
               << "\n";
     return 0;
   }
-  const bool nothingChosen = !o.topology && !o.irAfterAll && !o.passTimes;
+  const bool nothingChosen = !o.topology && !o.irAfterAll && !o.passTimes && !o.authored;
   if (o.topology || nothingChosen)
     printTopology(r);
+  if (o.authored)
+    printAuthored(r);
   if (o.irAfterAll) {
     std::cout << "// ----- IR after import -----\n" << r.imported.irText;
     for (const auto& p : r.passes)
@@ -145,11 +206,12 @@ int runInspect(const InspectOptions& o) {
 void addInspectCommand(CLI::App& app, int& exitCode) {
   auto options = std::make_shared<InspectOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "inspect",
-      "Import a model (ONNX or TFLite), run the graph pipeline and show the topology, the IR "
-      "after each pass and the pass times. Without flags: topology and pass times.");
+      "inspect", "Import a model (ONNX, TFLite or TorchScript), run the graph pipeline and show "
+                 "the topology, the IR "
+                 "after each pass and the pass times. Without flags: topology and pass times.");
   cmd->add_option("model", options->model,
-                  "Model file (.onnx or .tflite; the format is read from the contents)")
+                  "Model file (.onnx, .tflite or a TorchScript .pt; the format is read from the "
+                  "contents)")
       ->required();
   cmd->add_flag("--print-topology", options->topology,
                 "List every graph input and output with name, element type and shape");
@@ -157,9 +219,12 @@ void addInspectCommand(CLI::App& app, int& exitCode) {
                 "Print the IR after import and after every pass");
   cmd->add_flag("--pass-times", options->passTimes,
                 "Print a table of passes: time, changed or not, node count");
-  cmd->add_flag(
-      "--json", options->json,
-      "Print one JSON object (topology, passes, times; with --print-ir-after-all the IR)");
+  cmd->add_flag("--authored", options->authored,
+                "List the model as its file has it: each TFLite / TorchScript operator with what "
+                "it reads, its options and the graph IR nodes it was imported as");
+  cmd->add_flag("--json", options->json,
+                "Print one JSON object (topology, passes, times; with --print-ir-after-all the "
+                "IR, with --authored the file's operators)");
   cmd->add_flag("--no-passes", options->noPasses, "Import only; do not run the graph pipeline");
   cmd->add_option("--input-shapes", options->inputShapes,
                   "Input shapes: \"name:[d0,d1,...] other:[...]\" (symbolic dims; TorchScript "

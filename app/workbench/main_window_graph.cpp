@@ -22,7 +22,7 @@ void MainWindow::createGraphViewActions(QMenu* view) {
   authoredGraphAction_->setObjectName(QStringLiteral("authoredGraphAction"));
   authoredGraphAction_->setCheckable(true);
   authoredGraphAction_->setStatusTip(
-      tr("Show the model as its ONNX file has it, before any graph pass"));
+      tr("Show the model as its file has it, one node per operator, before any graph pass"));
   finalGraphAction_ = new QAction(tr("&Optimised Graph"), group);
   finalGraphAction_->setObjectName(QStringLiteral("finalGraphAction"));
   finalGraphAction_->setCheckable(true);
@@ -40,7 +40,8 @@ std::shared_ptr<const api::GraphSnapshot> MainWindow::shownGraph() const {
   if (!model)
     return nullptr;
   if (graphPass_ == kAuthoredGraph)
-    return {model, &model->imported};
+    return model->authored ? model->authored
+                           : std::shared_ptr<const api::GraphSnapshot>(model, &model->imported);
   if (graphPass_ >= 0 && graphPass_ < static_cast<int>(model->passes.size()))
     return model->passes[graphPass_].graphAfter;
   return {model, &model->final};
@@ -57,13 +58,27 @@ void MainWindow::showAuthoredGraph() {
   std::size_t changed = 0;
   for (const api::PassRecord& p : model->passes)
     changed += p.changed ? 1 : 0;
-  graphBanner_->setText(
-      tr("The model as authored: %1 nodes as %2 has them, before the %3 passes that change it "
-         "\u2014 <a href=\"final\">Show the optimised graph</a> (%4 nodes, what is compiled)")
-          .arg(model->imported.nodes.size())
-          .arg(QFileInfo(doc_->path()).fileName().toHtmlEscaped())
-          .arg(changed)
-          .arg(model->final.nodes.size()));
+  const QString file = QFileInfo(doc_->path()).fileName().toHtmlEscaped();
+  const QString optimised =
+      tr("<a href=\"final\">Show the optimised graph</a> (%1 nodes, what is compiled)")
+          .arg(model->final.nodes.size());
+  if (model->authored)
+    graphBanner_->setText(
+        tr("The model as authored: %1 operators as %2 has them, which Lathe imported as %3 "
+           "graph IR nodes, before the %4 passes that change them \u2014 %5")
+            .arg(model->authored->nodes.size())
+            .arg(file)
+            .arg(model->imported.nodes.size())
+            .arg(changed)
+            .arg(optimised));
+  else
+    graphBanner_->setText(
+        tr("The model as authored: %1 nodes as %2 has them, before the %3 passes that change "
+           "it \u2014 %4")
+            .arg(model->imported.nodes.size())
+            .arg(file)
+            .arg(changed)
+            .arg(optimised));
   graphBanner_->show();
   listShownGraph();
 }
@@ -93,7 +108,12 @@ void MainWindow::listShownGraph() {
   }
   QString caption;
   if (graphPass_ == kAuthoredGraph)
-    caption = tr("<b>As authored</b> \u00b7 %1 nodes, before any pass").arg(shown->nodes.size());
+    caption =
+        model->authored
+            ? tr("<b>As authored</b> \u00b7 %1 %2 operators, before any pass")
+                  .arg(shown->nodes.size())
+                  .arg(qs(model->format))
+            : tr("<b>As authored</b> \u00b7 %1 nodes, before any pass").arg(shown->nodes.size());
   else if (graphPass_ == kFinalGraph)
     caption = tr("<b>Optimised</b> \u00b7 %1 nodes, what is compiled").arg(shown->nodes.size());
   else

@@ -154,6 +154,9 @@ OpenResult Session::openModel(const std::string& path, const OpenOptions& option
     for (const std::string& w : imported.warnings)
       report->warnings.push_back(w);
     report->imported = makeSnapshot(*imported.graph);
+    if (!imported.authored.empty())
+      report->authored = std::make_shared<const GraphSnapshot>(
+          makeAuthoredSnapshot(report->imported, imported.authored, report->format));
 
     if (options.runPipeline) {
       pipeline::PassManager pm;

@@ -47,6 +47,11 @@ struct NodeSummary {
   // If/Loop/Scan: attribute name ("then_branch", "body"; "name[i]" in a list) -> subgraph. Its
   // nodes may read values of this graph by name (captures) that none of its own nodes produce.
   std::vector<std::pair<std::string, std::shared_ptr<const GraphSnapshot>>> subgraphs;
+  // In a graph as authored (ModelReport::authored), for a node that stands for an operator
+  // of a TFLite or TorchScript file: where the file puts it ("operator 12", "model.py:42")
+  // and the nodes of ModelReport::imported it became, in order.
+  std::string source;
+  std::vector<int> importedNodes;
 };
 
 struct ConstantSummary {
@@ -92,8 +97,13 @@ struct ModelReport {
   std::int64_t sourceOpset = 0;        // the model's own opset (the graph may be converted)
   std::vector<std::string> warnings;   // e.g. "shape inference stopped early: ..."
   GraphSnapshot imported;              // right after import
-  std::vector<PassRecord> passes;      // in pipeline order (empty if not run)
-  GraphSnapshot final;                 // after the last pass
+  // TFLite and TorchScript, which Lathe translates into its graph IR: the graph as the file
+  // has it, one node per operator of the file ("CONV_2D", "aten::conv2d", its options as
+  // attributes), each standing for the nodes of `imported` it became. Null for ONNX, whose
+  // `imported` is the file's own graph.
+  std::shared_ptr<const GraphSnapshot> authored;
+  std::vector<PassRecord> passes; // in pipeline order (empty if not run)
+  GraphSnapshot final;            // after the last pass
 };
 
 struct Failure {

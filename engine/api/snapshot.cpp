@@ -3,6 +3,11 @@
 #include "engine/graph/op_table.h"
 #include "engine/graph/printer.h"
 
+#include <algorithm>
+#include <iterator>
+#include <set>
+#include <unordered_map>
+
 namespace lathe::api {
 
 TensorSummary summarizeValue(const graph::Value& value) {
@@ -64,6 +69,109 @@ GraphSnapshot makeSnapshot(const graph::Graph& graph) {
     snap.groups.push_back(std::move(gs));
   }
   snap.irText = graph::printGraph(graph);
+  return snap;
+}
+
+} // namespace lathe::api
+
+namespace lathe::api {
+namespace {
+
+// The category an operator's node is drawn with: its weightiest member's.
+int categoryRank(const std::string& category) {
+  static const char* const order[] = {"convolution",  "matmul",      "normalization", "reduction",
+                                      "control flow", "elementwise", "data movement"};
+  for (int i = 0; i < static_cast<int>(std::size(order)); ++i)
+    if (category == order[i])
+      return i;
+  return static_cast<int>(std::size(order));
+}
+
+} // namespace
+
+GraphSnapshot makeAuthoredSnapshot(const GraphSnapshot& imported,
+                                   const std::vector<frontend::AuthoredOp>& ops,
+                                   const std::string& format) {
+  GraphSnapshot snap;
+  snap.name = imported.name;
+  snap.opset = imported.opset;
+  snap.inputs = imported.inputs;
+  snap.outputs = imported.outputs;
+  snap.constants = imported.constants;
+  snap.values = imported.values;
+  snap.irText = imported.irText;
+
+  const int nodeCount = static_cast<int>(imported.nodes.size());
+  std::vector<int> owner(imported.nodes.size(), -1);
+  for (std::size_t k = 0; k < ops.size(); ++k)
+    for (std::size_t n : ops[k].nodes)
+      if (n < imported.nodes.size() && owner[n] < 0)
+        owner[n] = static_cast<int>(k);
+  // Who reads each value: a node (its owner, or -1 - index when unowned); graph outputs read
+  // from outside every op.
+  std::unordered_map<std::string, std::vector<int>> readers;
+  for (int n = 0; n < nodeCount; ++n)
+    for (const std::string& in : imported.nodes[n].inputs)
+      if (!in.empty())
+        readers[in].push_back(owner[n] >= 0 ? owner[n] : -1 - n);
+  std::set<std::string> graphOutputs;
+  for (const TensorSummary& t : imported.outputs)
+    graphOutputs.insert(t.name);
+
+  std::vector<bool> emitted(ops.size(), false);
+  for (int n = 0; n < nodeCount; ++n) {
+    const int k = owner[n];
+    if (k < 0) {
+      NodeSummary copy = imported.nodes[n];
+      copy.group = -1;
+      snap.nodes.push_back(std::move(copy));
+      continue;
+    }
+    if (emitted[k])
+      continue;
+    emitted[k] = true;
+    const frontend::AuthoredOp& op = ops[k];
+    NodeSummary ns;
+    ns.name = op.name;
+    ns.opType = op.opType;
+    ns.source = op.location;
+    ns.category = "other";
+    std::set<std::string> produced, listedInputs;
+    std::string chain;
+    for (std::size_t m : op.nodes) {
+      if (m >= imported.nodes.size() || owner[m] != k)
+        continue;
+      const NodeSummary& member = imported.nodes[m];
+      ns.importedNodes.push_back(static_cast<int>(m));
+      if (categoryRank(member.category) < categoryRank(ns.category))
+        ns.category = member.category;
+      for (const std::string& in : member.inputs)
+        if (!in.empty() && !produced.count(in) && listedInputs.insert(in).second)
+          ns.inputs.push_back(in);
+      for (const std::string& out : member.outputs) {
+        if (out.empty())
+          continue;
+        produced.insert(out);
+        bool readOutside = graphOutputs.count(out) != 0;
+        if (auto it = readers.find(out); it != readers.end())
+          for (int r : it->second)
+            readOutside = readOutside || r != k;
+        if (readOutside)
+          ns.outputs.push_back(out);
+      }
+      chain += (chain.empty() ? "" : " \u2192 ") + member.opType;
+      ns.irLine += (ns.irLine.empty() ? "" : "\n") + member.irLine;
+    }
+    // An input another member of the op produced later (a loop inside the translation) is not
+    // read from outside.
+    ns.inputs.erase(std::remove_if(ns.inputs.begin(), ns.inputs.end(),
+                                   [&](const std::string& in) { return produced.count(in) != 0; }),
+                    ns.inputs.end());
+    ns.summary = "Imported as " + chain + " (" + format + ")";
+    for (const auto& [key, text] : op.attributes)
+      ns.attributes.push_back({key, "option", text});
+    snap.nodes.push_back(std::move(ns));
+  }
   return snap;
 }
 

@@ -1,6 +1,7 @@
 #pragma once
 // What every importer takes and gives: options (progress, cancel) and the graph it built.
 
+#include "engine/frontend/authored_ops.h"
 #include "engine/graph/graph.h"
 #include "engine/support/diagnostics.h"
 
@@ -42,6 +43,9 @@ struct ImportResult {
   // the importer built.
   std::int64_t sourceOpset = 0;
   std::vector<std::string> warnings;
+  // Formats that translate (TFLite, TorchScript): the file's operators and the nodes each
+  // became, so that the graph can be shown as authored. Empty for ONNX.
+  std::vector<AuthoredOp> authored;
 };
 
 // Reports an importer's progress; throws lathe::Error (Cancelled, naming `path`) once the

@@ -121,6 +121,21 @@ def check_tflite(lathe, models):
     imported = out.split("// ----- IR after ")[1]
     expect(rc == 0 and imported.count("= Conv(") == 4 and "QLinearConv" not in imported,
            "four float convolutions after import", imported)
+    # As authored: the file's 13 operators, each with its options and what it became.
+    rc, out, err = run(lathe, "inspect", model, "--authored", "--json")
+    ops = json.loads(out)["authored"] if rc == 0 else []
+    expect([o["op"] for o in ops[:3]] == ["CONV_2D", "DEPTHWISE_CONV_2D", "CONV_2D"] and len(ops) == 13,
+           "inspect --authored lists the file's 13 operators in order", out + err)
+    expect(ops and ops[0]["options"].get("padding") == "SAME"
+           and ops[0]["options"].get("fused_activation_function") == "RELU6"
+           and "Conv" in ops[0]["imported_as"] and ops[0]["source"] == "operator 0",
+           "the first CONV_2D: its options, its source and what it became", json.dumps(ops[:1]))
+    rc, out, err = run(lathe, "inspect", model, "--authored")
+    expect(rc == 0 and "as authored (TFLite): 13 operators" in out and "imported as: Transpose Conv" in out,
+           "inspect --authored as text", out + err)
+    rc, out, err = run(lathe, "inspect", f"{models}/sample_cnn.onnx", "--authored")
+    expect(rc == 0 and "file's own nodes are the imported graph" in out,
+           "an ONNX file is its own graph as authored", out + err)
     # Chosen by content, not by name: the same bytes under another extension.
     renamed = f"{work}/model.bin"
     shutil.copy(model, renamed)
@@ -184,6 +199,68 @@ def check_torchscript(lathe, models):
     # The int64 tokens of the transformer come typed from the input file.
     rc, out, err = run(lathe, "run", f"{ts}/ts_transformer.pt", "--inputs", f"{ts}/ts_transformer_inputs.npz")
     expect(rc == 0, "run the transformer on its input file", out + err)
+    # As authored: one entry per aten call, with its Python line, its options and the graph IR
+    # nodes it became.
+    rc, out, err = run(lathe, "inspect", f"{ts}/ts_resnet.pt", "--input-shapes", "x:[1,3,32,32]",
+                       "--authored", "--json")
+    expect(rc == 0, "inspect --authored --json", out + err)
+    j = json.loads(out)
+    ops = j["authored"]
+    convs = [o for o in ops if o["op"] in ("aten::_convolution", "aten::conv2d")]
+    expect(len(convs) == 6 and all("gen_torchscript.py:" in o["source"] for o in convs),
+           "six convolutions, each with its Python source line", json.dumps(ops[:3], indent=1))
+    expect(all("stride" in o["options"] and "Conv" in o["imported_as"] for o in convs),
+           "each convolution lists its stride and was imported as a Conv", json.dumps(convs[0]))
+    owned = sorted(n for o in ops for n in o["imported_nodes"])
+    expect(len(owned) == len(set(owned)) and j["operators_authored"] == len(ops),
+           "no graph IR node is claimed by two aten calls", str(owned))
+    check_damaged_archives(lathe, ts)
+
+
+def check_damaged_archives(lathe, ts):
+    """TorchScript archives damaged in the ways files get damaged (bytes flipped, cut short,
+    an entry missing or replaced by junk) are refused with the file's name, or import: never a
+    crash, a hang or an error without the file. libtorch reads them in the helper process."""
+    import io
+    import random
+    import tempfile
+    import zipfile
+    work = tempfile.mkdtemp(prefix="lathe_cli_ts_damaged_")
+    good = open(f"{ts}/ts_scripted.pt", "rb").read()
+    rnd = random.Random(11)
+    variants = {}
+    for i in range(6):
+        b = bytearray(good)
+        for _ in range(1 + i * 4):
+            b[rnd.randrange(len(b))] = rnd.randrange(256)
+        variants[f"flipped{i}.pt"] = bytes(b)
+    for frac in (0.1, 0.6, 0.95):
+        variants[f"cut{int(frac * 100)}.pt"] = good[:int(len(good) * frac)]
+    with zipfile.ZipFile(io.BytesIO(good)) as z:
+        names = z.namelist()
+        for victim in [n for n in names if n.endswith(("data.pkl", "constants.pkl", ".py"))][:4]:
+            for how in ("missing", "junk"):
+                out = io.BytesIO()
+                with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as w:
+                    for n in names:
+                        if n != victim:
+                            w.writestr(n, z.read(n))
+                        elif how == "junk":
+                            w.writestr(n, bytes(rnd.randrange(256) for _ in range(300)))
+                variants[f"{how}_{victim.split('/')[-1]}.pt"] = out.getvalue()
+    refused = 0
+    for name, data in variants.items():
+        path = f"{work}/{name}"
+        with open(path, "wb") as f:
+            f.write(data)
+        rc, out, err = run(lathe, "inspect", path, "--input-shapes", "x:[1,3,8,8]")
+        expect(rc in (0, 1), f"{name}: exit status 0 or 1 (got {rc})", out + err)
+        if rc == 1:
+            refused += 1
+            expect(err.startswith("lathe: error: ") and name in err and "internal" not in err,
+                   f"{name}: refused with the file's name", err)
+    expect(refused >= len(variants) // 2, f"most damaged archives refused ({refused}/{len(variants)})")
+    print(f"damaged TorchScript archives: {refused} of {len(variants)} refused, the rest imported")
 
 
 def check_resnet50(lathe, models):

@@ -85,6 +85,60 @@ TEST(TfliteImport, MiscOperators) {
   EXPECT_EQ(countOps(g, "Erf"), 1u); // GELU, exact
 }
 
+// Each operator of the file is recorded with the nodes it became, for the graph as authored.
+TEST(TfliteImport, OperatorsAreRecordedAsAuthored) {
+  frontend::ImportResult r = frontend::importModelFile(model("tfl_cnn.tflite"));
+  const std::vector<std::string> expected{
+      "CONV_2D",     "DEPTHWISE_CONV_2D", "CONV_2D",       "ADD", "HARD_SWISH",
+      "MAX_POOL_2D", "AVERAGE_POOL_2D",   "CONCATENATION", "PAD", "CONV_2D",
+      "MEAN",        "FULLY_CONNECTED",   "SOFTMAX"};
+  ASSERT_EQ(r.authored.size(), expected.size());
+  std::vector<int> owners(r.graph->nodes().size(), 0);
+  for (std::size_t i = 0; i < expected.size(); ++i) {
+    const frontend::AuthoredOp& op = r.authored[i];
+    EXPECT_EQ(op.opType, expected[i]);
+    EXPECT_EQ(op.location, "operator " + std::to_string(i));
+    EXPECT_FALSE(op.nodes.empty()) << op.opType;
+    for (std::size_t n : op.nodes)
+      ++owners.at(n);
+  }
+  // Every node of the graph came from exactly one operator.
+  for (std::size_t n = 0; n < owners.size(); ++n)
+    EXPECT_EQ(owners[n], 1) << r.graph->nodes()[n]->describe();
+  auto option = [&](std::size_t op, const std::string& key) {
+    for (const auto& [k, v] : r.authored[op].attributes)
+      if (k == key)
+        return v;
+    return std::string("(absent)");
+  };
+  EXPECT_EQ(r.authored[0].name, "conv1");
+  EXPECT_EQ(option(0, "padding"), "SAME"); // the default: the file leaves it out
+  EXPECT_EQ(option(0, "fused_activation_function"), "RELU6");
+  EXPECT_EQ(option(0, "dilation_w_factor"), "1");
+  EXPECT_EQ(option(1, "stride_w"), "2");
+  EXPECT_EQ(option(2, "padding"), "VALID");
+  EXPECT_EQ(option(12, "beta"), "1");
+  // The first convolution became NHWC -> NCHW, Conv, clamp, back.
+  std::string chain;
+  for (std::size_t n : r.authored[0].nodes)
+    chain += r.graph->nodes()[n]->opType() + " ";
+  EXPECT_NE(chain.find("Transpose Conv"), std::string::npos) << chain;
+}
+
+// Transposed convolutions (builtin and MediaPipe's custom one), splits, mirrored padding and
+// casts: every shape the file declares is reproduced (the values: tests/oracle).
+TEST(TfliteImport, MoreOperators) {
+  frontend::ImportResult r = frontend::importModelFile(model("tfl_more.tflite"));
+  const graph::Graph& g = *r.graph;
+  EXPECT_EQ(countOps(g, "ConvTranspose"), 4u);
+  EXPECT_EQ(graph::toString(g.findValue("tconv_valid")->type), "f32[1,14,10,2]");
+  EXPECT_EQ(graph::toString(g.findValue("tconv_bias")->type), "f32[1,12,10,1]");
+  EXPECT_EQ(graph::toString(g.findValue("splitv_1")->type), "f32[1,3,5,3]");
+  EXPECT_EQ(graph::toString(g.findValue("mirror_symmetric")->type), "f32[1,10,10,3]");
+  EXPECT_EQ(graph::toString(g.findValue("best_f")->type), "f32[1,6,5]");
+  EXPECT_EQ(r.authored.back().opType, "Convolution2DTransposeBias");
+}
+
 TEST(TfliteImport, FormatIsReadFromContents) {
   EXPECT_EQ(frontend::detectModelFormat(model("tfl_cnn.tflite")), frontend::ModelFormat::Tflite);
   EXPECT_EQ(frontend::detectModelFormat(model("tfl_cnn.onnx")), frontend::ModelFormat::Onnx);
@@ -106,7 +160,10 @@ TEST(TfliteImport, MalformedFilesAreRefusedWithFileOperatorAndReason) {
              "LSH_PROJECTION is not supported", "LSH_PROJECTION"},
         Case{"tfl_bad_custom_op.tflite", ErrorKind::Unsupported, "custom operator 'MyFancyOp'",
              "CUSTOM"},
-        Case{"tfl_bad_tensor_index.tflite", ErrorKind::Invalid, "refers to tensor 99", ""}}) {
+        Case{"tfl_bad_tensor_index.tflite", ErrorKind::Invalid, "refers to tensor 99", ""},
+        Case{"tfl_bad_custom_options.tflite", ErrorKind::Invalid,
+             "4 bytes of custom options; it needs padding and two strides",
+             "Convolution2DTransposeBias"}}) {
     const Error e = importError(c.file);
     EXPECT_EQ(e.kind(), c.kind) << c.file;
     EXPECT_NE(e.reason().find(c.reason), std::string::npos) << c.file << ": " << e.reason();
@@ -142,7 +199,13 @@ TEST(TfliteImport, SupportedOperatorsAreListed) {
                          "STRIDED_SLICE",
                          "BATCH_MATMUL",
                          "RESIZE_NEAREST_NEIGHBOR",
-                         "GELU"})
+                         "GELU",
+                         "TRANSPOSE_CONV",
+                         "SPLIT",
+                         "SPLIT_V",
+                         "MIRROR_PAD",
+                         "CAST",
+                         "Convolution2DTransposeBias (custom)"})
     EXPECT_NE(std::find(ops.begin(), ops.end(), op), ops.end()) << op;
 }
 

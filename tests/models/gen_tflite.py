@@ -25,6 +25,10 @@ Catalogue:
                    align-corners), RESIZE_NEAREST_NEIGHBOR (three modes), GELU (exact and
                    tanh), SPACE_TO_DEPTH, DEPTH_TO_SPACE, ARG_MAX (int64), SQUEEZE,
                    EXPAND_DIMS, RELU, DIV, EXP, SUM, GATHER, CONCATENATION -> 13 outputs
+  tfl_more         `image` [1,6,5,3] -> TRANSPOSE_CONV (SAME; VALID with output padding; SAME
+                   stride 3 with bias and fused ReLU), SPLIT, SPLIT_V (a -1 size), MIRROR_PAD
+                   (REFLECT, SYMMETRIC), ARG_MAX + CAST, and last the custom
+                   Convolution2DTransposeBias (MediaPipe's) -> 11 outputs
   tfl_bad_*        malformed files for the importer's refusals (tests/cli)
 """
 import argparse
@@ -55,7 +59,8 @@ def load_schema(tmp):
              "ResizeBilinearOptions", "BatchMatMulOptions", "SqueezeOptions", "GatherOptions",
              "TransposeOptions", "PadOptions", "ExpandDimsOptions", "HardSwishOptions",
              "ResizeNearestNeighborOptions", "GeluOptions", "SpaceToDepthOptions",
-             "DepthToSpaceOptions", "ArgMaxOptions"]
+             "DepthToSpaceOptions", "ArgMaxOptions", "TransposeConvOptions", "SplitOptions",
+             "SplitVOptions", "MirrorPadOptions", "CastOptions"]
     return {n: importlib.import_module("lathe_tflite." + n) for n in names}
 
 
@@ -242,6 +247,62 @@ def misc_net(rng):
     return n
 
 
+def more_net(rng):
+    """Transposed convolutions (SAME; VALID with one row past the last input's reach; SAME
+    with a bias and a fused ReLU, stride 3; MediaPipe's custom Convolution2DTransposeBias),
+    SPLIT and SPLIT_V, both MIRROR_PAD modes, and CAST."""
+    def w(*shape):
+        return (rng.standard_normal(shape) * 0.5).astype(np.float32)
+
+    n = Net("tfl_more", [("image", [1, 6, 5, 3])])
+    n.add("transpose_conv", ["image"], "tconv_same", w=w(4, 3, 3, 3), b=None, stride=2, pad="SAME",
+          act="NONE", out=[12, 10])
+    n.add("transpose_conv", ["image"], "tconv_valid", w=w(2, 3, 2, 3), b=None, stride=2, pad="VALID",
+          act="NONE", out=[14, 10])
+    n.add("split", ["image"], "split_0", axis=3, parts=["split_0", "split_1", "split_2"])
+    n.add("split_v", ["image"], "splitv_0", axis=1, sizes=[2, -1, 1],
+          parts=["splitv_0", "splitv_1", "splitv_2"])
+    n.add("mirror_pad", ["image"], "mirror_reflect", pads=[[0, 0], [2, 1], [1, 3], [0, 0]], mode="REFLECT")
+    n.add("mirror_pad", ["image"], "mirror_symmetric", pads=[[0, 0], [1, 3], [5, 0], [0, 0]],
+          mode="SYMMETRIC")
+    n.add("arg_max", ["image"], "best", axis=3)
+    n.add("cast", ["best"], "best_f")
+    # Last, the two Arm NN 22 (tests/oracle/tflite_armnn.py) does not read: a TRANSPOSE_CONV
+    # with a bias input and a fused activation, and the custom operator.
+    n.add("transpose_conv", ["image"], "tconv_bias_relu", w=w(2, 4, 4, 3), b=w(2), stride=3,
+          pad="SAME", act="RELU", out=[17, 15])
+    n.add("transpose_conv_bias", ["split_1"], "tconv_bias", w=w(1, 2, 2, 1), b=w(1), stride=2,
+          pad="SAME", act="NONE", out=[12, 10])
+    n.outputs = ["tconv_same", "tconv_valid", "split_0", "split_2", "splitv_1", "splitv_2",
+                 "mirror_reflect", "mirror_symmetric", "best_f", "tconv_bias_relu", "tconv_bias"]
+    return n
+
+
+def transpose_conv_pads(i, k, o, stride, pad):
+    """TensorFlow's padding of a transposed convolution: that of the convolution from the
+    output (size o) back to the input (size i), the smaller half before."""
+    if pad == "VALID":
+        return 0
+    return max((i - 1) * stride + k - o, 0) // 2
+
+
+def np_transpose_conv(x, w, b, stride, pad, out):
+    """x NHWC, w [O, kh, kw, I]: each input pixel scatters its weighted window."""
+    n, ih, iw, _ = x.shape
+    co, kh, kw, _ = w.shape
+    oh, ow = out
+    ph, pw = transpose_conv_pads(ih, kh, oh, stride, pad), transpose_conv_pads(iw, kw, ow, stride, pad)
+    y = np.zeros((n, oh, ow, co))
+    for r in range(ih):
+        for c in range(iw):
+            for a in range(kh):
+                for d in range(kw):
+                    orow, ocol = r * stride + a - ph, c * stride + d - pw
+                    if 0 <= orow < oh and 0 <= ocol < ow:
+                        y[:, orow, ocol, :] += x[:, r, c, :] @ w[:, a, d, :].T.astype(np.float64)
+    return y + (0 if b is None else b)
+
+
 def evaluate(net, feeds):
     """Runs `net` in float64 numpy; returns every value by name."""
     v = {k: x.astype(np.float64) for k, x in feeds.items()}
@@ -329,6 +390,22 @@ def evaluate(net, feeds):
             y = np.expand_dims(x[0], p["axis"])
         elif kind == "gather":
             y = np.take(x[0], p["indices"], axis=p["axis"])
+        elif kind in ("transpose_conv", "transpose_conv_bias"):
+            y = act(np_transpose_conv(x[0], p["w"], p["b"], p["stride"], p["pad"], p["out"]), p["act"])
+        elif kind in ("split", "split_v"):
+            dim = x[0].shape[p["axis"]]
+            if kind == "split":
+                sizes = [dim // len(p["parts"])] * len(p["parts"])
+            else:
+                sizes = [s if s >= 0 else dim - sum(t for t in p["sizes"] if t >= 0) for s in p["sizes"]]
+            pieces = np.split(x[0], np.cumsum(sizes)[:-1], axis=p["axis"])
+            for name, piece in zip(p["parts"], pieces):
+                v[name] = piece
+            continue
+        elif kind == "mirror_pad":
+            y = np.pad(x[0], p["pads"], mode="reflect" if p["mode"] == "REFLECT" else "symmetric")
+        elif kind == "cast":
+            y = x[0].astype(np.float32).astype(np.float64)
         else:
             raise ValueError(kind)
         v[out] = y
@@ -618,6 +695,45 @@ def write_tflite(net, fb, shapes, qparams=None):
             value(oname, shape)
             w.op("GATHER", [ins[0], idx], [oname], "GatherOptions",
                  w.options("GatherOptions", axis=p["axis"]))
+        elif kind == "transpose_conv":
+            s = w.const(out + "/output_shape", np.array(shape, np.int32), "INT32")
+            wt = w.const(out + "/weights", p["w"])
+            value(oname, shape)
+            inputs = [s, wt, ins[0]] + ([w.const(out + "/bias", p["b"])] if p["b"] is not None else [])
+            w.op("TRANSPOSE_CONV", inputs, [oname], "TransposeConvOptions",
+                 w.options("TransposeConvOptions", padding=PAD[p["pad"]], strideW=p["stride"],
+                           strideH=p["stride"], fusedActivationFunction=ACT[p["act"]]))
+        elif kind == "transpose_conv_bias":
+            # MediaPipe's custom operator: options are TfLiteTransposeConvParams' bytes
+            # (padding 1 = same, 2 = valid; stride width; stride height).
+            wt = w.const(out + "/weights", p["w"])
+            bt = w.const(out + "/bias", p["b"])
+            value(oname, shape)
+            w.op("CUSTOM", [ins[0], wt, bt], [oname])
+            w.custom_code = "Convolution2DTransposeBias"
+            w.ops[-1].customOptions = list(np.array([1 if p["pad"] == "SAME" else 2, p["stride"], p["stride"]],
+                                                    "<i4").tobytes())
+        elif kind in ("split", "split_v"):
+            a = w.const(out + "/axis", np.array(p["axis"], np.int32), "INT32")
+            for part in p["parts"]:
+                w.tensor(part, shapes[part])
+            if kind == "split":
+                w.op("SPLIT", [a, ins[0]], p["parts"], "SplitOptions",
+                     w.options("SplitOptions", numSplits=len(p["parts"])))
+            else:
+                sz = w.const(out + "/sizes", np.array(p["sizes"], np.int32), "INT32")
+                w.op("SPLIT_V", [ins[0], sz, a], p["parts"], "SplitVOptions",
+                     w.options("SplitVOptions", numSplits=len(p["parts"])))
+        elif kind == "mirror_pad":
+            pads = w.const(out + "/paddings", np.array(p["pads"], np.int32), "INT32")
+            value(oname, shape)
+            w.op("MIRROR_PAD", [ins[0], pads], [oname], "MirrorPadOptions",
+                 w.options("MirrorPadOptions", mode=0 if p["mode"] == "REFLECT" else 1))
+        elif kind == "cast":
+            value(oname, shape)
+            w.op("CAST", ins, [oname], "CastOptions",
+                 w.options("CastOptions", inDataType=fb["TensorType"].TensorType.INT64,
+                           outDataType=fb["TensorType"].TensorType.FLOAT32))
         else:
             raise ValueError(kind)
     outs = []
@@ -828,6 +944,45 @@ def write_onnx(net, shapes, qparams=None):
             finish(out, g.node("Unsqueeze", [x[0], g.const("axes", np.array([p["axis"]], np.int64))]))
         elif kind == "gather":
             finish(out, g.node("Gather", [x[0], g.const("idx", p["indices"].astype(np.int64))], axis=p["axis"]))
+        elif kind in ("transpose_conv", "transpose_conv_bias"):
+            _, ih, iw, _ = shapes[ins[0]]
+            _, kh, kw, _ = p["w"].shape
+            begin, end, extra = [], [], []
+            for i, k, o in ((ih, kh, p["out"][0]), (iw, kw, p["out"][1])):
+                b0 = transpose_conv_pads(i, k, o, p["stride"], p["pad"])
+                reach = (i - 1) * p["stride"] + k - b0
+                begin.append(b0)
+                end.append(max(reach - o, 0))
+                extra.append(max(o - reach, 0))
+            ins_ = [nchw(x[0]), g.const(out + "/w", np.transpose(p["w"], (3, 0, 1, 2)))]
+            if p["b"] is not None:
+                ins_.append(g.const(out + "/b", p["b"]))
+            y = g.node("ConvTranspose", ins_, strides=[p["stride"]] * 2, pads=begin + end,
+                       output_padding=extra, kernel_shape=[kh, kw])
+            finish(out, nhwc(activation(y, p["act"])))
+        elif kind in ("split", "split_v"):
+            sizes = [shapes[part][p["axis"]] for part in p["parts"]]
+            names = [g.fresh("split") for _ in p["parts"]]
+            g.nodes.append(helper.make_node("Split", [x[0], g.const("sizes", np.array(sizes, np.int64))],
+                                            names, axis=p["axis"]))
+            for part, name in zip(p["parts"], names):
+                v[part] = qdq(part, name)
+        elif kind == "mirror_pad":
+            if p["mode"] == "REFLECT":
+                pads = [a for a, _ in p["pads"]] + [b for _, b in p["pads"]]
+                finish(out, g.node("Pad", [x[0], g.const("pads", np.array(pads, np.int64))], mode="reflect"))
+            else:
+                # SYMMETRIC repeats the edge: gather the mirrored indices along each axis.
+                y = x[0]
+                for d, (before, after) in enumerate(p["pads"]):
+                    if before or after:
+                        n_ = shapes[ins[0]][d]
+                        idx = list(range(before - 1, -1, -1)) + list(range(n_)) + \
+                            list(range(n_ - 1, n_ - 1 - after, -1))
+                        y = g.node("Gather", [y, g.const("idx", np.array(idx, np.int64))], axis=d)
+                finish(out, y)
+        elif kind == "cast":
+            finish(out, g.node("Cast", x, to=TensorProto.FLOAT))
         else:
             raise ValueError(kind)
     for o in net.outputs:
@@ -881,6 +1036,15 @@ def bad_op_files(fb):
     w.op("RELU", ["x"], ["y"])
     w.ops[0].inputs = [99]
     out["tfl_bad_tensor_index"] = w.finish(["x"], ["y"], "tensor index out of range")
+    w = TfliteWriter(fb)
+    w.tensor("x", [1, 4, 4, 2])
+    w.const("w", np.ones((1, 2, 2, 2), np.float32))
+    w.const("b", np.zeros(1, np.float32))
+    w.tensor("y", [1, 8, 8, 1])
+    w.op("CUSTOM", ["x", "w", "b"], ["y"])
+    w.custom_code = "Convolution2DTransposeBias"
+    w.ops[0].customOptions = [1, 0, 0, 0]  # padding only: the strides are missing
+    out["tfl_bad_custom_options"] = w.finish(["x"], ["y"], "custom operator with short options")
     return out
 
 
@@ -901,7 +1065,7 @@ def main():
     tmp = tempfile.mkdtemp(prefix="lathe_tflite_schema_")
     try:
         fb = load_schema(tmp)
-        for builder in (cnn_net, misc_net):
+        for builder in (cnn_net, misc_net, more_net):
             rng = np.random.RandomState(a.seed)
             net = builder(rng)
             feeds = {name: np.zeros(shape) for name, shape in net.inputs}

@@ -3,7 +3,8 @@
 is run by Lathe and its ONNX twin (same network, same weights, same input and output names)
 by ONNX Runtime, on the same seeded inputs.
 
-  tfl_cnn, tfl_misc   float32: Lathe on the .tflite against ONNX Runtime on the twin
+  tfl_cnn, tfl_misc,  float32: Lathe on the .tflite against ONNX Runtime on the twin
+  tfl_more
   tfl_cnn_int8        int8: against ONNX Runtime on the QDQ twin (same scales and codes)
                       within a few output codes, and against the float32 twin within the
                       quantization error
@@ -68,7 +69,8 @@ def compare(label, got, ref, atol, rtol):
 
 
 def numpy_reference(name, feeds):
-    net = {"tfl_cnn": gen_tflite.cnn_net, "tfl_misc": gen_tflite.misc_net}[name](np.random.RandomState(0))
+    net = {"tfl_cnn": gen_tflite.cnn_net, "tfl_misc": gen_tflite.misc_net,
+           "tfl_more": gen_tflite.more_net}[name](np.random.RandomState(0))
     values = gen_tflite.evaluate(net, {k: v.astype(np.float64) for k, v in feeds.items()})
     return {o: values[o].astype(np.float32) for o in net.outputs}
 
@@ -85,7 +87,7 @@ def main():
     ok = True
     worst = {}
     for seed in range(a.seeds):
-        for name in ("tfl_cnn", "tfl_misc"):
+        for name in ("tfl_cnn", "tfl_misc", "tfl_more"):
             twin = os.path.join(a.model_dir, name + ".onnx")
             work = os.path.join(a.workdir, f"{name}_{seed}")
             os.makedirs(work, exist_ok=True)

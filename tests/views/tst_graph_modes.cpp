@@ -70,6 +70,7 @@ private slots:
   void stepThroughAConv();
   void selectingAKernelScrollsToItsNodes();
   void loopIrAndAssemblyAreLinked();
+  void tfliteShownAsAuthored();
 
 private:
   QTemporaryDir dir_;
@@ -367,6 +368,52 @@ void TestGraphModes::loopIrAndAssemblyAreLinked() {
     kernels->showCode(lathe::workbench::KernelsPanel::Code::LoopIr);
     QVERIFY(kernels->grab().save(shots + QStringLiteral("/linked_loop_ir.png")));
   }
+}
+
+// A TFLite file: "as authored" draws one node per operator of the file (CONV_2D, not the
+// Transpose, Conv, Transpose it became), with the file's options in Properties.
+void TestGraphModes::tfliteShownAsAuthored() {
+  QSignalSpy loaded(window_.get(), &MainWindow::modelLoaded);
+  window_->openFile(QStringLiteral(LATHE_MODEL_DIR "/tflite/tfl_cnn.tflite"));
+  QVERIFY(loaded.wait(kTimeoutMs));
+  const auto& report = *window_->report();
+  QVERIFY(report.authored);
+  QVERIFY(report.authored->nodes.size() < report.imported.nodes.size());
+  window_->findChild<QAction*>(QStringLiteral("authoredGraphAction"))->trigger();
+  lathe::views::GraphView* graph = window_->graphView();
+  QCOMPARE(graph->snapshot().get(), report.authored.get());
+  QTRY_VERIFY_WITH_TIMEOUT(!graph->isLayingOut(), kTimeoutMs);
+  int conv = -1;
+  for (int n = 0; n < static_cast<int>(report.authored->nodes.size()); ++n) {
+    QVERIFY(graph->itemForNode(n));
+    if (conv < 0 && report.authored->nodes[n].opType == "CONV_2D")
+      conv = n;
+  }
+  QVERIFY(conv >= 0);
+  // Inputs, one node per operator, outputs; the edges join the operators.
+  QCOMPARE(graph->nodeItemCount(),
+           static_cast<int>(report.authored->nodes.size() + report.authored->inputs.size() +
+                            report.authored->outputs.size()));
+  QVERIFY(graph->edgeItemCount() >= static_cast<int>(report.authored->nodes.size()));
+  auto* banner = window_->findChild<QLabel*>(QStringLiteral("graphBanner"));
+  QVERIFY2(
+      banner->text().contains(QStringLiteral("%1 operators").arg(report.authored->nodes.size())),
+      qPrintable(banner->text()));
+  auto* tree = window_->findChild<QTreeView*>(QStringLiteral("modelTree"));
+  const QModelIndex row = nodeRow(tree->model(), conv);
+  QVERIFY(row.isValid());
+  tree->setCurrentIndex(row);
+  QCOMPARE(graph->selectedNode(), conv);
+  auto* properties = window_->findChild<QAbstractItemView*>(QStringLiteral("propertiesView"));
+  QCOMPARE(propertyValue(properties->model(), QStringLiteral("Op")), QStringLiteral("CONV_2D"));
+  QVERIFY(propertyValue(properties->model(), QStringLiteral("Source")).startsWith("operator "));
+  QVERIFY(!propertyValue(properties->model(), QStringLiteral("padding")).isEmpty());
+  QVERIFY(propertyValue(properties->model(), QStringLiteral("Summary")).contains("Conv"));
+  if (const QString shots = qEnvironmentVariable("LATHE_SCREENSHOT_DIR"); !shots.isEmpty()) {
+    window_->findChild<QDockWidget*>(QStringLiteral("propertiesDock"))->raise();
+    QVERIFY(window_->grab().save(shots + QStringLiteral("/tflite_as_authored.png")));
+  }
+  window_->showFinalGraph();
 }
 
 QTEST_MAIN(TestGraphModes)

@@ -741,6 +741,8 @@ static void answerShapesPrompt(QWidget* window, const QString& text, bool* asked
       return;
     }
     dialog->setTextValue(text);
+    if (const QString shots = qEnvironmentVariable("LATHE_SCREENSHOT_DIR"); !shots.isEmpty())
+      dialog->grab().save(shots + QStringLiteral("/torchscript_shapes_prompt.png"));
     dialog->accept();
   });
 }
@@ -768,6 +770,17 @@ void TestWorkbench::opensTfliteAndAsksTorchScriptShapes() {
   const auto& input = window_->report()->imported.inputs.at(0);
   QCOMPARE(QString::fromStdString(input.name), QStringLiteral("x"));
   QCOMPARE(QString::fromStdString(input.typeText), QStringLiteral("f32[1,3,32,32]"));
+  // As authored: the archive's aten calls, one node each.
+  const auto& authored = window_->report()->authored;
+  QVERIFY(authored);
+  QCOMPARE(QString::fromStdString(authored->nodes.at(0).opType),
+           QStringLiteral("aten::_convolution"));
+  window_->findChild<QAction*>(QStringLiteral("authoredGraphAction"))->trigger();
+  QCOMPARE(window_->graphView()->snapshot().get(), authored.get());
+  QTRY_VERIFY_WITH_TIMEOUT(!window_->graphView()->isLayingOut(), kLoadTimeoutMs);
+  if (const QString shots = qEnvironmentVariable("LATHE_SCREENSHOT_DIR"); !shots.isEmpty())
+    QVERIFY(window_->grab().save(shots + QStringLiteral("/torchscript_as_authored.png")));
+  window_->showFinalGraph();
 #endif
 }
 

@@ -51,6 +51,8 @@ void NodePropertiesModel::build() {
                      QStringLiteral("%1 (%2)").arg(qs(grp.name), qs(grp.pattern)),
                      {}});
   }
+  if (!n.source.empty())
+    rows_.push_back({RowKind::Field, tr("Source"), qs(n.source), {}});
   if (!n.irLine.empty())
     rows_.push_back({RowKind::Field, tr("IR"), qs(n.irLine), qs(n.irLine), true});
 

@@ -114,6 +114,10 @@ private:
   std::unordered_map<std::string, int> reserved_;
 };
 
+// The operator's builtin options by field name, as text ("padding" -> "SAME"); absent fields
+// show their default.
+std::vector<std::pair<std::string, std::string>> describeOptions(const lathe_tflite::Operator& op);
+
 // --- helpers shared by the handlers ---
 // Zero points as a constant of the quantized type.
 graph::TensorData zeroPointData(graph::DType dtype, const std::vector<std::int64_t>& dims,
@@ -148,6 +152,8 @@ struct OpEntry {
   QuantMode quant;
 };
 const OpEntry* findOp(lathe_tflite::BuiltinOperator op);
+// Custom operators Lathe knows, by their code's name (MediaPipe's Convolution2DTransposeBias).
+const OpEntry* findCustomOp(const std::string& name);
 
 // The options table of type T, or an Invalid error saying it is missing.
 template <typename T>
@@ -169,6 +175,12 @@ struct ConvGeometry {
   std::map<std::string, graph::Attribute> attributes() const;
 };
 ConvGeometry convGeometry(OpContext& ctx, bool depthwise);
+// A transposed convolution (TRANSPOSE_CONV, Convolution2DTransposeBias): input x, weights
+// [O, kH, kW, I] and an optional bias, as the inputs at these indices (bias < 0: none); the
+// output's size is the output tensor's.
+void transposedConv(OpContext& ctx, std::size_t x, std::size_t weights, int bias,
+                    lathe_tflite::Padding padding, std::int64_t strideH, std::int64_t strideW,
+                    lathe_tflite::ActivationFunctionType activation);
 // FULLY_CONNECTED's input as [rows, depth] (a Reshape unless it is already so).
 graph::Value* flattenForFullyConnected(OpContext& ctx);
 // The quantized forms of Conv / DepthwiseConv and FullyConnected (tflite_ops_quant.cpp).
@@ -180,5 +192,8 @@ void registerElementwiseOps(std::unordered_map<int, OpEntry>& table);
 void registerShapeOps(std::unordered_map<int, OpEntry>& table);
 void registerSpatialOps(std::unordered_map<int, OpEntry>& table);
 void registerQuantOps(std::unordered_map<int, OpEntry>& table);
+void registerPartOps(std::unordered_map<int, OpEntry>& table);
+void registerTransposedOps(std::unordered_map<int, OpEntry>& table);
+void registerCustomOps(std::unordered_map<std::string, OpEntry>& table);
 
 } // namespace lathe::frontend::tflite

@@ -19,6 +19,17 @@ const std::unordered_map<int, OpEntry>& opTable() {
     registerShapeOps(t);
     registerSpatialOps(t);
     registerQuantOps(t);
+    registerTransposedOps(t);
+    registerPartOps(t);
+    return t;
+  }();
+  return table;
+}
+
+const std::unordered_map<std::string, OpEntry>& customOpTable() {
+  static const std::unordered_map<std::string, OpEntry> table = [] {
+    std::unordered_map<std::string, OpEntry> t;
+    registerCustomOps(t);
     return t;
   }();
   return table;
@@ -81,12 +92,20 @@ const OpEntry* findOp(lathe_tflite::BuiltinOperator op) {
   return it == t.end() ? nullptr : &it->second;
 }
 
+const OpEntry* findCustomOp(const std::string& name) {
+  const auto& t = customOpTable();
+  auto it = t.find(name);
+  return it == t.end() ? nullptr : &it->second;
+}
+
 } // namespace tflite
 
 std::vector<std::string> supportedTfliteOperators() {
   std::vector<std::string> names;
   for (const auto& [code, entry] : tflite::opTable())
     names.push_back(tflite::builtinName(static_cast<lathe_tflite::BuiltinOperator>(code)));
+  for (const auto& [custom, entry] : tflite::customOpTable())
+    names.push_back(custom + " (custom)");
   std::sort(names.begin(), names.end());
   return names;
 }
@@ -123,6 +142,7 @@ ImportResult importTfliteFile(const std::string& path, const ImportOptions& opti
                                 "at the file's default sizes (set others with --input-shapes)");
   }
 
+  AuthoredRecorder authored(g);
   std::vector<std::pair<std::int64_t, std::string>> written;
   const auto* ops = sg.operators();
   const std::size_t opCount = ops ? ops->size() : 0;
@@ -132,12 +152,18 @@ ImportResult importTfliteFile(const std::string& path, const ImportOptions& opti
                "translating operators");
     const lathe_tflite::Operator& op = *ops->Get(static_cast<flatbuffers::uoffset_t>(i));
     const lathe_tflite::BuiltinOperator code = model.opcode(op, i);
-    const std::string name = builtinName(code);
-    const OpEntry* entry = findOp(code);
+    const bool custom = code == lathe_tflite::BuiltinOperator::CUSTOM;
+    const std::string name = custom ? model.customCode(op) : builtinName(code);
+    const OpEntry* entry = custom ? findCustomOp(name) : findOp(code);
     if (!entry) {
       std::string out;
       if (op.outputs() && op.outputs()->size() > 0)
         out = model.tensor(op.outputs()->Get(0), "operator " + std::to_string(i)).fileName;
+      if (custom)
+        throw Error(ErrorKind::Unsupported,
+                    "operator " + std::to_string(i) + " is the custom operator '" + name +
+                        "', which Lathe does not know",
+                    {path, out, "CUSTOM"});
       throw Error(ErrorKind::Unsupported,
                   "operator " + std::to_string(i) + ": TFLite's " + name +
                       " is not supported by Lathe's TFLite importer",
@@ -157,6 +183,12 @@ ImportResult importTfliteFile(const std::string& path, const ImportOptions& opti
       written.emplace_back(op.outputs()->Get(static_cast<flatbuffers::uoffset_t>(k)),
                            "operator " + std::to_string(i) + " (" + name + ")");
     }
+    const TensorInfo& written0 = ctx.outputInfo(0);
+    authored.take({name,
+                   written0.fileName.empty() ? written0.name : written0.fileName,
+                   "operator " + std::to_string(i),
+                   describeOptions(op),
+                   {}});
   }
 
   for (std::int32_t idx : *sg.outputs())
@@ -164,6 +196,7 @@ ImportResult importTfliteFile(const std::string& path, const ImportOptions& opti
 
   progress(85, "inferring shapes");
   g.pruneUnusedValues();
+  result.authored = authored.finish();
   passes::inferShapes(g);
   checkDeclaredTypes(model, g, written);
   graph::verifyGraphOrThrow(g, path);

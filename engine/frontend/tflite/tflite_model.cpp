@@ -249,14 +249,12 @@ lathe_tflite::BuiltinOperator TfliteModel::opcode(const lathe_tflite::Operator& 
   // Codes above 127 live only in builtin_code; older files fill only the byte field.
   const int value =
       std::max<int>(code->deprecated_builtin_code(), static_cast<int>(code->builtin_code()));
-  const auto builtin = static_cast<lathe_tflite::BuiltinOperator>(value);
-  if (builtin == lathe_tflite::BuiltinOperator::CUSTOM) {
-    const std::string name = code->custom_code() ? code->custom_code()->str() : "(unnamed)";
-    throw Error(ErrorKind::Unsupported,
-                where + " is the custom operator '" + name + "', which Lathe does not know",
-                {path_, {}, "CUSTOM"});
-  }
-  return builtin;
+  return static_cast<lathe_tflite::BuiltinOperator>(value);
+}
+
+std::string TfliteModel::customCode(const lathe_tflite::Operator& op) const {
+  const lathe_tflite::OperatorCode* code = model_->operator_codes()->Get(op.opcode_index());
+  return code->custom_code() ? code->custom_code()->str() : "(unnamed)";
 }
 
 } // namespace lathe::frontend::tflite

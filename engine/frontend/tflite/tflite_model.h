@@ -49,6 +49,8 @@ public:
   std::optional<graph::TensorData> constantData(std::int64_t index) const;
   // The builtin operator of `op` (checked); custom operators are refused by their name.
   lathe_tflite::BuiltinOperator opcode(const lathe_tflite::Operator& op, std::size_t opIndex) const;
+  // The name of a CUSTOM operator's code ("(unnamed)" when the file gives none).
+  std::string customCode(const lathe_tflite::Operator& op) const;
 
 private:
   void readTensors();

@@ -1,6 +1,7 @@
 // The TorchScript importer seen from Lathe: it runs lathe-torchscript-import (ts_helper_main.cpp)
 // and reads back the graph it prints. Compiled into lathe_frontend, without libtorch.
 #include "engine/frontend/torchscript/torchscript_importer.h"
+#include "engine/frontend/torchscript/ts_authored_io.h"
 #include "engine/graph/parser.h"
 #include "engine/graph/verifier.h"
 #include "engine/support/diagnostics.h"
@@ -101,6 +102,8 @@ ImportResult importTorchScriptFile(const std::string& path, const ImportOptions&
   }
   result.sourceOpset = result.graph->opsetVersion;
   graph::verifyGraphOrThrow(*result.graph, path);
+  result.authored = torchscript::parseAuthoredOps(readFile(fs::path(out.string() + ".authored")),
+                                                  result.graph->nodes().size(), path);
   reportImportProgress(options, path, 100, "imported");
   return result;
 }

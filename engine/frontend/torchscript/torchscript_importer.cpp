@@ -10,6 +10,8 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <optional>
+#include <sstream>
 #include <torch/csrc/jit/ir/constants.h>
 #include <torch/csrc/jit/passes/freeze_module.h>
 #include <torch/csrc/jit/passes/inliner.h>
@@ -53,6 +55,31 @@ std::string pythonName(const std::string& debugName) {
                   [](char c) { return c >= '0' && c <= '9'; }))
     return debugName.substr(0, dot);
   return debugName;
+}
+
+// A traced model's debug information is the Python stack at the call, innermost first, as
+// lines "FILE(LINE): FUNCTION". The first frame outside torch's own package is the model's
+// line ("model.py:52"); nullopt when `text` is not such a stack.
+std::optional<std::string> modelFrame(const std::string& text) {
+  std::istringstream lines(text);
+  std::string line;
+  std::optional<std::string> innermost;
+  while (std::getline(lines, line)) {
+    const std::size_t close = line.find("): ");
+    const std::size_t open = close == std::string::npos ? close : line.rfind('(', close);
+    if (open == std::string::npos || open == 0 || open + 1 == close ||
+        !std::all_of(line.begin() + static_cast<std::ptrdiff_t>(open) + 1,
+                     line.begin() + static_cast<std::ptrdiff_t>(close),
+                     [](char c) { return c >= '0' && c <= '9'; }))
+      return innermost;
+    const std::string file = line.substr(0, open);
+    const std::string frame = file + ":" + line.substr(open + 1, close - open - 1);
+    if (file.find("/torch/") == std::string::npos)
+      return frame;
+    if (!innermost)
+      innermost = frame;
+  }
+  return innermost;
 }
 
 void flatten(const TsValue& v, std::vector<graph::Value*>& out, const std::string& path) {
@@ -331,20 +358,51 @@ std::int64_t Translator::axis(std::int64_t a, graph::Value* v) {
   return a < 0 ? a + r : a;
 }
 
+namespace {
+
+// "file.py:12" of a range: the archive's debug information maps the serialized code back to
+// the Python source the model was scripted or traced from (for a traced model, the Python
+// stack of the call); without it, the serialized code's own line.
+std::optional<std::string> rangeLocation(const torch::jit::SourceRange& range) {
+  if (!range.source())
+    return std::nullopt;
+  // Code compiled from a string (torch's builtins) has no file.
+  auto fileLine = [](const torch::jit::SourceRange& r) -> std::optional<std::string> {
+    auto flc = r.file_line_col();
+    if (!flc || std::get<0>(*flc).empty())
+      return std::nullopt;
+    return std::get<0>(*flc) + ":" + std::to_string(std::get<1>(*flc));
+  };
+  if (auto original = range.findSourceRangeThatGenerated()) {
+    if (auto frame = modelFrame(original->text().str()))
+      return frame;
+    if (auto line = fileLine(*original))
+      return line;
+  }
+  return fileLine(range);
+}
+
+bool insideTorch(const std::string& location) {
+  return location.find("/torch/") != std::string::npos;
+}
+
+} // namespace
+
 std::string Translator::location() const {
   if (!node_)
     return {};
-  const torch::jit::SourceRange& range = node_->sourceRange();
-  if (!range.source())
-    return {};
-  // The archive's debug information maps the serialized code back to the Python source the
-  // model was scripted or traced from; without it, the serialized code's own line.
-  if (auto original = range.findSourceRangeThatGenerated())
-    if (auto flc = original->file_line_col())
-      return std::get<0>(*flc) + ":" + std::to_string(std::get<1>(*flc));
-  if (auto flc = range.file_line_col())
-    return std::get<0>(*flc) + ":" + std::to_string(std::get<1>(*flc));
-  return {};
+  const std::optional<std::string> here = rangeLocation(node_->sourceRange());
+  if (here && !insideTorch(*here))
+    return *here;
+  // In torch's own code (a library module's forward, inlined into the model's): the nearest
+  // call site in the model's code, from the call stack that inlining recorded.
+  if (auto stack = node_->callstack()) {
+    const std::vector<torch::jit::InlinedCallStackEntry> frames = (*stack)->vec();
+    for (auto it = frames.rbegin(); it != frames.rend(); ++it)
+      if (auto site = rangeLocation(std::get<1>(*it)); site && !insideTorch(*site))
+        return *site;
+  }
+  return here.value_or(std::string());
 }
 
 void Translator::unsupported(const std::string& reason) const {
@@ -584,6 +642,28 @@ void Translator::translateNode(const torch::jit::Node& n) {
   for (std::size_t k = 0; k < n.outputs().size(); ++k)
     if (!values_.count(n.output(k)))
       failInternal(__FILE__, __LINE__, name + " left output " + std::to_string(k) + " unset");
+  authored_.take(describeCall(n));
+}
+
+// The call as the archive has it: op name, the Python name of its result, its source line,
+// and its arguments known at import (stride, padding, dims...) by their schema names.
+AuthoredOp Translator::describeCall(const torch::jit::Node& n) {
+  AuthoredOp op;
+  op.opType = n.kind().toQualString();
+  op.name = n.outputs().empty() ? std::string() : pythonName(n.output(0)->debugName());
+  op.location = location();
+  const c10::FunctionSchema* schema = n.maybeSchema();
+  for (std::size_t i = 0; i < n.inputs().size(); ++i) {
+    const TsValue& v = value(n.input(i));
+    if (v.kind != TsValue::Kind::Constant || v.constant.isNone())
+      continue;
+    std::string key = schema && i < schema->arguments().size() ? schema->arguments()[i].name()
+                                                               : "input " + std::to_string(i);
+    std::ostringstream text;
+    text << v.constant;
+    op.attributes.emplace_back(std::move(key), text.str().substr(0, 200));
+  }
+  return op;
 }
 
 void Translator::run(torch::jit::Graph& forward,
@@ -690,6 +770,7 @@ ImportResult importTorchScriptInProcess(const std::string& path, const ImportOpt
   }
   progress(90, "inferring shapes");
   result.graph->pruneUnusedValues();
+  result.authored = translator.authoredOps();
   passes::inferShapes(*result.graph);
   graph::verifyGraphOrThrow(*result.graph, path);
   progress(100, "imported");

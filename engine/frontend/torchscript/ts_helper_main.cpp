@@ -3,9 +3,11 @@
 // Runs the TorchScript importer in its own process, so that libtorch is loaded only when a
 // TorchScript archive is opened (it takes most of a second to load) and a fault inside
 // libtorch on a damaged archive ends this process, not Lathe. On success OUT holds the graph
-// in Lathe's text IR with every constant in full (exit 0); on a refusal OUT holds the error
-// as four lines, kind, node, op, reason (exit 3).
+// in Lathe's text IR with every constant in full and OUT.authored the aten calls it came from
+// (ts_authored_io.h) (exit 0); on a refusal OUT holds the error as four lines, kind, node,
+// op, reason (exit 3).
 #include "engine/frontend/torchscript/torchscript_importer.h"
+#include "engine/frontend/torchscript/ts_authored_io.h"
 #include "engine/graph/dtype.h"
 #include "engine/graph/printer.h"
 #include "engine/support/diagnostics.h"
@@ -68,7 +70,9 @@ int main(int argc, char** argv) {
     print.inlineElements = -1;
     std::ofstream f(out, std::ios::binary | std::ios::trunc);
     f << lathe::graph::printGraph(*result.graph, print);
-    return f ? 0 : 1;
+    std::ofstream calls(out + ".authored", std::ios::binary | std::ios::trunc);
+    calls << lathe::frontend::torchscript::printAuthoredOps(result.authored);
+    return f && calls ? 0 : 1;
   } catch (const lathe::Error& e) {
     return fail(out, e);
   } catch (const std::exception& e) {

@@ -2,6 +2,7 @@
 // Internal to the TorchScript importer (includes libtorch): the values of a frozen, inlined
 // forward graph as graph IR values or compile-time constants, and the per-op translations.
 
+#include "engine/frontend/authored_ops.h"
 #include "engine/graph/graph.h"
 
 #include <cstdint>
@@ -25,11 +26,13 @@ struct TsValue {
 
 class Translator {
 public:
-  Translator(std::string path, graph::Graph& g) : path_(std::move(path)), g_(g) {}
+  Translator(std::string path, graph::Graph& g) : path_(std::move(path)), g_(g), authored_(g) {}
 
   void run(torch::jit::Graph& forward,
            const std::map<std::string, std::vector<std::int64_t>>& shapes,
            const std::map<std::string, graph::DType>& types);
+  // After run() and once no node is added or removed any more: each aten call and its nodes.
+  std::vector<AuthoredOp> authoredOps() { return authored_.finish(); }
 
   // --- used by the op handlers ---
   graph::Graph& graph() { return g_; }
@@ -72,12 +75,14 @@ private:
   void translateNode(const torch::jit::Node& n);
   bool foldScalarArithmetic(const torch::jit::Node& n);
   bool foldScalarLogic(const torch::jit::Node& n);
+  AuthoredOp describeCall(const torch::jit::Node& n);
 
   std::string path_;
   graph::Graph& g_;
   const torch::jit::Node* node_ = nullptr;
   std::unordered_map<const torch::jit::Value*, TsValue> values_;
   bool typesStale_ = true;
+  AuthoredRecorder authored_;
 };
 
 using Handler = void (*)(Translator&);
