@@ -135,7 +135,11 @@ private:
 
 class Parser {
 public:
-  Parser(std::string_view text, const std::string& source) : lex_(text, source) { advance(); }
+  Parser(std::string_view text, const std::string& source,
+         const ElidedConstantSource* elided = nullptr)
+      : lex_(text, source), elided_(elided) {
+    advance();
+  }
 
   std::unique_ptr<Graph> parseTop() {
     auto g = std::make_unique<Graph>();
@@ -562,7 +566,11 @@ private:
         if (!t.isStatic())
           fail("constants need a static shape");
         expectPunct("=");
-        g.addConstant(n, tensorBody(t.dtype, t.staticDims()));
+        TensorData data = tensorBody(t.dtype, t.staticDims());
+        if (data.isElided() && elided_ && *elided_)
+          if (std::optional<TensorData> full = (*elided_)(n, t.dtype, t.staticDims()))
+            data = std::move(*full);
+        g.addConstant(n, std::move(data));
       } else if (isWord("output")) {
         advance();
         Value* v = valueRef(g);
@@ -593,12 +601,18 @@ private:
 
   Lexer lex_;
   Token tok_;
+  const ElidedConstantSource* elided_;
 };
 
 } // namespace
 
 std::unique_ptr<Graph> parseGraph(std::string_view text, const std::string& sourceName) {
   return Parser(text, sourceName).parseTop();
+}
+
+std::unique_ptr<Graph> parseGraph(std::string_view text, const std::string& sourceName,
+                                  const ElidedConstantSource& source) {
+  return Parser(text, sourceName, &source).parseTop();
 }
 
 } // namespace lathe::graph

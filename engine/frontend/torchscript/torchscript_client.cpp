@@ -2,6 +2,7 @@
 // and reads back the graph it prints. Compiled into lathe_frontend, without libtorch.
 #include "engine/frontend/torchscript/torchscript_importer.h"
 #include "engine/frontend/torchscript/ts_authored_io.h"
+#include "engine/frontend/torchscript/ts_helper_output.h"
 #include "engine/graph/parser.h"
 #include "engine/graph/verifier.h"
 #include "engine/support/diagnostics.h"
@@ -94,12 +95,8 @@ ImportResult importTorchScriptFile(const std::string& path, const ImportOptions&
   reportImportProgress(options, path, 80, "reading the imported graph");
   ImportResult result;
   result.format = ModelFormat::TorchScript;
-  try {
-    result.graph = graph::parseGraph(readFile(out), path);
-  } catch (const Error& e) {
-    throw Error(ErrorKind::Internal,
-                "the TorchScript importer's graph does not parse: " + e.reason(), file);
-  }
+  result.graph = torchscript::readHelperGraph(
+      readFile(out), readFile(fs::path(out.string() + ".constants")), path);
   result.sourceOpset = result.graph->opsetVersion;
   graph::verifyGraphOrThrow(*result.graph, path);
   result.authored = torchscript::parseAuthoredOps(readFile(fs::path(out.string() + ".authored")),

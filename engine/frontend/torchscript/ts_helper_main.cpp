@@ -3,11 +3,13 @@
 // Runs the TorchScript importer in its own process, so that libtorch is loaded only when a
 // TorchScript archive is opened (it takes most of a second to load) and a fault inside
 // libtorch on a damaged archive ends this process, not Lathe. On success OUT holds the graph
-// in Lathe's text IR with every constant in full and OUT.authored the aten calls it came from
+// in Lathe's text IR, with constants of more than 16 elements elided and their bytes in
+// OUT.constants (ts_constants_io.h), and OUT.authored the aten calls it came from
 // (ts_authored_io.h) (exit 0); on a refusal OUT holds the error as four lines, kind, node,
 // op, reason (exit 3).
 #include "engine/frontend/torchscript/torchscript_importer.h"
 #include "engine/frontend/torchscript/ts_authored_io.h"
+#include "engine/frontend/torchscript/ts_constants_io.h"
 #include "engine/graph/dtype.h"
 #include "engine/graph/printer.h"
 #include "engine/support/diagnostics.h"
@@ -67,12 +69,14 @@ int main(int argc, char** argv) {
     const lathe::frontend::ImportResult result =
         lathe::frontend::importTorchScriptInProcess(archive, options);
     lathe::graph::PrintOptions print;
-    print.inlineElements = -1;
+    print.inlineElements = lathe::frontend::torchscript::kInlineElements;
     std::ofstream f(out, std::ios::binary | std::ios::trunc);
     f << lathe::graph::printGraph(*result.graph, print);
+    std::ofstream constants(out + ".constants", std::ios::binary | std::ios::trunc);
+    lathe::frontend::torchscript::writeConstants(constants, *result.graph);
     std::ofstream calls(out + ".authored", std::ios::binary | std::ios::trunc);
     calls << lathe::frontend::torchscript::printAuthoredOps(result.authored);
-    return f && calls ? 0 : 1;
+    return f && calls && constants ? 0 : 1;
   } catch (const lathe::Error& e) {
     return fail(out, e);
   } catch (const std::exception& e) {
