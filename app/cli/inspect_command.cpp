@@ -94,7 +94,7 @@ void printAuthored(const api::ModelReport& r) {
     }
     std::cout << "\n    imported as:";
     if (n.importedNodes.empty())
-      std::cout << " " << n.opType << " (not translated)";
+      std::cout << " itself (added by the importer, not an operator of the file)";
     for (int m : n.importedNodes)
       std::cout << " " << r.imported.nodes[static_cast<std::size_t>(m)].opType;
     std::cout << "\n";

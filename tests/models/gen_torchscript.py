@@ -18,9 +18,12 @@ Catalogue (float32, eval mode, seeded weights):
                   returns a tuple (hidden states, the first token's pooled tanh).
                   `tokens` int64 [2,10] -> [2,10,32], [2,32]
   ts_lstm         a one-layer LSTM (batch first) over `seq` [2,7,6] with a linear head on
-                  the last step, plus the final hidden and cell states. -> [2,4], [1,2,12] x2
+                  the last step, plus the final hidden and cell states. -> [2,4], [1,2,12] x2;
+                  then a two-layer bidirectional LSTM (sequence first) over its output
+                  -> [7,2,10], [4,2,5] x2
   ts_upsample     nearest (scale 2) and bilinear (size, align_corners False) upsampling,
-                  cat, stack, slicing, select. `x` [1,4,5,6]
+                  cat, stack, slicing, select, adaptive_avg_pool2d to sizes that do and do
+                  not divide the input. `x` [1,4,5,6]
   ts_scripted     torch.jit.script (not traced): if on x.dim(), if on self.training, the
                   length check inside adaptive_avg_pool2d; conv, relu, linear. `x` [1,3,8,8]
   ts_bad_*        refusals: an op Lathe does not translate (cumsum), a truncated archive
@@ -138,10 +141,13 @@ class LSTMish(nn.Module):
         super().__init__()
         self.lstm = nn.LSTM(6, 12, batch_first=True)
         self.head = nn.Linear(12, 4)
+        # Two layers, both directions, sequence first, on the first one's output.
+        self.deep = nn.LSTM(12, 5, num_layers=2, bidirectional=True)
 
     def forward(self, seq):
         y, (h, c) = self.lstm(seq)
-        return self.head(y[:, -1]), h, c
+        y2, (h2, c2) = self.deep(y.transpose(0, 1))
+        return self.head(y[:, -1]), h, c, y2, h2, c2
 
 
 class Upsampleish(nn.Module):
@@ -150,7 +156,11 @@ class Upsampleish(nn.Module):
         lin = F.interpolate(x, size=(7, 9), mode="bilinear", align_corners=False)
         both = torch.cat([near[:, :, 1:8, 2:11], lin], dim=1)
         picked = torch.stack([both.select(1, 0), both[:, 3]], dim=1)
-        return both, picked.permute(0, 2, 3, 1).contiguous()
+        # Adaptive average pooling to sizes that do not divide the input (7x9 to 3x4: windows
+        # of different sizes that overlap) and that do (10x12 to 5x4).
+        uneven = F.adaptive_avg_pool2d(both, (3, 4))
+        even = F.adaptive_avg_pool2d(near, (5, 4))
+        return both, picked.permute(0, 2, 3, 1).contiguous(), uneven, even
 
 
 class Scriptedish(nn.Module):

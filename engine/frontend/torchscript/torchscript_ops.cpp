@@ -335,12 +335,57 @@ void avgPool(Translator& t) {
                         {"count_include_pad", i64(t.constBool(5, "count_include_pad") ? 1 : 0)}}));
 }
 
+// adaptive_avg_pool2d: output cell i of n along an axis of length L averages the input's
+// [floor(i L / n), ceil((i + 1) L / n)). To 1x1 that is GlobalAveragePool; when n divides L
+// on both axes, an AveragePool; otherwise the windows differ in size and overlap, and the
+// average is separable: a product with a constant [W, ow] averaging matrix on the right and
+// an [oh, H] one on the left.
 void adaptiveAvgPool(Translator& t) {
-  const std::vector<std::int64_t> size = t.constInts(1, "output_size");
-  for (std::int64_t s : size)
-    if (s != 1)
-      t.unsupported("adaptive_avg_pool to a size other than 1");
-  t.setOutput(0, t.add("GlobalAveragePool", {t.tensor(0)}));
+  Value* x = t.tensor(0);
+  std::vector<std::int64_t> size = t.constInts(1, "output_size");
+  if (size.size() == 1)
+    size.push_back(size[0]);
+  if (size.size() != 2 || size[0] < 1 || size[1] < 1)
+    t.invalid("needs an output size of two positive extents");
+  const std::size_t rank = t.rank(x);
+  if (size[0] == 1 && size[1] == 1 && rank == 4) {
+    t.setOutput(0, t.add("GlobalAveragePool", {x}));
+    return;
+  }
+  t.knownDims(x); // brings the types up to date
+  const auto& shape = x->type.shape;
+  if (rank < 3 || !shape || !(*shape)[rank - 2].isKnown() || !(*shape)[rank - 1].isKnown())
+    t.unsupported("adaptive_avg_pool2d to " + std::to_string(size[0]) + "x" +
+                  std::to_string(size[1]) + " of an input whose height and width are not known (" +
+                  graph::toString(x->type) + ")");
+  const std::int64_t h = (*shape)[rank - 2].value, w = (*shape)[rank - 1].value;
+  if (rank == 4 && h % size[0] == 0 && w % size[1] == 0) {
+    const std::vector<std::int64_t> window{h / size[0], w / size[1]};
+    t.setOutput(0, t.add("AveragePool", {x},
+                         {{"kernel_shape", graph::Attribute{window}},
+                          {"strides", graph::Attribute{window}}}));
+    return;
+  }
+  if (t.dtype(x) != graph::DType::F32)
+    t.unsupported("adaptive_avg_pool2d of uneven windows on a non-float32 tensor");
+  // averaging(L, n)[i][j] = 1 / |window i| for j in window i; transposed: [L, n].
+  auto averaging = [](std::int64_t length, std::int64_t n, bool transposed) {
+    std::vector<float> m(static_cast<std::size_t>(length * n), 0.0f);
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::int64_t begin = i * length / n, end = ((i + 1) * length + n - 1) / n;
+      for (std::int64_t j = begin; j < end; ++j)
+        m[static_cast<std::size_t>(transposed ? j * n + i : i * length + j)] =
+            1.0f / static_cast<float>(end - begin);
+    }
+    return m;
+  };
+  Value* right = t.constant(
+      graph::TensorData::fromValues(graph::DType::F32, {w, size[1]}, averaging(w, size[1], true)),
+      "adaptive_avg_w");
+  Value* left = t.constant(
+      graph::TensorData::fromValues(graph::DType::F32, {size[0], h}, averaging(h, size[0], false)),
+      "adaptive_avg_h");
+  t.setOutput(0, t.add("MatMul", {left, t.add("MatMul", {x, right})}));
 }
 
 void softmax(Translator& t, const char* op) {
@@ -557,59 +602,98 @@ void upsampleBilinear(Translator& t) {
 
 // lstm(input, hx[h0, c0], params, has_biases, num_layers, dropout, train, bidirectional,
 // batch_first): one layer, unidirectional. PyTorch's gates are i, f, g, o; ONNX's i, o, f, c.
+// aten::lstm(input, [h0, c0], params, has_biases, num_layers, dropout, train, bidirectional,
+// batch_first): one ONNX LSTM per layer (bidirectional when the module is), each reading the
+// last one's output; params hold w_ih, w_hh, b_ih, b_hh per layer and direction. h0 / c0 and
+// the final states are [layers * directions, batch, hidden], layer-major.
 void lstm(Translator& t) {
-  if (t.constInt(4, "num_layers") != 1 || t.constBool(7, "bidirectional"))
-    t.unsupported("LSTMs of several layers or both directions");
   if (!t.constBool(3, "has_biases"))
     t.unsupported("LSTMs without biases");
+  const std::int64_t layers = t.constInt(4, "num_layers");
+  const std::int64_t directions = t.constBool(7, "bidirectional") ? 2 : 1;
   const bool batchFirst = t.constBool(8, "batch_first");
   const std::vector<Value*> hx = t.tensorList(1, "the initial state");
   const std::vector<Value*> params = t.tensorList(2, "the parameters");
-  if (hx.size() != 2 || params.size() != 4)
+  if (layers < 1 || hx.size() != 2 ||
+      params.size() != static_cast<std::size_t>(4 * layers * directions))
     t.unsupported("an LSTM with projections or without its initial state");
   for (Value* p : params)
-    if (!p->isConstant())
-      t.unsupported("LSTM parameters that are not constants");
-  const graph::TensorData& wih = params[0]->constant();
-  const std::int64_t hidden = wih.dims()[0] / 4;
-  auto regate = [&](const graph::TensorData& d) {
-    // Rows in 4 blocks of `hidden`: i f g o -> i o f g.
-    const std::int64_t rowElems = d.numElements() / (4 * hidden);
-    const auto src = d.values<float>();
-    std::vector<float> out(src.size());
-    const int order[4] = {0, 3, 1, 2};
-    for (int b = 0; b < 4; ++b)
-      std::copy_n(src.begin() + order[b] * hidden * rowElems, hidden * rowElems,
-                  out.begin() + b * hidden * rowElems);
-    std::vector<std::int64_t> dims{1};
-    dims.insert(dims.end(), d.dims().begin(), d.dims().end());
-    return graph::TensorData::fromValues(graph::DType::F32, dims, out);
+    if (!p->isConstant() || p->constant().dtype() != graph::DType::F32)
+      t.unsupported("LSTM parameters that are not float32 constants");
+  const std::int64_t hidden = params[0]->constant().dims()[0] / 4;
+  // Rows in 4 blocks of `hidden`, PyTorch's i f g o -> ONNX's i o f g; one slab per direction.
+  auto stacked = [&](std::int64_t layer, int which) {
+    std::vector<float> out;
+    std::vector<std::int64_t> dims{directions};
+    for (std::int64_t d = 0; d < directions; ++d) {
+      const graph::TensorData& src =
+          params[static_cast<std::size_t>((layer * directions + d) * 4 + which)]->constant();
+      if (src.dims().empty() || src.dims()[0] != 4 * hidden)
+        t.invalid("has LSTM parameters of differing hidden sizes");
+      const std::int64_t rowElems = src.numElements() / (4 * hidden);
+      const auto v = src.values<float>();
+      const int order[4] = {0, 3, 1, 2};
+      for (int b = 0; b < 4; ++b)
+        out.insert(out.end(), v.begin() + order[b] * hidden * rowElems,
+                   v.begin() + (order[b] + 1) * hidden * rowElems);
+      if (d == 0)
+        dims.insert(dims.end(), src.dims().begin(), src.dims().end());
+    }
+    return std::make_pair(std::move(out), std::move(dims));
   };
-  const graph::TensorData bih = regate(params[2]->constant()), bhh = regate(params[3]->constant());
-  std::vector<float> bias(bih.values<float>().begin(), bih.values<float>().end());
-  bias.insert(bias.end(), bhh.values<float>().begin(), bhh.values<float>().end());
-  Value* w = t.constant(regate(wih), "lstm_w");
-  Value* r = t.constant(regate(params[1]->constant()), "lstm_r");
-  Value* b = t.constant(graph::TensorData::fromValues(
-                            graph::DType::F32, {1, static_cast<std::int64_t>(bias.size())}, bias),
-                        "lstm_b");
   Value* x = t.tensor(0);
   if (batchFirst)
     x = t.add("Transpose", {x}, {{"perm", ints({1, 0, 2})}});
-  const std::string base = t.graph().uniqueName("lstm");
-  graph::Node* n =
-      t.graph().addNode("LSTM", {x, w, r, b, nullptr, hx[0], hx[1]},
-                        {t.graph().uniqueName(base + "/Y"), t.graph().uniqueName(base + "/Y_h"),
-                         t.graph().uniqueName(base + "/Y_c")});
-  n->name = base;
-  n->attributes["hidden_size"] = i64(hidden);
-  // Y [seq, 1, batch, hidden] -> [seq, batch, hidden] (-> batch first).
-  Value* y = t.add("Squeeze", {n->output(0), t.ints({1})});
+  std::vector<Value*> finalH, finalC;
+  for (std::int64_t layer = 0; layer < layers; ++layer) {
+    auto [w, wDims] = stacked(layer, 0);
+    auto [r, rDims] = stacked(layer, 1);
+    auto [bih, bihDims] = stacked(layer, 2);
+    auto [bhh, bhhDims] = stacked(layer, 3);
+    // B is [directions, 8 hidden]: each direction's input bias, then its recurrent one.
+    std::vector<float> bias;
+    for (std::int64_t d = 0; d < directions; ++d) {
+      const auto at = [&](const std::vector<float>& v) { return v.begin() + d * 4 * hidden; };
+      bias.insert(bias.end(), at(bih), at(bih) + 4 * hidden);
+      bias.insert(bias.end(), at(bhh), at(bhh) + 4 * hidden);
+    }
+    Value* wv = t.constant(graph::TensorData::fromValues(graph::DType::F32, wDims, w), "lstm_w");
+    Value* rv = t.constant(graph::TensorData::fromValues(graph::DType::F32, rDims, r), "lstm_r");
+    Value* bv = t.constant(
+        graph::TensorData::fromValues(graph::DType::F32, {directions, 8 * hidden}, bias), "lstm_b");
+    auto states = [&](Value* all) {
+      if (layers == 1)
+        return all;
+      return t.add("Slice", {all, t.ints({layer * directions}), t.ints({(layer + 1) * directions}),
+                             t.ints({0})});
+    };
+    const std::string base = t.graph().uniqueName("lstm");
+    graph::Node* n =
+        t.graph().addNode("LSTM", {x, wv, rv, bv, nullptr, states(hx[0]), states(hx[1])},
+                          {t.graph().uniqueName(base + "/Y"), t.graph().uniqueName(base + "/Y_h"),
+                           t.graph().uniqueName(base + "/Y_c")});
+    n->name = base;
+    n->attributes["hidden_size"] = i64(hidden);
+    if (directions == 2)
+      n->attributes["direction"] = graph::Attribute{std::string("bidirectional")};
+    // Y [seq, directions, batch, hidden] -> [seq, batch, directions * hidden].
+    if (directions == 1) {
+      x = t.add("Squeeze", {n->output(0), t.ints({1})});
+    } else {
+      Value* y = t.add("Transpose", {n->output(0)}, {{"perm", ints({0, 2, 1, 3})}});
+      x = t.add("Reshape", {y, t.ints({0, 0, directions * hidden})});
+    }
+    finalH.push_back(n->output(1));
+    finalC.push_back(n->output(2));
+  }
   if (batchFirst)
-    y = t.add("Transpose", {y}, {{"perm", ints({1, 0, 2})}});
-  t.setOutput(0, y);
-  t.setOutput(1, n->output(1));
-  t.setOutput(2, n->output(2));
+    x = t.add("Transpose", {x}, {{"perm", ints({1, 0, 2})}});
+  t.setOutput(0, x);
+  auto joined = [&](const std::vector<Value*>& parts) {
+    return parts.size() == 1 ? parts[0] : t.add("Concat", parts, {{"axis", i64(0)}});
+  };
+  t.setOutput(1, joined(finalH));
+  t.setOutput(2, joined(finalC));
 }
 
 void dropout(Translator& t) {
