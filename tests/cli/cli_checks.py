@@ -193,6 +193,9 @@ def check_torchscript(lathe, models):
     rc, out, err = run(lathe, "inspect", f"{ts}/ts_bad_unsupported.pt", "--input-shapes", "x:[2,3]")
     expect(rc == 1 and "aten::cumsum is not supported" in err and "gen_torchscript.py" in err,
            "an unsupported op is refused by name with its source line", err)
+    rc, out, err = run(lathe, "inspect", f"{ts}/ts_bad_loop.pt", "--input-shapes", "x:[2,3]")
+    expect(rc == 1 and "prim::Loop whose trip count is computed at run time" in err
+           and "gen_torchscript.py" in err, "a loop on a tensor's value is refused with its line", err)
     rc, out, err = run(lathe, "inspect", f"{ts}/ts_bad_truncated.pt", "--input-shapes", "x:[1,3,32,32]")
     expect(rc == 1 and "ts_bad_truncated.pt" in err and "cannot load the TorchScript archive" in err,
            "a damaged archive is refused", err)

@@ -23,10 +23,12 @@ Catalogue (float32, eval mode, seeded weights):
                   -> [7,2,10], [4,2,5] x2
   ts_upsample     nearest (scale 2) and bilinear (size, align_corners False) upsampling,
                   cat, stack, slicing, select, adaptive_avg_pool2d to sizes that do and do
-                  not divide the input. `x` [1,4,5,6]
+                  not divide the input, sum over two dims and over all. `x` [1,4,5,6]
   ts_scripted     torch.jit.script (not traced): if on x.dim(), if on self.training, the
-                  length check inside adaptive_avg_pool2d; conv, relu, linear. `x` [1,3,8,8]
-  ts_bad_*        refusals: an op Lathe does not translate (cumsum), a truncated archive
+                  length check inside adaptive_avg_pool2d, a for loop over range(3) and a
+                  while loop on the rank; conv, relu, linear. `x` [1,3,8,8]
+  ts_bad_*        refusals: an op Lathe does not translate (cumsum), a loop on a tensor's
+                  value (scripted), a truncated archive
 
 Each model M gets M.pt, M_inputs.npz (arrays named after the forward's arguments) and
 M_expected.npz (output0, output1, ... in the order Lathe names them).
@@ -160,7 +162,9 @@ class Upsampleish(nn.Module):
         # of different sizes that overlap) and that do (10x12 to 5x4).
         uneven = F.adaptive_avg_pool2d(both, (3, 4))
         even = F.adaptive_avg_pool2d(near, (5, 4))
-        return both, picked.permute(0, 2, 3, 1).contiguous(), uneven, even
+        # Sums over some dims (kept) and over all of them.
+        return (both, picked.permute(0, 2, 3, 1).contiguous(), uneven, even,
+                both.sum(dim=[2, 3], keepdim=True), near.sum())
 
 
 class Scriptedish(nn.Module):
@@ -178,7 +182,24 @@ class Scriptedish(nn.Module):
         y = F.relu(self.conv(x))
         if self.training:
             y = y * 2.0
+        # A for loop over a range of known length, and a while loop whose condition depends
+        # only on the rank: both unrolled at import.
+        for i in range(3):
+            y = torch.relu(y - 0.1 * i)
+        k = 0
+        while k < x.dim() - 2:
+            y = y * 1.5
+            k += 1
         return self.fc(F.adaptive_avg_pool2d(y, 1).flatten(1))
+
+
+class DataDependentLoop(nn.Module):
+    """Refused: the loop's trip count is a tensor's value."""
+
+    def forward(self, x):
+        for _ in range(int(x.sum())):
+            x = x - 1.0
+        return x
 
 
 class Unsupportedish(nn.Module):
@@ -193,8 +214,9 @@ CATALOGUE = {
     "ts_lstm": (LSTMish, {"seq": (np.float32, [2, 7, 6])}),
     "ts_upsample": (Upsampleish, {"x": (np.float32, [1, 4, 5, 6])}),
     "ts_scripted": (Scriptedish, {"x": (np.float32, [1, 3, 8, 8])}),
-    # Refused: cumsum is not translated.
+    # Refused: cumsum is not translated; a loop on a tensor's value.
     "ts_bad_unsupported": (Unsupportedish, {"x": (np.float32, [2, 3])}),
+    "ts_bad_loop": (DataDependentLoop, {"x": (np.float32, [2, 3])}),
 }
 
 
@@ -236,7 +258,7 @@ def main():
                           else rng.uniform(-1, 1, size=shape)).astype(dtype)
         args = tuple(torch.from_numpy(feeds[k]) for k in inputs)
         with torch.no_grad():
-            traced = (torch.jit.script(model) if name == "ts_scripted"
+            traced = (torch.jit.script(model) if name in ("ts_scripted", "ts_bad_loop")
                       else torch.jit.trace(model, args))
             expected = [t.numpy() for t in flatten(traced(*args))]
         path = os.path.join(a.out, name + ".pt")

@@ -631,6 +631,10 @@ void Translator::translateNode(const torch::jit::Node& n) {
       setOutput(k, value(block->outputs()[k]));
     return;
   }
+  if (kind == c10::prim::Loop) {
+    translateLoop(n);
+    return;
+  }
   if (kind == c10::prim::RaiseException)
     unsupported("the model raises an exception for these input shapes");
   const std::string name = kind.toQualString();
@@ -643,6 +647,50 @@ void Translator::translateNode(const torch::jit::Node& n) {
     if (!values_.count(n.output(k)))
       failInternal(__FILE__, __LINE__, name + " left output " + std::to_string(k) + " unset");
   authored_.take(describeCall(n));
+}
+
+// prim::Loop(max_trip_count, initial_condition, carried...) with a body block (i, carried...)
+// -> (condition, carried...): unrolled at import when the trip count and every condition are
+// known then (a `for` over a range of known length; a `while` whose condition constants
+// decide), translating the body once per iteration.
+void Translator::translateLoop(const torch::jit::Node& n) {
+  constexpr std::int64_t kMaxIterations = 4096;
+  const TsValue& trips = value(n.input(0));
+  const TsValue& first = value(n.input(1));
+  if (trips.kind != TsValue::Kind::Constant || !trips.constant.isInt())
+    unsupported("prim::Loop whose trip count is computed at run time");
+  auto decided = [&](const TsValue& c) -> bool {
+    if (c.kind != TsValue::Kind::Constant || !(c.constant.isBool() || c.constant.isInt()))
+      unsupported("prim::Loop whose condition is computed at run time (control flow that "
+                  "depends on tensor values)");
+    return c.constant.isBool() ? c.constant.toBool() : c.constant.toInt() != 0;
+  };
+  const std::int64_t maxTrips = trips.constant.toInt();
+  bool running = decided(first);
+  const torch::jit::Block* body = n.blocks()[0];
+  std::vector<TsValue> carried;
+  for (std::size_t k = 2; k < n.inputs().size(); ++k)
+    carried.push_back(value(n.input(k)));
+  if (body->inputs().size() != carried.size() + 1 || body->outputs().size() != carried.size() + 1)
+    invalid("has a loop body that does not match its carried values");
+  for (std::int64_t i = 0; running && i < maxTrips; ++i) {
+    if (i == kMaxIterations)
+      unsupported("prim::Loop of more than " + std::to_string(kMaxIterations) +
+                  " iterations (Lathe unrolls loops at import)");
+    TsValue index;
+    index.constant = c10::IValue(i);
+    values_[body->inputs()[0]] = index;
+    for (std::size_t k = 0; k < carried.size(); ++k)
+      values_[body->inputs()[k + 1]] = carried[k];
+    for (const torch::jit::Node* inner : body->nodes())
+      translateNode(*inner);
+    node_ = &n;
+    running = decided(value(body->outputs()[0]));
+    for (std::size_t k = 0; k < carried.size(); ++k)
+      carried[k] = value(body->outputs()[k + 1]);
+  }
+  for (std::size_t k = 0; k < carried.size(); ++k)
+    setOutput(k, carried[k]);
 }
 
 // The call as the archive has it: op name, the Python name of its result, its source line,

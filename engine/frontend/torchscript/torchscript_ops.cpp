@@ -552,13 +552,38 @@ void size(Translator& t) {
                        {{"axis", i64(0)}}));
 }
 
-void mean(Translator& t) {
+// mean / sum (x, dim, keepdim, dtype), or (x, dtype) over every dim; an empty dim list is
+// every dim too. ReduceSum takes its axes as an input at opset 13 and later, ReduceMean as an
+// attribute until 18.
+void reduce(Translator& t, bool sum) {
   Value* x = t.tensor(0);
+  const std::size_t count = t.node().inputs().size();
+  if (!t.isNone(count - 1))
+    t.unsupported(std::string(sum ? "sum" : "mean") + " with a dtype");
   std::vector<std::int64_t> dims;
-  for (std::int64_t d : t.constInts(1, "dim"))
-    dims.push_back(t.axis(d, x));
-  const bool keep = t.node().inputs().size() > 2 && t.constBool(2, "keepdim");
-  t.setOutput(0, t.add("ReduceMean", {x}, {{"axes", ints(dims)}, {"keepdims", i64(keep ? 1 : 0)}}));
+  bool keep = false;
+  if (count > 2) {
+    for (std::int64_t d : t.constInts(1, "dim"))
+      dims.push_back(t.axis(d, x));
+    keep = t.constBool(2, "keepdim");
+  }
+  Attrs a{{"keepdims", i64(keep ? 1 : 0)}};
+  if (sum) {
+    std::vector<Value*> inputs{x};
+    if (!dims.empty())
+      inputs.push_back(t.ints(dims));
+    t.setOutput(0, t.add("ReduceSum", std::move(inputs), std::move(a)));
+    return;
+  }
+  if (!dims.empty())
+    a["axes"] = ints(dims);
+  t.setOutput(0, t.add("ReduceMean", {x}, std::move(a)));
+}
+void mean(Translator& t) {
+  reduce(t, false);
+}
+void sumOp(Translator& t) {
+  reduce(t, true);
 }
 
 // upsample_nearest2d(x, output_size, scales...) / upsample_bilinear2d(x, output_size,
@@ -792,6 +817,7 @@ const std::unordered_map<std::string, Handler>& atenHandlers() {
       {"aten::max_pool2d", maxPool},
       {"aten::avg_pool2d", avgPool},
       {"aten::adaptive_avg_pool2d", adaptiveAvgPool},
+      {"aten::sum", sumOp},
       {"aten::softmax", softmaxOp},
       {"aten::log_softmax", logSoftmaxOp},
       {"aten::cat", cat},

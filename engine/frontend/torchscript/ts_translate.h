@@ -76,6 +76,7 @@ private:
   bool foldScalarArithmetic(const torch::jit::Node& n);
   bool foldScalarLogic(const torch::jit::Node& n);
   AuthoredOp describeCall(const torch::jit::Node& n);
+  void translateLoop(const torch::jit::Node& n);
 
   std::string path_;
   graph::Graph& g_;
