@@ -699,6 +699,18 @@ AuthoredOp Translator::describeCall(const torch::jit::Node& n) {
   AuthoredOp op;
   op.opType = n.kind().toQualString();
   op.name = n.outputs().empty() ? std::string() : pythonName(n.output(0)->debugName());
+  // Inside a submodule's forward (inlined), the module's path ("layer1.0.conv1") names the
+  // call better than the SSA value.
+  if (auto stack = n.callstack()) {
+    std::string path;
+    for (const torch::jit::InlinedCallStackEntry& frame : (*stack)->vec())
+      // A scripted method's calls on its own module say "SELF".
+      if (const auto& module = std::get<2>(frame);
+          module && !module->instance_name().empty() && module->instance_name() != "SELF")
+        path += (path.empty() ? "" : ".") + module->instance_name();
+    if (!path.empty())
+      op.name = path;
+  }
   op.location = location();
   const c10::FunctionSchema* schema = n.maybeSchema();
   for (std::size_t i = 0; i < n.inputs().size(); ++i) {
