@@ -87,8 +87,13 @@ private:
 };
 
 using Handler = void (*)(Translator&);
+// Handlers of ts_ops_sequence.cpp, registered with the others in atenHandlers().
+void lstm(Translator& t);
+void scaledDotProductAttention(Translator& t);
 const std::unordered_map<std::string, Handler>& atenHandlers();
 
 graph::TensorData tensorData(const at::Tensor& t, const std::string& what);
+// "x.1" -> "x": TorchScript numbers the SSA values of one Python name.
+std::string pythonName(const std::string& debugName);
 
 } // namespace lathe::frontend::torchscript
