@@ -376,9 +376,9 @@ void MainWindow::createCentralArea() {
 
   auto* welcome = createPlaceholderLabel(
       tr("<h2>No model open</h2>"
-         "<p>Open an ONNX or TFLite model with <b>File \u2192 Open</b> (%1), pick one from "
-         "<b>File \u2192 Open Recent</b>, or drop a <tt>.onnx</tt> or <tt>.tflite</tt> file "
-         "on this window.</p>")
+         "<p>Open an ONNX, TFLite or TorchScript model with <b>File \u2192 Open</b> (%1), "
+         "pick one from <b>File \u2192 Open Recent</b>, or drop a <tt>.onnx</tt>, "
+         "<tt>.tflite</tt> or <tt>.pt</tt> file on this window.</p>")
           .arg(QKeySequence(QKeySequence::Open).toString(QKeySequence::NativeText)),
       this);
   welcome->setTextFormat(Qt::RichText);

@@ -23,7 +23,8 @@ Catalogue (float32, eval mode, seeded weights):
                   -> [7,2,10], [4,2,5] x2
   ts_upsample     nearest (scale 2) and bilinear (size, align_corners False) upsampling,
                   cat, stack, slicing, select, adaptive_avg_pool2d to sizes that do and do
-                  not divide the input, sum over two dims and over all. `x` [1,4,5,6]
+                  not divide the input, sum over two dims and over all, indexing with an
+                  index tensor. `x` [1,4,5,6]
   ts_scripted     torch.jit.script (not traced): if on x.dim(), if on self.training, the
                   length check inside adaptive_avg_pool2d, a for loop over range(3) and a
                   while loop on the rank; conv, relu, linear. `x` [1,3,8,8]
@@ -162,9 +163,11 @@ class Upsampleish(nn.Module):
         # of different sizes that overlap) and that do (10x12 to 5x4).
         uneven = F.adaptive_avg_pool2d(both, (3, 4))
         even = F.adaptive_avg_pool2d(near, (5, 4))
-        # Sums over some dims (kept) and over all of them.
+        # Sums over some dims (kept) and over all of them; advanced indexing with one index
+        # tensor (negative entries count from the end).
+        gathered = both[:, :, torch.tensor([[6, 0], [-1, 2]])]
         return (both, picked.permute(0, 2, 3, 1).contiguous(), uneven, even,
-                both.sum(dim=[2, 3], keepdim=True), near.sum())
+                both.sum(dim=[2, 3], keepdim=True), near.sum(), gathered)
 
 
 class Scriptedish(nn.Module):

@@ -522,6 +522,57 @@ void select(Translator& t) {
                     {{"axis", i64(d)}}));
 }
 
+// index(x, [None, ..., idx, ...]): one integer index tensor, the other axes whole, is a Gather
+// on that axis (the index's shape replaces it). Several index tensors (broadcast together)
+// and boolean masks (whose result's size depends on the values) are refused.
+void indexOp(Translator& t) {
+  Value* x = t.tensor(0);
+  // A list built in the graph, or one that freezing folded into a constant.
+  const TsValue list = t.value(t.node().input(1));
+  std::vector<Value*> indices; // nullptr: None (the axis whole)
+  if (list.kind == TsValue::Kind::List) {
+    for (const TsValue& e : list.elements) {
+      if (e.kind == TsValue::Kind::Constant && e.constant.isNone())
+        indices.push_back(nullptr);
+      else if (e.kind == TsValue::Kind::Tensor)
+        indices.push_back(e.tensor);
+      else
+        t.unsupported("indexing with something other than tensors and None");
+    }
+  } else if (list.kind == TsValue::Kind::Constant && list.constant.isList()) {
+    for (const c10::IValue& e : list.constant.toListRef()) {
+      if (e.isNone())
+        indices.push_back(nullptr);
+      else if (e.isTensor())
+        indices.push_back(t.constant(tensorData(e.toTensor(), "an index"), "index"));
+      else
+        t.unsupported("indexing with something other than tensors and None");
+    }
+  } else {
+    t.unsupported("aten::index with indices that are not a list");
+  }
+  Value* index = nullptr;
+  std::int64_t axis = -1;
+  for (std::size_t k = 0; k < indices.size(); ++k) {
+    if (!indices[k])
+      continue;
+    if (index)
+      t.unsupported("indexing with several index tensors at once");
+    index = indices[k];
+    axis = static_cast<std::int64_t>(k);
+  }
+  if (!index) {
+    t.setOutput(0, x);
+    return;
+  }
+  const graph::DType type = t.dtype(index);
+  if (type == graph::DType::Bool || type == graph::DType::U8)
+    t.unsupported("indexing with a boolean mask (the result's size depends on its values)");
+  if (type != graph::DType::I64 && type != graph::DType::I32)
+    t.unsupported("indexing with a tensor of element type " + std::string(graph::dtypeName(type)));
+  t.setOutput(0, t.add("Gather", {x, index}, {{"axis", i64(t.axis(axis, x))}}));
+}
+
 // embedding(weight, indices, padding_idx, scale_grad, sparse)
 void embedding(Translator& t) {
   t.setOutput(0, t.add("Gather", {t.tensor(0), t.tensor(1)}, {{"axis", i64(0)}}));
@@ -680,6 +731,7 @@ const std::unordered_map<std::string, Handler>& atenHandlers() {
       {"aten::avg_pool2d", avgPool},
       {"aten::adaptive_avg_pool2d", adaptiveAvgPool},
       {"aten::sum", sumOp},
+      {"aten::index", indexOp},
       {"aten::softmax", softmaxOp},
       {"aten::log_softmax", logSoftmaxOp},
       {"aten::cat", cat},
