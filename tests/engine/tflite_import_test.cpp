@@ -139,6 +139,12 @@ TEST(TfliteImport, MoreOperators) {
   EXPECT_EQ(r.authored.back().opType, "Convolution2DTransposeBias");
 }
 
+// Subgraph 0 is the model; a second one that nothing calls does not stop the import.
+TEST(TfliteImport, UncalledSubgraphsAreLeftAlone) {
+  frontend::ImportResult r = frontend::importModelFile(model("tfl_two_subgraphs.tflite"));
+  EXPECT_EQ(countOps(*r.graph, "Relu"), 1u);
+}
+
 TEST(TfliteImport, FormatIsReadFromContents) {
   EXPECT_EQ(frontend::detectModelFormat(model("tfl_cnn.tflite")), frontend::ModelFormat::Tflite);
   EXPECT_EQ(frontend::detectModelFormat(model("tfl_cnn.onnx")), frontend::ModelFormat::Onnx);
@@ -161,6 +167,8 @@ TEST(TfliteImport, MalformedFilesAreRefusedWithFileOperatorAndReason) {
         Case{"tfl_bad_custom_op.tflite", ErrorKind::Unsupported, "custom operator 'MyFancyOp'",
              "CUSTOM"},
         Case{"tfl_bad_tensor_index.tflite", ErrorKind::Invalid, "refers to tensor 99", ""},
+        Case{"tfl_bad_while.tflite", ErrorKind::Unsupported,
+             "WHILE runs another subgraph (control flow)", "WHILE"},
         Case{"tfl_bad_custom_options.tflite", ErrorKind::Invalid,
              "4 bytes of custom options; it needs padding and two strides",
              "Convolution2DTransposeBias"}}) {

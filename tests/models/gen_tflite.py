@@ -516,7 +516,7 @@ class TfliteWriter:
             setattr(o, k, v)
         return o
 
-    def finish(self, inputs, outputs, description):
+    def finish(self, inputs, outputs, description, extra_subgraphs=()):
         import flatbuffers
         sg = self.fb["SubGraph"].SubGraphT()
         sg.tensors, sg.operators = self.tensors, self.ops
@@ -525,7 +525,7 @@ class TfliteWriter:
         sg.name = "main"
         m = self.fb["Model"].ModelT()
         m.version = 3
-        m.subgraphs = [sg]
+        m.subgraphs = [sg] + list(extra_subgraphs)
         m.buffers = self.buffers
         m.description = description
         m.operatorCodes = []
@@ -1045,7 +1045,27 @@ def bad_op_files(fb):
     w.custom_code = "Convolution2DTransposeBias"
     w.ops[0].customOptions = [1, 0, 0, 0]  # padding only: the strides are missing
     out["tfl_bad_custom_options"] = w.finish(["x"], ["y"], "custom operator with short options")
+    # Control flow: a WHILE in the main subgraph, running a second one.
+    body = fb["SubGraph"].SubGraphT()
+    body.tensors, body.operators, body.inputs, body.outputs = [], [], [], []
+    w = TfliteWriter(fb)
+    w.tensor("x", [1, 4])
+    w.tensor("y", [1, 4])
+    w.op("WHILE", ["x"], ["y"])
+    out["tfl_bad_while"] = w.finish(["x"], ["y"], "control flow", [body])
     return out
+
+
+def second_subgraph_file(fb):
+    """A valid model with a second subgraph nothing calls (as signature or initialisation
+    subgraphs are): subgraph 0 imports."""
+    w = TfliteWriter(fb)
+    w.tensor("x", [1, 4])
+    w.tensor("y", [1, 4])
+    w.op("RELU", ["x"], ["y"])
+    other = fb["SubGraph"].SubGraphT()
+    other.tensors, other.operators, other.inputs, other.outputs = [], [], [], []
+    return w.finish(["x"], ["y"], "two subgraphs", [other])
 
 
 def write(path, data):
@@ -1078,6 +1098,7 @@ def main():
                 write(os.path.join(a.out, net.name + "_int8.onnx"), write_onnx(net, shapes, qparams))
                 bad = bad_files(write_tflite(net, fb, shapes))
                 bad.update(bad_op_files(fb))
+                write(os.path.join(a.out, "tfl_two_subgraphs.tflite"), second_subgraph_file(fb))
                 for name, data in bad.items():
                     write(os.path.join(a.out, name + ".tflite"), data)
     finally:

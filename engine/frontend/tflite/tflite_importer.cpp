@@ -164,6 +164,13 @@ ImportResult importTfliteFile(const std::string& path, const ImportOptions& opti
                     "operator " + std::to_string(i) + " is the custom operator '" + name +
                         "', which Lathe does not know",
                     {path, out, "CUSTOM"});
+      using B = lathe_tflite::BuiltinOperator;
+      if (code == B::WHILE || code == B::IF || code == B::CALL_ONCE || code == B::CALL)
+        throw Error(ErrorKind::Unsupported,
+                    "operator " + std::to_string(i) + ": TFLite's " + name +
+                        " runs another subgraph (control flow), which Lathe's TFLite importer "
+                        "does not translate",
+                    {path, out, name});
       throw Error(ErrorKind::Unsupported,
                   "operator " + std::to_string(i) + ": TFLite's " + name +
                       " is not supported by Lathe's TFLite importer",

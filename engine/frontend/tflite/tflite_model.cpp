@@ -102,12 +102,8 @@ TfliteModel::TfliteModel(std::string path) : path_(std::move(path)) {
   const auto* subgraphs = model_->subgraphs();
   if (!subgraphs || subgraphs->size() == 0)
     throw Error(ErrorKind::Invalid, "the model has no subgraph", file);
-  if (subgraphs->size() > 1)
-    throw Error(ErrorKind::Unsupported,
-                "the model has " + std::to_string(subgraphs->size()) +
-                    " subgraphs (control flow or signatures calling other subgraphs); Lathe "
-                    "imports models with one",
-                file);
+  // Subgraph 0 is the model; the others run only when one of its operators calls them
+  // (WHILE, IF, CALL_ONCE), and the importer refuses those operators by name.
   subgraph_ = subgraphs->Get(0);
   readTensors();
 }
