@@ -1,6 +1,7 @@
 // An operator's builtin options as text, for the graph view's "as authored": every field of
 // its options table by name, read through flatc's mini reflection (--reflect-names), so
-// that each new option table shows without code of its own.
+// that each new option table shows without code of its own. Mini reflection carries no
+// defaults: the ones the schema declares come from it at build time (option_defaults.py).
 #include "engine/frontend/tflite/tflite_convert.h"
 
 #include <cstring>
@@ -13,10 +14,22 @@ namespace {
 using flatbuffers::ElementaryType;
 using flatbuffers::TypeTable;
 
+// {table, field, default} for every field tflite_schema.fbs gives a default.
+struct DeclaredDefault {
+  const char* table;
+  const char* field;
+  const char* value;
+};
+constexpr DeclaredDefault kDeclaredDefaults[] = {
+#include "tflite_option_defaults.inc"
+};
+
 // The fields of one options table; values of nested vectors and tables go into their
 // field's text.
 class OptionsPrinter : public flatbuffers::IterationVisitor {
 public:
+  explicit OptionsPrinter(std::string table) : table_(std::move(table)) {}
+
   std::vector<std::pair<std::string, std::string>> fields;
 
   void StartSequence() override {
@@ -39,20 +52,17 @@ public:
       fields.emplace_back(key, std::string());
       return;
     }
-    // Absent: the schema's default. The subset's defaults are 0 / false / an enum's first
-    // value, except the ones listed here.
+    // Absent: the schema's default, or 0 / false / an enum's value 0 where it declares none.
     if (isVector || type == ElementaryType::ET_STRING || type == ElementaryType::ET_SEQUENCE)
       return;
-    if (key == "dilation_w_factor" || key == "dilation_h_factor")
-      fields.emplace_back(key, "1");
-    else if (key == "pot_scale_int16")
-      fields.emplace_back(key, "true");
-    else if (type == ElementaryType::ET_BOOL)
-      fields.emplace_back(key, "false");
-    else if (table && table->names && table->num_elems > 0)
-      fields.emplace_back(key, enumName(0, table));
-    else
-      fields.emplace_back(key, "0");
+    std::string declared = type == ElementaryType::ET_BOOL ? "false" : "0";
+    for (const DeclaredDefault& d : kDeclaredDefaults)
+      if (table_ == d.table && key == d.field)
+        declared = d.value;
+    const bool isEnum = table && table->names && table->num_elems > 0;
+    const bool numeric =
+        !declared.empty() && declared.find_first_not_of("-0123456789") == std::string::npos;
+    fields.emplace_back(key, isEnum && numeric ? enumName(std::stoll(declared), table) : declared);
   }
   void UType(std::uint8_t v, const char* n) override { number(v, n); }
   void Bool(bool v) override { append(v ? "true" : "false"); }
@@ -96,6 +106,7 @@ private:
       fields.back().second += text;
   }
 
+  std::string table_;
   int depth_ = 0;
 };
 
@@ -113,7 +124,7 @@ std::vector<std::pair<std::string, std::string>> describeOptions(const lathe_tfl
     const flatbuffers::TypeCode code = unionTable->type_codes[i];
     if (value != type || code.sequence_ref < 0)
       continue;
-    OptionsPrinter printer;
+    OptionsPrinter printer(unionTable->names[i]);
     flatbuffers::IterateObject(static_cast<const std::uint8_t*>(options),
                                unionTable->type_refs[code.sequence_ref](), &printer);
     return printer.fields;
