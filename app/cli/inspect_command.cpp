@@ -206,9 +206,10 @@ int runInspect(const InspectOptions& o) {
 void addInspectCommand(CLI::App& app, int& exitCode) {
   auto options = std::make_shared<InspectOptions>();
   CLI::App* cmd = app.add_subcommand(
-      "inspect", "Import a model (ONNX, TFLite or TorchScript), run the graph pipeline and show "
-                 "the topology, the IR "
-                 "after each pass and the pass times. Without flags: topology and pass times.");
+      "inspect",
+      "Import a model (ONNX, TFLite or TorchScript), run the graph pipeline and show the "
+      "topology, the IR after each pass and the pass times. Without flags: topology and pass "
+      "times.");
   cmd->add_option("model", options->model,
                   "Model file (.onnx, .tflite or a TorchScript .pt; the format is read from the "
                   "contents)")

@@ -3,7 +3,6 @@
 #include "engine/graph/op_table.h"
 #include "engine/graph/printer.h"
 
-#include <algorithm>
 #include <iterator>
 #include <set>
 #include <unordered_map>
@@ -72,9 +71,6 @@ GraphSnapshot makeSnapshot(const graph::Graph& graph) {
   return snap;
 }
 
-} // namespace lathe::api
-
-namespace lathe::api {
 namespace {
 
 // The category an operator's node is drawn with: its weightiest member's.
@@ -162,11 +158,6 @@ GraphSnapshot makeAuthoredSnapshot(const GraphSnapshot& imported,
       chain += (chain.empty() ? "" : " \u2192 ") + member.opType;
       ns.irLine += (ns.irLine.empty() ? "" : "\n") + member.irLine;
     }
-    // An input another member of the op produced later (a loop inside the translation) is not
-    // read from outside.
-    ns.inputs.erase(std::remove_if(ns.inputs.begin(), ns.inputs.end(),
-                                   [&](const std::string& in) { return produced.count(in) != 0; }),
-                    ns.inputs.end());
     ns.summary = "Imported as " + chain + " (" + format + ")";
     for (const auto& [key, text] : op.attributes)
       ns.attributes.push_back({key, "option", text});

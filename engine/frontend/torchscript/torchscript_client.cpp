@@ -3,7 +3,6 @@
 #include "engine/frontend/torchscript/torchscript_importer.h"
 #include "engine/frontend/torchscript/ts_authored_io.h"
 #include "engine/frontend/torchscript/ts_helper_output.h"
-#include "engine/graph/parser.h"
 #include "engine/graph/verifier.h"
 #include "engine/support/diagnostics.h"
 #include "engine/support/subprocess.h"
