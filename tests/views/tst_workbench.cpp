@@ -150,6 +150,8 @@ void TestWorkbench::startsWithoutModel() {
   QVERIFY(!window_->report());
   QCOMPARE(widget<QTreeView>("modelTree")->model()->rowCount(), 0);
   QVERIFY(!widget<QMenu>("recentFilesMenu")->menuAction()->isEnabled());
+  if (const QString shots = qEnvironmentVariable("LATHE_SCREENSHOT_DIR"); !shots.isEmpty())
+    QVERIFY(window_->grab().save(shots + QStringLiteral("/no_model_open.png")));
 }
 
 void TestWorkbench::opensSampleModel() {
