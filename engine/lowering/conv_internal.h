@@ -43,6 +43,12 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
                const ConvOperands& ops, const std::vector<WindowAxis>& axes,
                const std::vector<std::int64_t>& subsample);
 
+// Pointwise 2-D Conv (1x1, unit stride, unpadded, one group) as a matrix product: a plain
+// nest and the product's default trace (conv_pointwise.cpp). An undefined Stmt when it does
+// not apply.
+Stmt pointwiseConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& ops,
+                   const std::vector<WindowAxis>& axes);
+
 // Depthwise 2-D Conv (group == channels, one output channel per group) vectorized along the
 // output rows, the input plane padded in a per-task scratch (conv_depthwise.cpp). An
 // undefined Stmt when it does not apply.

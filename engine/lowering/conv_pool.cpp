@@ -327,6 +327,8 @@ Stmt lowerConv(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
   });
   // 1-D rows are long already; padding them into a copy would not pay.
   if (unitStrides && (axes.size() > 1 || !padded)) {
+    if (Stmt pointwise = pointwiseConv(kb, epilogue, ops, axes); pointwise.defined())
+      return pointwise;
     if (Stmt tiled = tiledConv(node, kb, epilogue, ops, axes, {}); tiled.defined())
       return tiled;
     return wideConv(node, kb, epilogue, ops, axes);

@@ -11,6 +11,7 @@
 // 16 wide so that those rows of B stay in L1), then writes its rows of Y once, with alpha,
 // beta*C and the fused epilogue applied. Every output element sums its k terms in order, so
 // the rounding matches a plain dot product (no reassociation).
+#include "engine/lowering/matrix_product.h"
 #include "engine/lowering/op_rules.h"
 #include "engine/lowering/vector_epilogue.h"
 #include "engine/lowering/window_helpers.h"
@@ -29,19 +30,6 @@ using graph::Node;
 bool hasEpilogue(const Node& node) {
   return node.group >= 0;
 }
-
-// Y[b, i, j] = finish(sum_k A(b, i, k) * B(b, k, j)) for batch b of `batch`, with the
-// operands and the result addressed through callbacks.
-struct MatrixProduct {
-  std::int64_t batch = 1, M = 1, N = 1, K = 1;
-  bool bContiguous = true; // B(b, k, j) is unit-stride in j
-  std::function<Expr(const Expr& b, const Expr& i, const Expr& k)> a;
-  std::function<Expr(const Expr& b, const Expr& k, const Expr& j)> b;
-  // The output index of (b, i, j), and the value stored there given the sum (nullptr: the
-  // sum itself).
-  std::function<std::vector<Expr>(const Expr& b, const Expr& i, const Expr& j)> yIndex;
-  std::function<Expr(const Expr& sum, const std::vector<Expr>& yIndex)> finish;
-};
 
 // Register-tiled product for f32 with B contiguous in j and N a multiple of the tile width:
 // a task keeps R rows x V vectors of columns of Y in vector registers (a constant-indexed
@@ -132,13 +120,17 @@ Stmt tiledProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p)
   return forCount(task, p.batch * MB * JT, taskBody, parallelFor(p.batch * p.M * p.N * p.K));
 }
 
+} // namespace
+
 // The register-tiled product as a plain nest and the default trace that tiles it: for f32
 // with B contiguous in j and N a multiple of the vector width. The nest is
 //   for b, i, j: Y = 0; for k: Y += A(b, i, k) * B(b, k, j); Y = finish(Y)
 // (b and i only when they have more than one iteration); the trace splits i into rows of R
 // and j into tiles of V vectors, moves the tiles inside the blocks of columns, keeps each
 // R x V-vector tile in registers across k (register_tile) and runs the blocks as one
-// parallel loop over (batch, column block, row block). Undefined when it does not apply.
+// parallel loop over (batch, column block, row block). A width that does not divide N leaves
+// a remainder tile per row, which partition lifts into a copy of its own. Undefined when it
+// does not apply.
 Stmt tracedProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p) {
   const int lanes = kb.vectorBits() / 32;
   if (lanes < 4 || y.dtype != graph::DType::F32 || !p.bContiguous || p.N < lanes ||
@@ -146,9 +138,10 @@ Stmt tracedProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p
     return Stmt();
   const std::int64_t R = p.M % 4 == 0 ? 4 : p.M % 2 == 0 ? 2 : 1;
   const std::int64_t widest = p.M == 1 ? (lanes >= 16 ? 16 : 8) : (lanes >= 16 ? 4 : 2);
-  std::int64_t V = std::min(widest, p.N / lanes);
-  while ((p.N / lanes) % V != 0)
-    --V;
+  const std::int64_t V = std::min(widest, p.N / lanes);
+  // A width that does not divide N leaves a remainder tile (a multiple of the vector width,
+  // as N is), lifted into a copy of its own by partition.
+  const bool remainder = (p.N / lanes) % V != 0;
   const std::int64_t TW = V * lanes;
 
   const Expr b = p.batch > 1 ? kb.freshVar("b") : loop::makeIndex(0);
@@ -181,7 +174,11 @@ Stmt tracedProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p
     order.push_back(in);
   }
   kb.defaultStep("split(" + jn + ", " + std::to_string(TW) + ")");
-  if (V > 1) {
+  // Without a remainder the columns split into vectors before the reorder; with one, each
+  // copy partition makes (the full tiles, the last tile of a row) splits its own.
+  if (remainder) {
+    tile.push_back(jn + ".i");
+  } else if (V > 1) {
     kb.defaultStep("split(" + jn + ".i, " + std::to_string(lanes) + ")");
     tile.push_back(jn + ".i.o");
     tile.push_back(jn + ".i.i");
@@ -189,25 +186,41 @@ Stmt tracedProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p
     tile.push_back(jn + ".i");
   }
   order.insert(order.end(), tile.begin(), tile.end());
-  if (!in.empty()) {
+  if (!in.empty())
     kb.defaultStep("reorder(" + loopList(order) + ")");
+  if (remainder) {
+    kb.defaultStep("partition(" + tile.front() + ")");
+    for (const std::string suffix : {"", ".r1"}) {
+      // The tile's top: its rows, or (one row) its first column loop, split just now.
+      const std::string columns = jn + ".i" + suffix;
+      const std::string top = tile.size() > 1 ? tile.front() + suffix : columns + ".o";
+      kb.defaultStep("split(" + columns + ", " + std::to_string(lanes) + ")");
+      kb.defaultStep("register_tile(" + top + ", " + kn + suffix + ")");
+    }
+  } else {
+    kb.defaultStep("register_tile(" + tile.front() + ", " + kn + ")");
   }
-  kb.defaultStep("register_tile(" + tile.front() + ", " + kn + ")");
   // One parallel loop over the blocks: batch, column block, row block.
   std::string tasks = order.front();
   for (std::size_t l = 1; l < order.size() - tile.size(); ++l) {
     kb.defaultStep("fuse(" + tasks + ", " + order[l] + ")");
     tasks += "." + order[l] + ".fused";
   }
-  const std::int64_t taskCount = p.batch * (p.M / R) * (p.N / TW);
+  const std::int64_t taskCount = p.batch * (p.M / R) * ((p.N + TW - 1) / TW);
   if (taskCount > 1 && parallelFor(p.batch * p.M * p.N * p.K) == loop::ForKind::Parallel)
     kb.defaultStep("parallel(" + tasks + ")");
   kb.describe("register-tiled product (default trace): " + std::to_string(taskCount) +
               " tasks, each " + std::to_string(R) + " row(s) x " + std::to_string(V) +
               " vector(s) of " + std::to_string(lanes) + " columns, summing " +
               std::to_string(p.K) + " products per element in order");
+  if (remainder)
+    kb.describe("the last " + std::to_string(p.N % TW) +
+                " columns of each row run as a smaller "
+                "remainder tile");
   return nest;
 }
+
+namespace {
 
 // The GPU's product: the outer loops run over the output elements (batch, rows, columns;
 // batch and rows only when they have more than one iteration), each summing its K products

@@ -11,6 +11,7 @@
 // an index it is written at, in the same iteration, or within the span of elements that
 // iteration alone writes.
 #include "engine/loop_ir/ir_equality.h"
+#include "engine/loop_ir/ir_mutator.h"
 #include "engine/loop_ir/ir_operators.h"
 #include "engine/loop_ir/ir_printer.h"
 #include "engine/loop_ir/ir_visitor.h"
@@ -740,11 +741,81 @@ void boundWrites(const For& loop, const BufferStores& b,
     cannot(*b.stores[0], "iterations write overlapping elements of " + b.stores[0]->buffer.name());
 }
 
+// A loop that fuse made reads its variable v only as v / d and v % d, for one constant d.
+// Then v's iterations are the pairs (v / d, v % d), and (for v >= 0) distinct v are distinct
+// pairs: the loop's iterations write disjoint elements when, with q = v / d and r = v % d
+// as loops of their own, distinct q do over all r and, q fixed, distinct r do. That is the
+// digits argument applied to each part, which the quotient and remainder themselves defeat.
+class FusedUses : public IRVisitor {
+public:
+  explicit FusedUses(const std::string& var) : var_(var) {}
+  std::optional<std::int64_t> divisor;
+  bool other = false; // v used bare, or divided by something else
+
+protected:
+  void visitDiv(const Div* op) override {
+    if (!part(op->a, op->b))
+      IRVisitor::visitDiv(op);
+  }
+  void visitMod(const Mod* op) override {
+    if (!part(op->a, op->b))
+      IRVisitor::visitMod(op);
+  }
+  void visitVar(const Var* op) override { other = other || op->name == var_; }
+
+private:
+  bool part(const Expr& a, const Expr& b) {
+    const Var* v = a.as<Var>();
+    const std::optional<std::int64_t> d = asConstInt(b);
+    if (!v || v->name != var_ || !d)
+      return false;
+    other = other || *d < 2 || (divisor && *divisor != *d);
+    divisor = *d;
+    return true;
+  }
+  const std::string& var_;
+};
+
+class SplitFused : public IRMutator {
+public:
+  SplitFused(const std::string& var, Expr q, Expr r)
+      : var_(var), q_(std::move(q)), r_(std::move(r)) {}
+
+protected:
+  Expr mutateDiv(const Div* op) override { return isVar(op->a) ? q_ : IRMutator::mutateDiv(op); }
+  Expr mutateMod(const Mod* op) override { return isVar(op->a) ? r_ : IRMutator::mutateMod(op); }
+
+private:
+  bool isVar(const Expr& e) const {
+    const Var* v = e.as<Var>();
+    return v && v->name == var_;
+  }
+  const std::string& var_;
+  Expr q_, r_;
+};
+
 } // namespace
 
 void requireIndependentIterations(const For& loop, const char* primitive,
                                   const std::string& shownAs) {
   const std::string& var = loop.name();
+  if (const std::optional<ConstRange> range = constRange(loop);
+      range && range->min == 0 && range->extent > 1) {
+    FusedUses uses(var);
+    uses.visit(loop.body);
+    if (uses.divisor && !uses.other) {
+      const std::int64_t d = *uses.divisor;
+      const Expr q = Var::make(indexType(), var + ".q"), r = Var::make(indexType(), var + ".r");
+      const Stmt body = SplitFused(var, q, r).mutate(loop.body);
+      const Stmt inner = For::make(r, makeIndex(0), makeIndex(d), ForKind::Serial, body);
+      const Stmt outer = For::make(q, makeIndex(0), makeIndex((range->extent + d - 1) / d),
+                                   ForKind::Serial, inner);
+      const std::string& shown = shownAs.empty() ? var : shownAs;
+      requireIndependentIterations(*outer.as<For>(), primitive, shown);
+      requireIndependentIterations(*inner.as<For>(), primitive, shown);
+      return;
+    }
+  }
   const std::vector<Access> accesses = accessesOf(loop.body);
   auto cannot = [&](const Access& a, const std::string& why) {
     fail(std::string(primitive) + "(" + (shownAs.empty() ? var : shownAs) +

@@ -65,6 +65,39 @@ TEST(DefaultTrace, ABlockedConvIsAPlainNestTiledWithItsRemainders) {
   expectTraceReplays(lowered, 0);
 }
 
+TEST(DefaultTrace, APointwiseConvIsAProductWithARemainderTile) {
+  // A 1x1 Conv over a 5x8 plane is a 12 x 40 product per image: AVX2 tiles of 4 channels x
+  // 2 vectors of 8 positions leave one vector per row, lifted into a tile of its own.
+  const auto lowered = lower("graph @pw opset 17 {\n  input %x: f32[1,8,5,8]\n"
+                             "  input %w: f32[12,8,1,1]\n  input %b: f32[12]\n"
+                             "  %y: f32[1,12,5,8] = Conv(%x, %w, %b)\n  output %y\n}\n");
+  ASSERT_EQ(lowered.kernels.size(), 1u);
+  const loop::Kernel& naive = lowered.unscheduledKernel(0);
+  EXPECT_EQ(naive.defaultTrace, "split(i, 4)\nsplit(j, 16)\nreorder(j.o, i.o, i.i, j.i)\n"
+                                "partition(i.i)\nsplit(j.i, 8)\nregister_tile(i.i, k)\n"
+                                "split(j.i.r1, 8)\nregister_tile(i.i.r1, k.r1)\n"
+                                "fuse(j.o, i.o)\n"); // too little work to run in parallel
+  const std::string plain = loop::toString(naive);
+  EXPECT_NE(plain.find("for (k, 0, 8)"), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("ramp("), std::string::npos) << plain;
+  const std::string tiled = loop::toString(lowered.kernels[0]);
+  EXPECT_NE(tiled.find(".r1.tile"), std::string::npos) << tiled;
+  EXPECT_NE(tiled.find("+ broadcast(b["), std::string::npos) << tiled; // bias on the registers
+  expectTraceReplays(lowered, 0);
+}
+
+TEST(DefaultTrace, ARowTimesAMatrixTakesItsRemainderToo) {
+  // One row: tiles of 8 vectors of 8 columns; 72 columns leave one vector.
+  const auto lowered = lower("graph @gemv opset 17 {\n  input %a: f32[1,16]\n"
+                             "  input %b: f32[16,72]\n  %y: f32[1,72] = MatMul(%a, %b)\n"
+                             "  output %y\n}\n");
+  ASSERT_EQ(lowered.kernels.size(), 1u);
+  EXPECT_EQ(lowered.unscheduledKernel(0).defaultTrace,
+            "split(j, 64)\npartition(j.i)\nsplit(j.i, 8)\nregister_tile(j.i.o, k)\n"
+            "split(j.i.r1, 8)\nregister_tile(j.i.r1.o, k.r1)\n");
+  expectTraceReplays(lowered, 0);
+}
+
 TEST(DefaultTrace, ALargeElementwiseNestIsParallelByItsTrace) {
   const auto lowered = lower("graph @relu opset 17 {\n  input %x: f32[1,8,64,64]\n"
                              "  %y: f32[1,8,64,64] = Relu(%x)\n  output %y\n}\n");

@@ -323,6 +323,38 @@ TEST(Schedule, ParallelTellsStoresAtConstantOffsetsApartByTheirDigits) {
   EXPECT_TRUE(refusedAsOverlapping(reason)) << reason;
 }
 
+TEST(Schedule, ParallelTellsTheIterationsOfAFusedLoopApart) {
+  using namespace loop;
+  Buffer o = Buffer::make("o", f32(), makeShape({96 * 12544}));
+  Expr m = testing::indexVar("m"), p = testing::indexVar("p"), r = testing::indexVar("r"),
+       x = testing::indexVar("x");
+  // A 1x1 convolution's tiles: blocks of 64 positions outside blocks of 4 channels, each
+  // writing a 4 x 64 tile of a channel-major output. Too many writes to enumerate, and the
+  // fused loop's quotient and remainder are no constant stride: each part is told apart on
+  // its own.
+  auto kernel = [&](std::int64_t channelStride) {
+    Stmt body = testing::serialFor(
+        p, 196,
+        testing::serialFor(
+            m, 24,
+            testing::serialFor(
+                r, 4,
+                testing::serialFor(x, 64,
+                                   Store::make(o, (m * 4 + r) * channelStride + p * 64 + x,
+                                               makeFloatConst(f32(), 1.0))))));
+    return Kernel{"tiles", {}, {o}, body, {}};
+  };
+  const Schedule fusedTasks{
+      "tiles", {step(Primitive::Fuse, {"p", "m"}), step(Primitive::Parallel, {"p.m.fused"})}};
+  EXPECT_NE(loop::toString(apply(kernel(12544), fusedTasks)).find("parallel for (p.m.fused"),
+            std::string::npos);
+  // Channels one position short of a plane: position 12543 of a channel is position 0 of
+  // the next.
+  const std::string reason = refusalOf(kernel(12543), fusedTasks);
+  EXPECT_TRUE(refusedAsOverlapping(reason)) << reason;
+  EXPECT_NE(reason.find("parallel(p.m.fused)"), std::string::npos) << reason;
+}
+
 TEST(Schedule, PartitionLiftsTheRemainderOfASplit) {
   // 30 rows by 4: the last block has 2. The copies need no guard, so the tile of each
   // goes to registers, and the rows of both copies can run in parallel.

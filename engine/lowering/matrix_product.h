@@ -1,0 +1,27 @@
+#pragma once
+// Matrix products as the lowerings share them (matmul.cpp; conv_pointwise.cpp sees a 1x1
+// Conv as one).
+#include "engine/lowering/kernel_builder.h"
+
+#include <functional>
+
+namespace lathe::lowering {
+
+// Y[b, i, j] = finish(sum_k A(b, i, k) * B(b, k, j)) for batch b of `batch`, with the
+// operands and the result addressed through callbacks.
+struct MatrixProduct {
+  std::int64_t batch = 1, M = 1, N = 1, K = 1;
+  bool bContiguous = true; // B(b, k, j) is unit-stride in j
+  std::function<Expr(const Expr& b, const Expr& i, const Expr& k)> a;
+  std::function<Expr(const Expr& b, const Expr& k, const Expr& j)> b;
+  // The output index of (b, i, j), and the value stored there given the sum (nullptr: the
+  // sum itself).
+  std::function<std::vector<Expr>(const Expr& b, const Expr& i, const Expr& j)> yIndex;
+  std::function<Expr(const Expr& sum, const std::vector<Expr>& yIndex)> finish;
+};
+
+// The register-tiled product as a plain nest and the default trace that tiles it, for f32
+// with B contiguous in j (matmul.cpp). An undefined Stmt when it does not apply.
+Stmt tracedProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p);
+
+} // namespace lathe::lowering
