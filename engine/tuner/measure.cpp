@@ -59,16 +59,35 @@ std::size_t flushBytes() {
 // (and inputs fresh from the kernel before): timing the same call in a hot loop favours
 // variants that only win when everything is cached. Each timed call therefore starts after
 // the caches were flushed (as TVM's enable_cpu_cache_flush does); the flush is not timed.
-std::vector<double> timeCalls(codegen::KernelFunction f, driver::KernelArguments& args, int repeat,
-                              std::vector<unsigned char>& flush) {
-  f(args.args()); // warm-up: code paged in, pool threads started
-  std::vector<double> ms;
-  for (int r = 0; r < repeat; ++r) {
+// The candidate's calls alternate with the default's, so that what the machine does
+// meanwhile (a shared host, a compile on the other core) falls on both alike rather than
+// on whichever ran second.
+struct PairedTimes {
+  std::vector<double> candidate, reference;
+};
+PairedTimes timeCalls(codegen::KernelFunction candidate, driver::KernelArguments& candidateArgs,
+                      codegen::KernelFunction reference, driver::KernelArguments& referenceArgs,
+                      int repeat, std::vector<unsigned char>& flush) {
+  candidate(candidateArgs.args()); // warm-up: code paged in, pool threads started
+  reference(referenceArgs.args());
+  PairedTimes ms;
+  const auto timed = [&](codegen::KernelFunction f, driver::KernelArguments& args) {
     for (std::size_t i = 0; i < flush.size(); i += 64)
       flush[i] = static_cast<unsigned char>(flush[i] + 1);
     Stopwatch watch;
     f(args.args());
-    ms.push_back(watch.elapsedMs());
+    return watch.elapsedMs();
+  };
+  for (int r = 0; r < repeat; ++r) {
+    // Which goes first alternates too: a call right after the flush pays for the same
+    // cold start either way, but not always the same one.
+    if (r % 2 == 0) {
+      ms.candidate.push_back(timed(candidate, candidateArgs));
+      ms.reference.push_back(timed(reference, referenceArgs));
+    } else {
+      ms.reference.push_back(timed(reference, referenceArgs));
+      ms.candidate.push_back(timed(candidate, candidateArgs));
+    }
   }
   return ms;
 }
@@ -138,8 +157,9 @@ std::string compareOutputs(const loop::Kernel& kernel, driver::KernelArguments& 
     if (!wrong.empty())
       throw Error(ErrorKind::Invalid, wrong);
     std::vector<unsigned char> flush(options.flushCaches ? flushBytes() : 0);
-    const auto times = timeCalls(g, candidateArgs, options.repeat, flush);
-    const auto defaults = timeCalls(f, referenceArgs, options.repeat, flush);
+    const PairedTimes paired = timeCalls(g, candidateArgs, f, referenceArgs, options.repeat, flush);
+    const std::vector<double>& times = paired.candidate;
+    const std::vector<double>& defaults = paired.reference;
     report.medianMs = runtime::computeTimingStats(times).median;
     report.p10Ms = percentile(times, 0.1);
     report.p90Ms = percentile(times, 0.9);

@@ -4,7 +4,8 @@
 // it). The child compiles the default kernel and the candidate for this machine, runs both
 // on the same arguments (the model's weights, seeded random activations), checks that the
 // candidate computes what the default does, and times both: one warm-up call, then
-// `repeat` calls each after a cache flush (as in a model, weights are not in cache), medians
+// `repeat` calls each after a cache flush, the two alternating (as in a model, weights are not
+// in cache; alternating, what else the machine does falls on both alike), medians
 // and spread.
 
 #include "engine/loop_ir/ir.h"
