@@ -129,10 +129,11 @@ int tune(const TuneCommandOptions& o) {
             << "speedup" << std::setw(8) << "trials\n";
   for (const api::TunedWorkload& w : r.workloads) {
     const std::string name = nameOf(w);
-    const bool better = w.bestMs > 0 && w.defaultMs > 0 && w.bestMs < w.defaultMs;
+    // The best and its speed-up over the default timed next to it, when that applies.
+    const bool better = api::clearWin(w.bestMs, w.bestDefaultMs);
     std::ostringstream speedup;
     if (better)
-      speedup << std::fixed << std::setprecision(2) << w.defaultMs / w.bestMs << "x";
+      speedup << std::fixed << std::setprecision(2) << w.bestDefaultMs / w.bestMs << "x";
     else
       speedup << "-";
     std::cout << std::left << std::setw(kernelWidth) << name << std::right << std::setw(7)

@@ -230,9 +230,11 @@ void TunePanel::showReport(std::shared_ptr<const api::TuneReport> report) {
   const api::TuneReport& r = *report_;
   double defaults = 0, best = 0;
   for (const api::TunedWorkload& w : r.workloads) {
-    const bool better = w.bestMs > 0 && w.defaultMs > 0 && w.bestMs < w.defaultMs;
+    // The best applies when it clearly beats the default timed next to it; the estimate
+    // scales the default by what it saves there.
+    const bool better = api::clearWin(w.bestMs, w.bestDefaultMs);
     defaults += w.defaultMs * w.calls;
-    best += (better ? w.bestMs : w.defaultMs) * w.calls;
+    best += (better ? w.defaultMs * w.bestMs / w.bestDefaultMs : w.defaultMs) * w.calls;
     QString name = QString::fromStdString(w.kernels.front());
     if (w.kernels.size() > 1)
       name += tr(" (+%1 alike)").arg(w.kernels.size() - 1);
@@ -242,7 +244,7 @@ void TunePanel::showReport(std::shared_ptr<const api::TuneReport> report) {
     model_->appendRow(
         {kernel, tuneCell(QString::number(w.calls)), tuneCell(tuneMsText(w.defaultMs)),
          tuneCell(better ? tuneMsText(w.bestMs) : tr("default")),
-         tuneCell(better ? QStringLiteral("%1\u00d7").arg(w.defaultMs / w.bestMs, 0, 'f', 2)
+         tuneCell(better ? QStringLiteral("%1\u00d7").arg(w.bestDefaultMs / w.bestMs, 0, 'f', 2)
                          : QStringLiteral("\u2013")),
          tuneCell(QString::number(w.trials))});
   }

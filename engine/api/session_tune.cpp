@@ -20,6 +20,10 @@ TuningMachine tuningMachine(const std::string& targetText, int threads) {
   return m;
 }
 
+bool clearWin(double bestMs, double defaultMs) {
+  return tuner::clearWin(bestMs, defaultMs);
+}
+
 TuneResult Session::tune(const TuneOptions& options) {
   TuneResult result;
   try {
@@ -83,8 +87,8 @@ TuneResult Session::tune(const TuneOptions& options) {
     report->cancelled = tuned.cancelled;
     report->modelExamples = tuned.modelExamples;
     for (const tuner::WorkloadResult& w : tuned.workloads)
-      report->workloads.push_back(
-          {w.workload, w.kernels, w.calls, w.defaultMs, w.bestMs, w.bestTrace, w.trials, w.errors});
+      report->workloads.push_back({w.workload, w.kernels, w.calls, w.defaultMs, w.bestMs,
+                                   w.bestDefaultMs, w.bestTrace, w.trials, w.errors});
     result.report = std::move(report);
   } catch (const Error& e) {
     result.failure = toFailure(e.within({state_->path, {}, {}}));
@@ -121,8 +125,9 @@ std::optional<RecordsSummary> summarizeRecords(const std::string& path, Failure*
       w.errors += !r.ok();
       if (r.defaultMedianMs > 0)
         defaults[it->second].push_back(r.defaultMedianMs);
-      if (r.ok() && (w.bestMs == 0 || r.medianMs < w.bestMs)) {
+      if (r.ok() && (w.bestMs == 0 || tuner::relativeTime(r) < w.bestMs / w.bestDefaultMs)) {
         w.bestMs = r.medianMs;
+        w.bestDefaultMs = r.defaultMedianMs > 0 ? r.defaultMedianMs : r.medianMs;
         w.bestTrace = r.trace;
       }
     }

@@ -54,7 +54,10 @@ struct TunedWorkload {
   std::string workload;
   std::vector<std::string> kernels; // that share it (tuned once)
   int calls = 0;
-  double defaultMs = 0, bestMs = 0; // bestMs 0: nothing measured better than nothing yet
+  double defaultMs = 0; // the first default timed for it
+  // The best record (lowest time against the default timed next to it): its median and
+  // that default's (0: none yet). It applies when it beats that default by 3 % or more.
+  double bestMs = 0, bestDefaultMs = 0;
   std::string bestTrace;
   int trials = 0, errors = 0; // including resumed ones
 };
@@ -77,7 +80,9 @@ struct RecordsSummary {
     std::string workload, kernel;
     TuningMachine machine;
     int trials = 0, errors = 0;
-    double defaultMs = 0, bestMs = 0; // defaultMs: the median of its timings beside each trial
+    double defaultMs = 0; // the median of its timings beside each trial
+    // The best record (as TunedWorkload's): its median and the default's timed next to it.
+    double bestMs = 0, bestDefaultMs = 0;
     std::string bestTrace;
   };
   std::vector<Workload> workloads;
@@ -97,6 +102,10 @@ struct RecordsComparison {
   std::vector<Row> rows;
   std::vector<std::string> warnings;
 };
+
+// Whether a best of `bestMs` against the default timed next to it, `defaultMs`, is a clear
+// win (3 % or more), as compile and run require before they apply a record.
+bool clearWin(double bestMs, double defaultMs);
 
 // This machine's key for `target` and `threads` (0: one per core), as tuning records it.
 TuningMachine tuningMachine(const std::string& target, int threads);

@@ -139,12 +139,17 @@ void RecordDatabase::addFile(const std::string& path, std::vector<std::string>* 
     records_.push_back(std::move(r));
 }
 
+double relativeTime(const TuningRecord& record) {
+  return record.defaultMedianMs > 0 ? record.medianMs / record.defaultMedianMs : 1.0;
+}
+
 const TuningRecord* RecordDatabase::best(const std::string& workload,
                                          const MachineKey& machine) const {
   const TuningRecord* found = nullptr;
   for (const TuningRecord& r : records_)
     if (r.ok() && r.workload == workload && r.machine == machine &&
-        (!found || r.medianMs < found->medianMs))
+        (!found || relativeTime(r) < relativeTime(*found) ||
+         (relativeTime(r) == relativeTime(*found) && r.medianMs < found->medianMs)))
       found = &r;
   return found;
 }

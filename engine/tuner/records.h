@@ -36,6 +36,11 @@ struct TuningRecord {
   bool ok() const { return error.empty(); }
 };
 
+// A good record's median over the default's timed next to it in the same child (1 without
+// one). Records are ranked by it: a shared machine's drift moves a candidate and the default
+// it alternates with alike, but moves two records measured minutes apart differently.
+double relativeTime(const TuningRecord& record);
+
 std::string toJsonLine(const TuningRecord& record);
 // Throws lathe::Error (Invalid) naming `file`, `line` and the field that is wrong.
 TuningRecord parseJsonLine(const std::string& text, const std::string& file, int line);
@@ -54,8 +59,8 @@ class RecordDatabase {
 public:
   void add(TuningRecord record);
   void addFile(const std::string& path, std::vector<std::string>* warnings = nullptr);
-  // The record with the lowest median among good ones for exactly this workload and
-  // machine; null if none.
+  // The good record for exactly this workload and machine with the lowest median against
+  // the default timed next to it (relativeTime); null if none.
   const TuningRecord* best(const std::string& workload, const MachineKey& machine) const;
   // How many records (good or not) there are for this workload and machine.
   int trials(const std::string& workload, const MachineKey& machine) const;

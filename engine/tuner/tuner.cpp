@@ -85,12 +85,18 @@ std::vector<Candidate> chooseCandidates(Task& task, int want, const TuneOptions&
   return chosen;
 }
 
+// The best's median against its own default (1: none yet).
+double bestRelative(const WorkloadResult& w) {
+  return w.bestMs > 0 && w.bestDefaultMs > 0 ? w.bestMs / w.bestDefaultMs : 1.0;
+}
+
+// The model's kernels summed over their calls: the defaults, or each scaled by what its best
+// saves against the default timed next to it, where that is a clear win and so applies.
 double modelMs(const std::vector<Task>& tasks, bool best) {
   double total = 0;
   for (const Task& t : tasks) {
-    const double ms = best && t.result.bestMs > 0 ? std::min(t.result.bestMs, t.result.defaultMs)
-                                                  : t.result.defaultMs;
-    total += ms * t.result.calls;
+    const bool applies = best && clearWin(t.result.bestMs, t.result.bestDefaultMs);
+    total += t.result.defaultMs * (applies ? bestRelative(t.result) : 1.0) * t.result.calls;
   }
   return total;
 }
@@ -137,6 +143,7 @@ TuneReport tuneModel(const lowering::LoweredModel& lowered, const TuneOptions& o
         }
       if (const TuningRecord* best = database.best(key, options.machine)) {
         t.result.bestMs = best->medianMs;
+        t.result.bestDefaultMs = best->defaultMedianMs;
         t.result.bestTrace = best->trace;
       }
       tasks.push_back(std::move(t));
@@ -206,7 +213,8 @@ TuneReport tuneModel(const lowering::LoweredModel& lowered, const TuneOptions& o
       next->exhausted = true;
       continue;
     }
-    const double bestBefore = next->result.bestMs;
+    const bool hadBest = next->result.bestMs > 0;
+    const double bestBefore = bestRelative(next->result);
     for (const Candidate& c : candidates) {
       if (outOfTime())
         break;
@@ -224,7 +232,7 @@ TuneReport tuneModel(const lowering::LoweredModel& lowered, const TuneOptions& o
       // A candidate that would be the workload's new best and applied is measured again;
       // the record keeps the measurement less in its favour.
       if (m.ok() && clearWin(m.medianMs, m.defaultMedianMs) &&
-          (next->result.bestMs == 0 || m.medianMs < next->result.bestMs) && !outOfTime()) {
+          m.medianMs / m.defaultMedianMs < bestRelative(next->result) && !outOfTime()) {
         const Measurement again =
             measureInChild(lowered, *next->reference, c.scheduled, options.target, measure);
         ++report.remeasured;
@@ -244,8 +252,9 @@ TuneReport tuneModel(const lowering::LoweredModel& lowered, const TuneOptions& o
         if (m.defaultMedianMs > 0)
           model.add(featuresOf(c.scheduled),
                     static_cast<float>(std::log2(m.medianMs / m.defaultMedianMs)));
-        if (next->result.bestMs == 0 || m.medianMs < next->result.bestMs) {
+        if (next->result.bestMs == 0 || relativeTime(record) < bestRelative(next->result)) {
           next->result.bestMs = m.medianMs;
+          next->result.bestDefaultMs = m.defaultMedianMs;
           next->result.bestTrace = record.trace;
         }
       } else {
@@ -258,8 +267,8 @@ TuneReport tuneModel(const lowering::LoweredModel& lowered, const TuneOptions& o
     }
     if (model.examples() >= kMinExamples)
       model.train();
-    next->lastGain = bestBefore > 0 && next->result.bestMs > 0
-                         ? std::max(0.0, (bestBefore - next->result.bestMs) / bestBefore)
+    next->lastGain = hadBest && next->result.bestMs > 0
+                         ? std::max(0.0, (bestBefore - bestRelative(next->result)) / bestBefore)
                          : 1;
     if (options.onRound) {
       TuneProgress p;

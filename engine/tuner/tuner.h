@@ -29,9 +29,11 @@ struct WorkloadResult {
   std::vector<std::string> kernels; // the kernels that share it
   int calls = 0;                    // calls per model run, over those kernels
   double defaultMs = 0;             // median of the default schedule (0: not measured)
-  double bestMs = 0;                // of the best good record (0: none beat nothing yet)
-  std::string bestTrace;            // empty: the default is the best
-  int trials = 0, errors = 0;       // this run's and earlier ones' (resumed) together
+  // The best good record (RecordDatabase::best): its median and the default's timed next to
+  // it (0: none yet). It is applied when a clear win over that default (clearWin).
+  double bestMs = 0, bestDefaultMs = 0;
+  std::string bestTrace;      // empty: the default is the best
+  int trials = 0, errors = 0; // this run's and earlier ones' (resumed) together
 };
 
 struct TuneProgress {

@@ -84,6 +84,26 @@ TEST(TunerRecords, RoundTripAndMatchOnlyTheirMachine) {
   EXPECT_EQ(db.otherMachines(here).size(), 2u);
 }
 
+TEST(TunerRecords, TheBestIsTheClearestWinOverItsOwnDefault) {
+  // Two trials minutes apart on a shared machine: the second ran while everything was
+  // faster, its default too. By median alone it would be the best, and, no clear win over
+  // the default timed next to it, nothing would apply; against their own defaults the first
+  // is the real gain.
+  tuner::TuningRecord gain = record("abc", 0.90);
+  gain.defaultMedianMs = 1.00;
+  tuner::TuningRecord drift = record("abc", 0.85);
+  drift.trace = "split(i, 4)\n";
+  drift.defaultMedianMs = 0.80;
+  tuner::RecordDatabase db;
+  db.add(drift);
+  db.add(gain);
+  const tuner::TuningRecord* best = db.best("abc", {"llvm", "znver4", 1});
+  ASSERT_TRUE(best);
+  EXPECT_EQ(best->trace, gain.trace);
+  EXPECT_DOUBLE_EQ(tuner::relativeTime(*best), 0.9);
+  EXPECT_TRUE(tuner::clearWin(best->medianMs, best->defaultMedianMs));
+}
+
 TEST(TunerRecords, FilesAppendResumeAndNameBadLines) {
   const fs::path path = tempFile("records.jsonl");
   fs::remove(path);
