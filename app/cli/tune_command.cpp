@@ -137,7 +137,10 @@ int tune(const TuneCommandOptions& o) {
     else
       speedup << "-";
     std::cout << std::left << std::setw(kernelWidth) << name << std::right << std::setw(7)
-              << w.calls << std::setw(13) << (w.defaultMs > 0 ? ms(w.defaultMs) : "-")
+              << w.calls << std::setw(13)
+              << (better            ? ms(w.bestDefaultMs)
+                  : w.defaultMs > 0 ? ms(w.defaultMs)
+                                    : "-")
               << std::setw(13) << (better ? ms(w.bestMs) : "default") << std::setw(9)
               << speedup.str() << std::setw(7) << w.trials << "\n";
   }

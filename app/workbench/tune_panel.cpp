@@ -15,6 +15,7 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QPushButton>
+#include <QResizeEvent>
 #include <QSpinBox>
 #include <QSplitter>
 #include <QStandardItemModel>
@@ -104,17 +105,17 @@ TunePanel::TunePanel(QWidget* parent)
                          QString::fromStdString(w.bestTrace));
   });
 
-  auto* splitter = new QSplitter(Qt::Vertical, this);
-  splitter->addWidget(plot_);
-  splitter->addWidget(table_);
-  splitter->setStretchFactor(0, 2);
-  splitter->setStretchFactor(1, 3);
+  splitter_ = new QSplitter(Qt::Vertical, this);
+  splitter_->addWidget(plot_);
+  splitter_->addWidget(table_);
+  splitter_->setStretchFactor(0, 2);
+  splitter_->setStretchFactor(1, 3);
 
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(6, 6, 6, 6);
   layout->addLayout(form);
   layout->addLayout(buttons);
-  layout->addWidget(splitter, 1);
+  layout->addWidget(splitter_, 1);
   reset();
 }
 
@@ -222,6 +223,13 @@ void TunePanel::addProgress(const api::TuneProgressSummary& p) {
                             tuneMsText(p.kernelDefaultMs)));
 }
 
+void TunePanel::resizeEvent(QResizeEvent* event) {
+  QWidget::resizeEvent(event);
+  const Qt::Orientation wanted = width() > 2 * height() ? Qt::Horizontal : Qt::Vertical;
+  if (splitter_->orientation() != wanted)
+    splitter_->setOrientation(wanted);
+}
+
 void TunePanel::showReport(std::shared_ptr<const api::TuneReport> report) {
   report_ = std::move(report);
   model_->removeRows(0, model_->rowCount());
@@ -242,7 +250,9 @@ void TunePanel::showReport(std::shared_ptr<const api::TuneReport> report) {
     kernel->setToolTip(w.bestTrace.empty() ? tr("The default schedule is the best found")
                                            : QString::fromStdString(w.bestTrace).trimmed());
     model_->appendRow(
-        {kernel, tuneCell(QString::number(w.calls)), tuneCell(tuneMsText(w.defaultMs)),
+        {kernel, tuneCell(QString::number(w.calls)),
+         // Where a best applies: the default it was timed next to, which its speed-up is of.
+         tuneCell(tuneMsText(better ? w.bestDefaultMs : w.defaultMs)),
          tuneCell(better ? tuneMsText(w.bestMs) : tr("default")),
          tuneCell(better ? QStringLiteral("%1\u00d7").arg(w.bestDefaultMs / w.bestMs, 0, 'f', 2)
                          : QStringLiteral("\u2013")),

@@ -17,6 +17,7 @@ class QLineEdit;
 class QPushButton;
 class QSpinBox;
 class QStandardItemModel;
+class QSplitter;
 class QTableView;
 
 namespace lathe::views {
@@ -66,6 +67,11 @@ signals:
   // A row: the kernel (its first, when several share the workload) and its best trace.
   void kernelActivated(const QString& kernel, const QString& trace);
 
+protected:
+  // Docked along the bottom the panel is wide and short: plot and table side by side;
+  // floating or docked at a side, one above the other.
+  void resizeEvent(QResizeEvent* event) override;
+
 private:
   void chooseRecords();
   void updateButtons();
@@ -81,6 +87,7 @@ private:
   QLabel* status_;
   views::ConvergencePlot* plot_;
   QTableView* table_;
+  QSplitter* splitter_;
   QStandardItemModel* model_;
   std::shared_ptr<const api::TuneReport> report_;
   bool canTune_ = false, tuning_ = false, paused_ = false;
