@@ -107,7 +107,8 @@ std::optional<RecordsSummary> summarizeRecords(const std::string& path, Failure*
     RecordsSummary summary;
     const auto records = tuner::readRecords(path, &summary.warnings);
     std::map<std::string, std::size_t> index;
-    std::vector<std::vector<double>> defaults; // per workload, each trial's default
+    std::vector<std::vector<double>> defaults;     // per workload, each trial's default
+    std::vector<const tuner::TuningRecord*> bests; // per workload, its best good record
     for (const tuner::TuningRecord& r : records) {
       const std::string key = r.workload + "|" + r.machine.target + "|" + r.machine.cpu + "|" +
                               std::to_string(r.machine.threads);
@@ -119,18 +120,24 @@ std::optional<RecordsSummary> summarizeRecords(const std::string& path, Failure*
         w.machine = {r.machine.target, r.machine.cpu, r.machine.threads};
         summary.workloads.push_back(std::move(w));
         defaults.emplace_back();
+        bests.push_back(nullptr);
       }
       RecordsSummary::Workload& w = summary.workloads[it->second];
       ++w.trials;
       w.errors += !r.ok();
       if (r.defaultMedianMs > 0)
         defaults[it->second].push_back(r.defaultMedianMs);
-      if (r.ok() && (w.bestMs == 0 || tuner::relativeTime(r) < w.bestMs / w.bestDefaultMs)) {
-        w.bestMs = r.medianMs;
-        w.bestDefaultMs = r.defaultMedianMs > 0 ? r.defaultMedianMs : r.medianMs;
-        w.bestTrace = r.trace;
-      }
+      const tuner::TuningRecord*& best = bests[it->second];
+      if (r.ok() && (!best || tuner::ranksBefore(r, *best)))
+        best = &r;
     }
+    for (std::size_t i = 0; i < bests.size(); ++i)
+      if (const tuner::TuningRecord* best = bests[i]) {
+        RecordsSummary::Workload& w = summary.workloads[i];
+        w.bestMs = best->medianMs;
+        w.bestDefaultMs = best->defaultMedianMs;
+        w.bestTrace = best->trace;
+      }
     // The default as the median of its timings next to every trial: one of them, taken
     // while the machine was busy, can be far off.
     for (std::size_t i = 0; i < defaults.size(); ++i)

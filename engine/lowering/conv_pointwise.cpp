@@ -6,8 +6,6 @@
 #include "engine/lowering/conv_internal.h"
 #include "engine/lowering/matrix_product.h"
 
-#include <algorithm>
-
 namespace lathe::lowering {
 
 Stmt pointwiseConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& ops,

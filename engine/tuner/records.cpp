@@ -143,13 +143,17 @@ double relativeTime(const TuningRecord& record) {
   return record.defaultMedianMs > 0 ? record.medianMs / record.defaultMedianMs : 1.0;
 }
 
+bool ranksBefore(const TuningRecord& a, const TuningRecord& b) {
+  const double ra = relativeTime(a), rb = relativeTime(b);
+  return ra < rb || (ra == rb && a.medianMs < b.medianMs);
+}
+
 const TuningRecord* RecordDatabase::best(const std::string& workload,
                                          const MachineKey& machine) const {
   const TuningRecord* found = nullptr;
   for (const TuningRecord& r : records_)
     if (r.ok() && r.workload == workload && r.machine == machine &&
-        (!found || relativeTime(r) < relativeTime(*found) ||
-         (relativeTime(r) == relativeTime(*found) && r.medianMs < found->medianMs)))
+        (!found || ranksBefore(r, *found)))
       found = &r;
   return found;
 }

@@ -40,6 +40,9 @@ struct TuningRecord {
 // one). Records are ranked by it: a shared machine's drift moves a candidate and the default
 // it alternates with alike, but moves two records measured minutes apart differently.
 double relativeTime(const TuningRecord& record);
+// Whether good record `a` ranks before good record `b` as a workload's best: the lower
+// relativeTime, ties by the lower median.
+bool ranksBefore(const TuningRecord& a, const TuningRecord& b);
 
 std::string toJsonLine(const TuningRecord& record);
 // Throws lathe::Error (Invalid) naming `file`, `line` and the field that is wrong.

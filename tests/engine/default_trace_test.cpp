@@ -13,9 +13,10 @@
 namespace lathe {
 namespace {
 
-lowering::LoweredModel lower(const std::string& text) {
+lowering::LoweredModel lower(const std::string& text,
+                             const std::string& target = "llvm -mcpu=x86-64-v3") {
   auto g = graph::parseGraph(text, "model.lir");
-  return driver::lowerModel(*g, target::parseTarget("llvm -mcpu=x86-64-v3"), nullptr);
+  return driver::lowerModel(*g, target::parseTarget(target), nullptr);
 }
 
 // The default trace of kernel k replayed on its nest gives the kernel lowerModel made.
@@ -96,6 +97,22 @@ TEST(DefaultTrace, ARowTimesAMatrixTakesItsRemainderToo) {
             "split(j, 64)\npartition(j.i)\nsplit(j.i, 8)\nregister_tile(j.i.o, k)\n"
             "split(j.i.r1, 8)\nregister_tile(j.i.r1.o, k.r1)\n");
   expectTraceReplays(lowered, 0);
+}
+
+TEST(DefaultTrace, LongSumsTakeEightRowsWithAvx512) {
+  // 32 registers: a sum of 256 takes 8 rows x 2 vectors of 16; a sum of 128 keeps 4 x 4.
+  const auto product = [](int k) {
+    const std::string K = std::to_string(k);
+    return lower("graph @mm opset 17 {\n  input %a: f32[64," + K + "]\n  input %b: f32[" + K +
+                     ",128]\n  %y: f32[64,128] = MatMul(%a, %b)\n  output %y\n}\n",
+                 "llvm -mcpu=skylake-avx512");
+  };
+  const auto longSum = product(256), shortSum = product(128);
+  EXPECT_EQ(longSum.unscheduledKernel(0).defaultTrace.rfind("split(i, 8)\nsplit(j, 32)\n", 0), 0u)
+      << longSum.unscheduledKernel(0).defaultTrace;
+  EXPECT_EQ(shortSum.unscheduledKernel(0).defaultTrace.rfind("split(i, 4)\nsplit(j, 64)\n", 0), 0u)
+      << shortSum.unscheduledKernel(0).defaultTrace;
+  expectTraceReplays(longSum, 0);
 }
 
 TEST(DefaultTrace, ALargeElementwiseNestIsParallelByItsTrace) {
