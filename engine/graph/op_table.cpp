@@ -28,6 +28,13 @@ const OpInfo* findOp(std::string_view domain, std::string_view name) {
       {"ConvWinogradNCHWc", OpCategory::Convolution, FusionRole::Anchor, 2, 3, 1, 1,
        "3x3 convolution on channel-blocked tensors by Winograd's minimal filtering, weights "
        "transformed at compile time"},
+      {"DepthwiseConvNCHWc", OpCategory::Convolution, FusionRole::Anchor, 2, 3, 1, 1,
+       "depthwise 2-D convolution on channel-blocked (NCHW16c) tensors with weights packed at "
+       "compile time"},
+      {"GlobalAveragePoolNCHWc", OpCategory::Reduction, FusionRole::Anchor, 1, 1, 1, 1,
+       "mean over each plane of a channel-blocked (NCHW16c) tensor"},
+      {"GlobalMaxPoolNCHWc", OpCategory::Reduction, FusionRole::Anchor, 1, 1, 1, 1,
+       "maximum over each plane of a channel-blocked (NCHW16c) tensor"},
   };
   if (domain.empty())
     return findOp(name);

@@ -2,6 +2,7 @@
 
 #include "engine/graph/op_table.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <unordered_map>
@@ -16,12 +17,32 @@ using graph::TensorData;
 using graph::Value;
 constexpr std::int64_t B = kChannelBlock;
 
-// A static 4-D value whose channels split into whole blocks.
+std::int64_t roundUp(std::int64_t c) {
+  return (c + B - 1) / B * B;
+}
+
+// A static 4-D f32 value whose channels fill whole blocks, or nearly: rounded up to whole
+// blocks they grow by at most half (24 channels take two blocks, the last one half empty).
+// The padding channels then hold values nobody reads (see `zeroSafe`).
 bool blockable(const Value* v) {
-  if (!v || !v->type.isStatic() || v->type.rank() != 4)
+  if (!v || !v->type.isStatic() || v->type.rank() != 4 || v->type.dtype != DType::F32)
     return false;
-  const auto dims = v->type.staticDims();
-  return dims[1] % B == 0 && dims[1] > 0;
+  const std::int64_t c = v->type.staticDims()[1];
+  return c > 0 && 2 * roundUp(c) <= 3 * c;
+}
+
+bool padded(const Value* v) {
+  return v->type.staticDims()[1] % B != 0;
+}
+
+// Elementwise ops that keep the padding channels of a blocked value finite: those channels
+// start as zeros (Conv weights and bias are padded with zeros) and each op may only map
+// finite values to finite ones, so that the next Conv's zero weights cancel them.
+bool zeroSafe(const Node& n) {
+  static const std::set<std::string> safe{
+      "Add", "Clip", "Elu",  "HardSigmoid", "HardSwish", "LeakyRelu", "Max", "Min",
+      "Mul", "Neg",  "Relu", "Selu",        "Sigmoid",   "Sub",       "Tanh"};
+  return n.domain().empty() && safe.count(n.opType()) > 0;
 }
 
 bool isScalar(const Value* v) {
@@ -31,21 +52,41 @@ bool isScalar(const Value* v) {
 
 std::vector<std::int64_t> blockedDims(const Value* v) {
   const auto d = v->type.staticDims();
-  return {d[0], d[1] / B, d[2], d[3], B};
+  return {d[0], roundUp(d[1]) / B, d[2], d[3], B};
+}
+
+// A depthwise Conv: one filter per channel, as many output channels as input channels.
+bool isDepthwise(const Node& n) {
+  const Value *x = n.input(0), *w = n.input(1);
+  if (!x || !x->type.isStatic() || x->type.rank() != 4 || !w || !w->isConstant() ||
+      w->constant().dims().size() != 4)
+    return false;
+  const std::int64_t C = x->type.staticDims()[1];
+  const auto& wd = w->constant().dims();
+  return C > 1 && n.attrInt("group", 1) == C && wd[0] == C && wd[1] == 1 && wd[2] > 1 && wd[3] > 1;
+}
+
+// A Conv whose few input channels (an image's three, say) are read in NCHW while its output
+// is blocked: padded to a block, the input would multiply the Conv's work.
+bool plainInput(const Node& n) {
+  const Value* x = n.input(0);
+  return x && x->type.isStatic() && x->type.rank() == 4 && x->type.dtype == DType::F32 &&
+         x->type.staticDims()[1] < B && !blockable(x) && n.attrInt("group", 1) == 1;
 }
 
 bool eligibleConv(const Node& n) {
-  if (!n.domain().empty() || n.opType() != "Conv" || n.attrInt("group", 1) != 1 || !n.output(0))
+  if (!n.domain().empty() || n.opType() != "Conv" || !n.output(0))
+    return false;
+  if (n.attrInt("group", 1) != 1 && !isDepthwise(n))
     return false;
   const Value *x = n.input(0), *w = n.input(1), *b = n.input(2);
-  if (!blockable(x) || !blockable(n.output(0)) || x->type.dtype != DType::F32)
+  if (!(blockable(x) || plainInput(n)) || !blockable(n.output(0)))
     return false;
   if (!w->isConstant() || w->constant().isElided() || w->constant().dtype() != DType::F32 ||
-      w->constant().dims().size() != 4 || w->constant().dims()[0] % B != 0 ||
-      w->constant().dims()[1] % B != 0)
+      w->constant().dims().size() != 4)
     return false;
   const auto& wd = w->constant().dims();
-  if (b && (!b->isConstant() || b->constant().dtype() != DType::F32 ||
+  if (b && (!b->isConstant() || b->constant().isElided() || b->constant().dtype() != DType::F32 ||
             b->constant().dims() != std::vector<std::int64_t>{wd[0]}))
     return false;
   // A kernel_shape that disagrees with the weights is refused by the NCHW lowering with a
@@ -62,7 +103,7 @@ bool eligibleConv(const Node& n) {
 bool follows(const Node& n, const std::unordered_set<const Value*>& candidates) {
   const graph::OpInfo* op = graph::findOp(n.domain(), n.opType());
   if (!op || op->fusion != graph::FusionRole::Elementwise || n.outputs().size() != 1 ||
-      !blockable(n.output(0)) || n.group >= 0)
+      !blockable(n.output(0)) || n.group >= 0 || (padded(n.output(0)) && !zeroSafe(n)))
     return false;
   bool anyBlocked = false;
   for (const Value* in : n.inputs) {
@@ -73,6 +114,16 @@ bool follows(const Node& n, const std::unordered_set<const Value*>& candidates) 
     anyBlocked = anyBlocked || candidates.count(in);
   }
   return anyBlocked;
+}
+
+// A global pool of a blocked value whose channels fill whole blocks: it pools the blocked
+// value and hands on [N, C/16, 1, 1, 16], so that the chain's exit converts pooled values
+// instead of whole planes.
+bool poolsBlocked(const Node& n, const std::unordered_set<const Value*>& candidates) {
+  if (!n.domain().empty() || (n.opType() != "GlobalAveragePool" && n.opType() != "GlobalMaxPool") ||
+      n.group >= 0 || n.outputs().size() != 1 || !n.input(0) || !candidates.count(n.input(0)))
+    return false;
+  return blockable(n.input(0)) && !padded(n.input(0)) && blockable(n.output(0));
 }
 
 // Components of candidate nodes joined by the values between them.
@@ -136,10 +187,15 @@ public:
   }
 
   void conv(const Node& n) {
-    std::vector<Value*> ins{blocked(n.input(0)), packed(n.input(1))};
+    const bool depthwise = isDepthwise(n), plain = plainInput(n);
+    Value* x = plain ? n.input(0) : blocked(n.input(0));
+    std::vector<Value*> ins{x, depthwise ? packedDepthwise(n.input(1))
+                               : plain   ? packed(n.input(1), n.input(0)->type.staticDims()[1])
+                                         : packed(n.input(1), B)};
     if (n.input(2))
-      ins.push_back(n.input(2));
-    Node* c = g_.addNode("ConvNCHWc", ins, {g_.uniqueName(n.output(0)->name() + "_nchwc")},
+      ins.push_back(paddedBias(n.input(2)));
+    Node* c = g_.addNode(depthwise ? "DepthwiseConvNCHWc" : "ConvNCHWc", ins,
+                         {g_.uniqueName(n.output(0)->name() + "_nchwc")},
                          std::string(graph::kLatheDomain));
     c->name = n.name;
     for (const char* key : {"strides", "pads", "dilations", "auto_pad", "kernel_shape"})
@@ -149,24 +205,69 @@ public:
     blocked_[n.output(0)] = c->output();
   }
 
-  // The weights [M, C, kh, kw] as [M/16, C/16, kh, kw, 16, 16] (input channel, then output
-  // channel, within the blocks), once per weight tensor.
-  Value* packed(Value* weights) {
+  // The weights [M, C, kh, kw] as [M'/16, C'/cb, kh, kw, cb, 16] (input channel, then output
+  // channel, within the blocks), M' and C' rounded up to whole blocks with zeros, once per
+  // weight tensor. Input blocks of cb = 16 channels, or one block of all C when the input
+  // stays in NCHW (cb = C).
+  Value* packed(Value* weights, std::int64_t cb) {
     if (auto it = packed_.find(weights); it != packed_.end())
       return it->second;
     const TensorData& w = weights->constant();
     const auto& d = w.dims(); // [M, C, kh, kw]
     const std::int64_t M = d[0], C = d[1], K = d[2] * d[3];
+    const std::int64_t Mb = roundUp(M) / B, Cb = (C + cb - 1) / cb;
     const auto from = w.values<float>();
-    std::vector<float> packed(from.size());
+    std::vector<float> packed(static_cast<std::size_t>(Mb * Cb * K * cb * B), 0.0f);
     for (std::int64_t m = 0; m < M; ++m)
       for (std::int64_t c = 0; c < C; ++c)
         for (std::int64_t k = 0; k < K; ++k)
-          packed[((((m / B) * (C / B) + c / B) * K + k) * B + c % B) * B + m % B] =
-              from[(m * C + c) * K + k];
+          packed[static_cast<std::size_t>(((((m / B) * Cb + c / cb) * K + k) * cb + c % cb) * B +
+                                          m % B)] = from[(m * C + c) * K + k];
     return packed_[weights] = g_.addConstant(
                g_.uniqueName(weights->name() + "_nchwc"),
-               TensorData::fromValues(DType::F32, {M / B, C / B, d[2], d[3], B, B}, packed));
+               TensorData::fromValues(DType::F32, {Mb, Cb, d[2], d[3], cb, B}, packed));
+  }
+
+  // Depthwise weights [C, 1, kh, kw] as [C'/16, kh, kw, 16]: the 16 channels of a block
+  // innermost, one vector a tap; C' rounded up to whole blocks with zeros.
+  Value* packedDepthwise(Value* weights) {
+    if (auto it = packed_.find(weights); it != packed_.end())
+      return it->second;
+    const TensorData& w = weights->constant();
+    const auto& d = w.dims(); // [C, 1, kh, kw]
+    const std::int64_t C = d[0], K = d[2] * d[3], Cb = roundUp(C) / B;
+    const auto from = w.values<float>();
+    std::vector<float> packed(static_cast<std::size_t>(Cb * K * B), 0.0f);
+    for (std::int64_t c = 0; c < C; ++c)
+      for (std::int64_t k = 0; k < K; ++k)
+        packed[static_cast<std::size_t>(((c / B) * K + k) * B + c % B)] = from[c * K + k];
+    return packed_[weights] =
+               g_.addConstant(g_.uniqueName(weights->name() + "_nchwc"),
+                              TensorData::fromValues(DType::F32, {Cb, d[2], d[3], B}, packed));
+  }
+
+  // The bias [M], with zeros for the padding channels when M is not whole blocks.
+  Value* paddedBias(Value* bias) {
+    const TensorData& b = bias->constant();
+    const std::int64_t M = b.dims()[0];
+    if (M % B == 0)
+      return bias;
+    if (auto it = packed_.find(bias); it != packed_.end())
+      return it->second;
+    const auto from = b.values<float>();
+    std::vector<float> values(from.begin(), from.end());
+    values.resize(static_cast<std::size_t>(roundUp(M)), 0.0f);
+    return packed_[bias] = g_.addConstant(g_.uniqueName(bias->name() + "_nchwc"),
+                                          TensorData::fromValues(DType::F32, {roundUp(M)}, values));
+  }
+
+  void pool(const Node& n) {
+    Node* p = g_.addNode(n.opType() + "NCHWc", {blocked(n.input(0))},
+                         {g_.uniqueName(n.output(0)->name() + "_nchwc")},
+                         std::string(graph::kLatheDomain));
+    p->name = n.name;
+    p->output()->type = graph::TensorType::of(DType::F32, blockedDims(n.output(0)));
+    blocked_[n.output(0)] = p->output();
   }
 
   void follower(const Node& n) {
@@ -198,7 +299,7 @@ bool layoutNchwc(graph::Graph& graph) {
   std::unordered_set<const Node*> candidateSet;
   std::unordered_set<const Value*> candidateOutputs;
   for (const auto& n : graph.nodes())
-    if (eligibleConv(*n) || follows(*n, candidateOutputs)) {
+    if (eligibleConv(*n) || follows(*n, candidateOutputs) || poolsBlocked(*n, candidateOutputs)) {
       candidates.push_back(n.get());
       candidateSet.insert(n.get());
       candidateOutputs.insert(n->output(0));
@@ -219,13 +320,16 @@ bool layoutNchwc(graph::Graph& graph) {
     int convs = 0;
     std::set<const Value*> in, out;
   };
+  // (A component whose values enter or leave it with padding channels stays in NCHW: the
+  // conversions only handle whole blocks.)
   std::map<int, Count> counts;
   for (Node* n : candidates) {
     const int id = components.find(n);
     Count& c = counts[id];
     const bool isConv = n->opType() == "Conv";
     c.convs += isConv ? 1 : 0;
-    for (std::size_t i = 0; i < (isConv ? 1 : n->inputs.size()); ++i) {
+    for (std::size_t i = isConv && plainInput(*n) ? 1 : 0; i < (isConv ? 1 : n->inputs.size());
+         ++i) {
       const Value* in = n->input(i);
       if (in && !isScalar(in) &&
           (!candidateOutputs.count(in) || components.find(in->producer()) != id))
@@ -242,7 +346,10 @@ bool layoutNchwc(graph::Graph& graph) {
   std::vector<Node*> converted;
   for (Node* n : candidates) {
     const Count& c = counts.at(components.find(n));
-    if (c.convs > 0 && c.convs >= 2 * static_cast<int>(c.in.size() + c.out.size()))
+    const auto paddedValue = [](const Value* v) { return padded(v); };
+    if (c.convs > 0 && c.convs >= 2 * static_cast<int>(c.in.size() + c.out.size()) &&
+        std::none_of(c.in.begin(), c.in.end(), paddedValue) &&
+        std::none_of(c.out.begin(), c.out.end(), paddedValue))
       converted.push_back(n);
   }
   if (converted.empty())
@@ -252,6 +359,8 @@ bool layoutNchwc(graph::Graph& graph) {
   for (Node* n : converted) {
     if (n->opType() == "Conv")
       rewrite.conv(*n);
+    else if (n->opType() == "GlobalAveragePool" || n->opType() == "GlobalMaxPool")
+      rewrite.pool(*n);
     else
       rewrite.follower(*n);
   }

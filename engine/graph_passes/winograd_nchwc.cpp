@@ -24,6 +24,7 @@ constexpr std::int64_t kMinChannels = 32;
 // A blocked 3x3 Conv with stride and dilation 1 and constant packed weights.
 bool eligible(const Node& n) {
   if (n.domain() != graph::kLatheDomain || n.opType() != "ConvNCHWc" || !n.output(0) ||
+      !n.input(0) || n.input(0)->type.rank() != 5 || // not an NCHW input
       !n.input(1) || !n.input(1)->isConstant() || n.input(1)->constant().isElided())
     return false;
   const auto& w = n.input(1)->constant();

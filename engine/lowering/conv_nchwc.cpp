@@ -98,8 +98,9 @@ Stmt scalarConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands&
         [&](const std::vector<Expr>& r) {
           const Expr ih = oh * g.rows.stride + r[1] * g.rows.dilation - g.rows.padBegin;
           const Expr iw = ow * g.cols.stride + r[2] * g.cols.dilation - g.cols.padBegin;
-          const Expr cb = r[0] / kBlock, ci = r[0] % kBlock;
-          const Expr xv = x.load({n, cb, ih, iw, ci});
+          const Expr cb = g.plainInput ? loop::makeIndex(0) : r[0] / kBlock;
+          const Expr ci = g.plainInput ? r[0] : r[0] % kBlock;
+          const Expr xv = g.plainInput ? x.load({n, ci, ih, iw}) : x.load({n, cb, ih, iw, ci});
           return acc.store({loop::makeIndex(0)}, acc.load({loop::makeIndex(0)}) +
                                                      xv * w.load({mb, cb, r[1], r[2], ci, j}));
         },
@@ -117,7 +118,8 @@ Stmt scalarConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands&
 
 PaddedPlanes paddedPlanes(KernelBuilder& kb, const TensorRef& x, std::int64_t planes,
                           std::int64_t H, std::int64_t W, std::int64_t top, std::int64_t left,
-                          std::int64_t Hp, std::int64_t Wp, bool copy, int lanes) {
+                          std::int64_t Hp, std::int64_t Wp, bool copy, int lanes,
+                          std::int64_t block) {
   PaddedPlanes out;
   if (!copy) {
     out.planes = TensorRef{x.buffer, {x.numElements()}, x.dtype};
@@ -125,23 +127,23 @@ PaddedPlanes paddedPlanes(KernelBuilder& kb, const TensorRef& x, std::int64_t pl
     out.W = W;
     return out;
   }
-  out.planes = kb.scratch("xpad", x.dtype, {planes * Hp * Wp * kBlock});
+  out.planes = kb.scratch("xpad", x.dtype, {planes * Hp * Wp * block});
   out.H = Hp;
   out.W = Wp;
   const TensorRef& src = out.planes;
   const Expr plane = kb.freshVar("plane"), hp = kb.freshVar("hp"), wp = kb.freshVar("wp"),
-             c = kb.freshVar("c");
+             c = block > 1 ? kb.freshVar("c") : loop::makeIndex(0);
   const Expr inside = hp >= top && hp < top + H && wp >= left && wp < left + W;
-  const Expr at = ((plane * Hp + hp) * Wp + wp) * kBlock + c;
-  const Expr from = ((plane * H + hp - top) * W + wp - left) * kBlock + c;
-  out.copy = forCount(plane, planes,
-                      forCount(hp, Hp,
-                               forCount(wp, Wp,
-                                        forCount(c, kBlock,
-                                                 loop::IfThenElse::make(
-                                                     inside, src.storeFlat(at, x.loadFlat(from)),
-                                                     src.storeFlat(at, constantOf(x.dtype, 0)))))));
-  if (kBlock == lanes) {
+  const Expr at = ((plane * Hp + hp) * Wp + wp) * block + c;
+  const Expr from = ((plane * H + hp - top) * W + wp - left) * block + c;
+  const Stmt element = loop::IfThenElse::make(inside, src.storeFlat(at, x.loadFlat(from)),
+                                              src.storeFlat(at, constantOf(x.dtype, 0)));
+  out.copy = forCount(
+      plane, planes,
+      forCount(hp, Hp, forCount(wp, Wp, block > 1 ? forCount(c, block, element) : element)));
+  if (block == 1) {
+    // NCHW planes: one value a position, copied one at a time.
+  } else if (block == lanes) {
     out.steps.push_back("vectorize(" + loopName(c) + ")");
   } else {
     out.steps.push_back("split(" + loopName(c) + ", " + std::to_string(lanes) + ")");
@@ -195,7 +197,10 @@ TiledNchwcConv tiledNchwcConv(KernelBuilder& kb, const Epilogue& epilogue, const
              ci = kb.freshVar("ci");
   const std::vector<Expr> idx{n, mb, oh, ow, j};
   const Expr row = oh * ar.stride + kh * ar.dilation, col = ow * ac.stride + kw * ac.dilation;
-  const Expr xv = src.loadFlat((((n * g.Cb + cb) * planeH + row) * planeW + col) * kBlock + ci);
+  const Expr xv =
+      g.plainInput ? src.loadFlat(((n * g.C + ci) * planeH + row) * planeW + col)
+                   : src.loadFlat((((n * g.Cb + cb) * planeH + row) * planeW + col) * kBlock + ci);
+  const std::int64_t channelsPerBlock = g.plainInput ? g.C : kBlock;
   const Expr wv = g.batchedWeights ? w.load({mb, cb, n, ci, j}) : w.load({mb, cb, kh, kw, ci, j});
   const Stmt update = y.store(idx, y.load(idx) + xv * wv);
   Expr value = y.load(idx);
@@ -203,7 +208,8 @@ TiledNchwcConv tiledNchwcConv(KernelBuilder& kb, const Epilogue& epilogue, const
     value = value + ops.bias->load({mb * kBlock + j});
   const Stmt element = loop::Block::make(
       {y.store(idx, constantOf(y.dtype, 0)),
-       loopOver(cb, g.Cb, loopOver(kh, g.KH, loopOver(kw, g.KW, forCount(ci, kBlock, update)))),
+       loopOver(cb, g.Cb,
+                loopOver(kh, g.KH, loopOver(kw, g.KW, loopOver(ci, channelsPerBlock, update)))),
        y.store(idx, epilogue(value, idx))});
   TiledNchwcConv out;
   out.nest =
@@ -353,7 +359,8 @@ Stmt tracedConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands&
   const bool copy =
       ar.padBegin > 0 || ac.padBegin > 0 || Hp > g.H + ar.padBegin || Wp > g.W + ac.padBegin;
   const PaddedPlanes planes =
-      paddedPlanes(kb, ops.x, g.N * g.Cb, g.H, g.W, ar.padBegin, ac.padBegin, Hp, Wp, copy, lanes);
+      paddedPlanes(kb, ops.x, g.N * (g.plainInput ? g.C : g.Cb), g.H, g.W, ar.padBegin, ac.padBegin,
+                   Hp, Wp, copy, lanes, g.plainInput ? 1 : kBlock);
   const TiledNchwcConv conv = tiledNchwcConv(kb, epilogue, ops, g, lanes, planes, planes.steps);
 
   kb.describe("blocked (NCHW16c) convolution, default trace: " + std::to_string(conv.tasks) +
@@ -377,21 +384,31 @@ Stmt tracedConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands&
 
 } // namespace
 
-Stmt lowerConvNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
+ConvOperands blockedConvOperands(const graph::Node& node, KernelBuilder& kb) {
   ConvOperands ops{kb.input(*node.input(0), node), kb.input(*node.input(1), node), {}, {}, 1};
   if (node.input(2))
     ops.bias = kb.input(*node.input(2), node);
   ops.y = kb.output(*node.output(0), node);
+  return ops;
+}
+
+Stmt lowerConvNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
+  const ConvOperands ops = blockedConvOperands(node, kb);
   const TensorRef &x = ops.x, &w = ops.w, &y = ops.y;
-  if (x.rank() != 5 || w.rank() != 6 || y.rank() != 5 || x.shape[4] != kBlock ||
-      w.shape[4] != kBlock || w.shape[5] != kBlock || y.shape[4] != kBlock ||
-      x.dtype != graph::DType::F32 || w.shape[1] != x.shape[1] || w.shape[0] != y.shape[1])
-    unsupportedNode(node, "needs blocked [N, C/16, H, W, 16] input and output and weights "
-                          "packed as [M/16, C/16, kh, kw, 16, 16]");
+  const bool plain = x.rank() == 4; // NCHW input: one block of all its channels
+  const std::int64_t xBlock = plain ? x.shape[1] : kBlock;
+  if ((x.rank() != 5 && !plain) || w.rank() != 6 || y.rank() != 5 ||
+      (!plain && x.shape[4] != kBlock) || w.shape[4] != xBlock || w.shape[5] != kBlock ||
+      y.shape[4] != kBlock || x.dtype != graph::DType::F32 ||
+      w.shape[1] != (plain ? 1 : x.shape[1]) || w.shape[0] != y.shape[1])
+    unsupportedNode(node, "needs blocked [N, C/16, H, W, 16] (or NCHW) input, blocked output "
+                          "and weights packed as [M/16, C/16, kh, kw, 16, 16] (or [M/16, 1, kh, "
+                          "kw, C, 16])");
   Geometry g;
+  g.plainInput = plain;
   g.N = x.shape[0];
-  g.Cb = x.shape[1];
-  g.C = g.Cb * kBlock;
+  g.Cb = plain ? 1 : x.shape[1];
+  g.C = plain ? x.shape[1] : g.Cb * kBlock;
   g.H = x.shape[2];
   g.W = x.shape[3];
   g.M = y.shape[1] * kBlock;

@@ -12,16 +12,18 @@ inline constexpr std::int64_t kNchwcBlock = 16;
 // A blocked convolution: X [N, C/16, H, W, 16] (or planes of another size, see PaddedPlanes),
 // W [M/16, C/16, KH, KW, 16, 16], Y [N, M/16, OH, OW, 16]. With `batchedWeights` (KH = KW =
 // 1) image n has weights of its own: W is [M/16, C/16, N, 16, 16] (Winograd's products, one
-// matrix per point of the transformed tile).
+// matrix per point of the transformed tile). With `plainInput` X is [N, C, H, W] (fewer than
+// 16 channels, an image's) and W [M/16, 1, KH, KW, C, 16]: one block of all C channels.
 struct NchwcGeometry {
   std::int64_t N = 0, Cb = 0, C = 0, H = 0, W = 0, M = 0, OH = 0, OW = 0, KH = 0, KW = 0;
   WindowAxis rows, cols;
-  bool batchedWeights = false;
+  bool batchedWeights = false, plainInput = false;
 };
 
 // The input planes a convolution reads: a zero-padded copy of x, each plane Hp x Wp with x's
 // H x W values at (top, left) (a nest and the default trace steps that vectorize and
-// parallelize it), or x itself when `copy` is false.
+// parallelize it), or x itself when `copy` is false. A position holds `block` values: 16
+// channels, or 1 for NCHW planes.
 struct PaddedPlanes {
   Stmt copy; // undefined without a copy
   std::vector<std::string> steps;
@@ -30,7 +32,8 @@ struct PaddedPlanes {
 };
 PaddedPlanes paddedPlanes(KernelBuilder& kb, const TensorRef& x, std::int64_t planes,
                           std::int64_t H, std::int64_t W, std::int64_t top, std::int64_t left,
-                          std::int64_t Hp, std::int64_t Wp, bool copy, int lanes);
+                          std::int64_t Hp, std::int64_t Wp, bool copy, int lanes,
+                          std::int64_t block = kNchwcBlock);
 
 // The convolution over `src` as a plain nest (for n, mb, oh, ow, j: y = 0; for cb, kh, kw,
 // ci: y += src * w; y = epilogue(y + bias)) whose default trace keeps a tile of Q rows x P
@@ -45,6 +48,9 @@ struct TiledNchwcConv {
 TiledNchwcConv tiledNchwcConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& ops,
                               const NchwcGeometry& g, int lanes, const PaddedPlanes& src,
                               const std::vector<std::string>& prefix);
+
+// X, W, the optional bias and Y of a blocked convolution node.
+ConvOperands blockedConvOperands(const graph::Node& node, KernelBuilder& kb);
 
 // The steps that make `loops` (outermost first, all task loops of one nest) one parallel
 // loop of `tasks` iterations when `work` is worth it: parallel the first, fuse the others.

@@ -618,6 +618,9 @@ void registerConvPoolRules(RuleTable& table) {
   k["ConvTranspose"] = lowerConvTranspose;
   k["lathe::ConvNCHWc"] = lowerConvNchwc;
   k["lathe::ConvWinogradNCHWc"] = lowerConvWinogradNchwc;
+  k["lathe::DepthwiseConvNCHWc"] = lowerDepthwiseConvNchwc;
+  k["lathe::GlobalAveragePoolNCHWc"] = lowerGlobalAveragePoolNchwc;
+  k["lathe::GlobalMaxPoolNCHWc"] = lowerGlobalMaxPoolNchwc;
   k["MaxPool"] = lowerMaxPool;
   k["AveragePool"] = lowerAveragePool;
   k["LpPool"] = lowerLpPool;

@@ -34,7 +34,8 @@ double estimateNodeFlops(const graph::Node& node) {
                                   ys = y->type.staticDims();
   if (op == "Conv") // each output element: C/group x kernel window MACs (W is [M, C/g, k...])
     return 2 * product(ys) * product(bs, 1);
-  if (op == "ConvNCHWc" && !bs.empty()) // W packed as [M/16, C/16, k..., 16, 16]
+  // W packed as [M/16, C/16, k..., 16, 16], or [C/16, k..., 16] when depthwise
+  if ((op == "ConvNCHWc" || op == "DepthwiseConvNCHWc") && !bs.empty())
     return 2 * product(ys) * product(bs, 1) / static_cast<double>(bs.back());
   // The direct convolution's count (W transformed to [M/16, C/16, a, a, 16, 16], a 3x3
   // kernel): the rate then compares with the direct kernels'.

@@ -66,6 +66,63 @@ TEST(DefaultTrace, ABlockedConvIsAPlainNestTiledWithItsRemainders) {
   expectTraceReplays(lowered, 0);
 }
 
+TEST(DefaultTrace, ADepthwiseBlockedConvTilesItsInteriorAndRunsItsEdgesApart) {
+  // An 11-wide row with a 3x3 window and padding 1: position 0 and position 10 reach past
+  // the edges, positions 1..9 do not. AVX2 tiles of 6 interior positions x 2 vectors leave
+  // 3, lifted into a tile of their own; each edge position is a tile of one. No padded copy:
+  // the taps of the edge positions and rows are bounded instead.
+  const auto lowered = lower("graph @dw opset 17 {\n  input %x: f32[1,2,6,11,16]\n"
+                             "  input %w: f32[2,3,3,16]\n  input %b: f32[32]\n"
+                             "  %y: f32[1,2,6,11,16] = lathe::DepthwiseConvNCHWc(%x, %w, %b) "
+                             "{pads = [1, 1, 1, 1]}\n  output %y\n}\n");
+  ASSERT_EQ(lowered.kernels.size(), 1u);
+  const loop::Kernel& naive = lowered.unscheduledKernel(0);
+  const std::string& trace = naive.defaultTrace;
+  std::size_t tiles = 0;
+  for (std::size_t at = trace.find("register_tile("); at != std::string::npos;
+       at = trace.find("register_tile(", at + 1))
+    ++tiles;
+  EXPECT_EQ(tiles, 4u) << trace; // left edge, interior, its remainder, right edge
+  EXPECT_NE(trace.find("split(ow, 6)\n"), std::string::npos) << trace;
+  EXPECT_NE(trace.find("partition(ow.i)\n"), std::string::npos) << trace;
+  const std::string plain = loop::toString(naive);
+  EXPECT_EQ(plain.find("xpad"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("for (ow, 0, 9)"), std::string::npos) << plain;
+  const std::string tiled = loop::toString(lowered.kernels[0]);
+  EXPECT_NE(tiled.find(".r1.tile"), std::string::npos) << tiled;
+  EXPECT_NE(tiled.find("ramp("), std::string::npos) << tiled;
+  expectTraceReplays(lowered, 0);
+}
+
+TEST(DefaultTrace, AStemConvReadsItsImageInNchw) {
+  // Three input channels in NCHW, one block of 16 output channels: the blocked tile
+  // broadcasts each input element, so the input's layout only changes its address.
+  const auto lowered = lower("graph @stem opset 17 {\n  input %x: f32[1,3,9,9]\n"
+                             "  input %w: f32[1,1,3,3,3,16]\n"
+                             "  %y: f32[1,1,5,5,16] = lathe::ConvNCHWc(%x, %w) "
+                             "{pads = [1, 1, 1, 1], strides = [2, 2]}\n  output %y\n}\n");
+  ASSERT_EQ(lowered.kernels.size(), 1u);
+  const std::string plain = loop::toString(lowered.unscheduledKernel(0));
+  EXPECT_NE(plain.find("for (ci, 0, 3)"), std::string::npos) << plain;
+  const std::string& trace = lowered.unscheduledKernel(0).defaultTrace;
+  EXPECT_NE(trace.find("register_tile("), std::string::npos) << trace;
+  expectTraceReplays(lowered, 0);
+}
+
+TEST(DefaultTrace, ABlockedGlobalPoolKeepsABlockInRegistersAcrossThePlane) {
+  const auto lowered = lower("graph @gap opset 17 {\n  input %x: f32[2,3,7,7,16]\n"
+                             "  %y: f32[2,3,1,1,16] = lathe::GlobalAveragePoolNCHWc(%x)\n"
+                             "  output %y\n}\n");
+  ASSERT_EQ(lowered.kernels.size(), 1u);
+  const loop::Kernel& naive = lowered.unscheduledKernel(0);
+  EXPECT_EQ(naive.defaultTrace.rfind("split(j, 8)\nregister_tile(j.o, h)\n", 0), 0u)
+      << naive.defaultTrace;
+  const std::string tiled = loop::toString(lowered.kernels[0]);
+  EXPECT_NE(tiled.find("y.tile"), std::string::npos) << tiled;
+  EXPECT_NE(tiled.find("/broadcast(49.0f, 8)"), std::string::npos) << tiled;
+  expectTraceReplays(lowered, 0);
+}
+
 TEST(DefaultTrace, APointwiseConvIsAProductWithARemainderTile) {
   // A 1x1 Conv over a 5x8 plane is a 12 x 40 product per image: AVX2 tiles of 4 channels x
   // 2 vectors of 8 positions leave one vector per row, lifted into a tile of its own.

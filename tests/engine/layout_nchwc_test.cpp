@@ -20,6 +20,20 @@ std::string weight(const std::string& name, int M, int C) {
   return s + "]\n";
 }
 
+// A constant of the given dims whose elements are their flat indices, in the IR's text form.
+std::string constant(const std::string& name, const std::vector<std::int64_t>& dims) {
+  std::int64_t count = 1;
+  std::string shape;
+  for (std::int64_t d : dims) {
+    shape += (shape.empty() ? "" : ",") + std::to_string(d);
+    count *= d;
+  }
+  std::string s = "  const %" + name + ": f32[" + shape + "] = [";
+  for (std::int64_t i = 0; i < count; ++i)
+    s += (i ? ", " : "") + std::to_string(i);
+  return s + "]\n";
+}
+
 const graph::Value* findConstant(const graph::Graph& g, const std::string& prefix) {
   for (const graph::Value* v : g.constants())
     if (v->name().rfind(prefix, 0) == 0 && v->constant().dims().size() == 6)
@@ -77,15 +91,118 @@ TEST(LayoutNchwc, LoneConvStaysInNchw) {
   EXPECT_EQ(count(*g, "Conv"), 1);
 }
 
-TEST(LayoutNchwc, GroupedAndOddChannelConvsStay) {
+TEST(LayoutNchwc, GroupedAndSparselyFilledChannelsStay) {
+  // 20 channels would take two blocks, 12 of their 32 lanes padding: more than half again.
+  // Two groups of 8 channels are not a depthwise Conv.
   const std::string text = "graph @odd opset 17 {\n  input %x: f32[1,16,4,4]\n" +
-                           weight("w1", 24, 16) + weight("w2", 24, 24) + weight("w3", 16, 24) +
-                           "  %a: f32[1,24,4,4] = Conv(%x, %w1)\n"
-                           "  %b: f32[1,24,4,4] = Conv(%a, %w2)\n"
+                           weight("w1", 20, 16) + weight("w2", 20, 20) + weight("w3", 16, 20) +
+                           constant("w4", {16, 8, 1, 1}) +
+                           "  %a: f32[1,20,4,4] = Conv(%x, %w1)\n"
+                           "  %b: f32[1,20,4,4] = Conv(%a, %w2)\n"
                            "  %c: f32[1,16,4,4] = Conv(%b, %w3)\n"
-                           "  output %c\n}\n";
+                           "  %d: f32[1,16,4,4] = Conv(%c, %w4) {group = 2}\n"
+                           "  %e: f32[1,16,4,4] = Conv(%d, %w4) {group = 2}\n"
+                           "  output %e\n}\n";
   auto g = graph::parseGraph(text);
-  EXPECT_FALSE(passes::layoutNchwc(*g)); // 24 channels are not whole blocks
+  EXPECT_FALSE(passes::layoutNchwc(*g));
+  EXPECT_EQ(count(*g, "Conv"), 5);
+}
+
+TEST(LayoutNchwc, DepthwiseSeparableChainIsBlockedWithPaddingChannels) {
+  // An image stem read in NCHW, a depthwise Conv, a 24-channel value in two blocks and a
+  // global pool: the only conversion is the pooled output's.
+  const std::string text = "graph @sep opset 17 {\n  input %x: f32[1,3,8,8]\n" +
+                           constant("ws", {16, 3, 3, 3}) + constant("wd", {16, 1, 3, 3}) +
+                           weight("wp", 24, 16) + constant("bp", {24}) + weight("wq", 16, 24) +
+                           "  %a: f32[1,16,8,8] = Conv(%x, %ws) {pads = [1, 1, 1, 1]}\n"
+                           "  %b: f32[1,16,8,8] = Conv(%a, %wd) {group = 16, pads = [1, 1, 1, "
+                           "1]}\n"
+                           "  %c: f32[1,24,8,8] = Conv(%b, %wp, %bp)\n"
+                           "  %d: f32[1,24,8,8] = Relu(%c)\n"
+                           "  %e: f32[1,16,8,8] = Conv(%d, %wq)\n"
+                           "  %f: f32[1,16,1,1] = GlobalAveragePool(%e)\n"
+                           "  output %f\n}\n";
+  auto g = graph::parseGraph(text);
+  ASSERT_TRUE(passes::layoutNchwc(*g));
+  EXPECT_EQ(count(*g, "Conv"), 0);
+  EXPECT_EQ(count(*g, "ConvNCHWc"), 3);
+  EXPECT_EQ(count(*g, "DepthwiseConvNCHWc"), 1);
+  EXPECT_EQ(count(*g, "GlobalAveragePoolNCHWc"), 1);
+  // Out of the blocked layout only, after the pool: 16 values instead of 16 planes.
+  ASSERT_EQ(count(*g, "Transpose"), 1);
+  for (const auto& n : g->nodes())
+    if (n->opType() == "Transpose") {
+      EXPECT_EQ(graph::toString(n->input(0)->type), "f32[1,1,1,1,16]");
+    }
+  for (const auto& n : g->nodes()) {
+    if (n->name == "a") { // the stem reads the image as it is
+      EXPECT_EQ(n->input(0)->name(), "x");
+      EXPECT_EQ(graph::toString(n->output(0)->type), "f32[1,1,8,8,16]");
+    }
+    if (n->opType() == "Relu") { // 24 channels: two blocks
+      EXPECT_EQ(graph::toString(n->output(0)->type), "f32[1,2,8,8,16]");
+    }
+  }
+  // The stem's weights [16, 3, 3, 3] as one block of all three input channels.
+  const graph::Value* stem = findConstant(*g, "ws");
+  ASSERT_NE(stem, nullptr);
+  EXPECT_EQ(stem->constant().dims(), (std::vector<std::int64_t>{1, 1, 3, 3, 3, 16}));
+  // Element (m, c, kh, kw) of the constants below is its flat index.
+  EXPECT_EQ(stem->constant().values<float>()[((1 * 3 + 2) * 3 + 1) * 16 + 5],
+            float(((5 * 3 + 1) * 3 + 1) * 3 + 2)); // kh 1, kw 2, c 1, m 5
+  // wp [24, 16] as [2 blocks of outputs, 1 of inputs]: outputs 24..31 are zeros.
+  const graph::Value* wp = findConstant(*g, "wp");
+  ASSERT_NE(wp, nullptr);
+  EXPECT_EQ(wp->constant().dims(), (std::vector<std::int64_t>{2, 1, 1, 1, 16, 16}));
+  const auto p = wp->constant().values<float>();
+  EXPECT_EQ(p[(16 + 3) * 16 + 7], float(23 * 100 + 3)); // m 23, c 3
+  EXPECT_EQ(p[(16 + 3) * 16 + 8], 0.0f);                // m 24: padding
+  // wq [16, 24] as [1 block of outputs, 2 of inputs]: inputs 24..31 are zeros.
+  const graph::Value* wq = findConstant(*g, "wq");
+  ASSERT_NE(wq, nullptr);
+  EXPECT_EQ(wq->constant().dims(), (std::vector<std::int64_t>{1, 2, 1, 1, 16, 16}));
+  EXPECT_EQ(wq->constant().values<float>()[(16 + 7) * 16 + 2], float(2 * 100 + 23));
+  EXPECT_EQ(wq->constant().values<float>()[(16 + 8) * 16 + 2], 0.0f);
+  // The depthwise weights [16, 1, 3, 3] as [1, 3, 3, 16]; the bias padded to 32.
+  for (const graph::Value* v : g->constants()) {
+    if (v->name().rfind("wd", 0) == 0 && v->constant().dims().size() == 4 &&
+        v->constant().dims()[0] == 1) {
+      EXPECT_EQ(v->constant().dims(), (std::vector<std::int64_t>{1, 3, 3, 16}));
+      EXPECT_EQ(v->constant().values<float>()[(2 * 3 + 1) * 16 + 9], float(9 * 9 + 2 * 3 + 1));
+    }
+    if (v->name().rfind("bp", 0) == 0 && v->constant().dims() == std::vector<std::int64_t>{32}) {
+      EXPECT_EQ(v->constant().values<float>()[23], 23.0f);
+      EXPECT_EQ(v->constant().values<float>()[24], 0.0f);
+    }
+  }
+}
+
+TEST(LayoutNchwc, PaddingChannelsStayInsideAndMeetOnlyOpsThatKeepThemFinite) {
+  // Six Convs around a 24-channel value: blocked when Relu follows it, not when Reciprocal
+  // does (1 / 0 in a padding channel, times the next Conv's zero weight, is NaN), nor when
+  // the value is an output of the graph (the conversions handle whole blocks only).
+  const auto chain = [](const std::string& op, bool output) {
+    return "graph @pad opset 17 {\n  input %x: f32[1,16,4,4]\n" + weight("w1", 24, 16) +
+           weight("w2", 16, 24) + weight("w3", 16, 16) +
+           "  %a: f32[1,24,4,4] = Conv(%x, %w1)\n"
+           "  %b: f32[1,24,4,4] = " +
+           op +
+           "(%a)\n"
+           "  %c: f32[1,16,4,4] = Conv(%b, %w2)\n"
+           "  %d: f32[1,16,4,4] = Conv(%c, %w3)\n"
+           "  %e: f32[1,16,4,4] = Conv(%d, %w3)\n"
+           "  %f: f32[1,16,4,4] = Conv(%e, %w3)\n"
+           "  %g: f32[1,16,4,4] = Conv(%f, %w3)\n"
+           "  output %g\n" +
+           (output ? "  output %b\n" : "") + "}\n";
+  };
+  auto relu = graph::parseGraph(chain("Relu", false));
+  EXPECT_TRUE(passes::layoutNchwc(*relu));
+  EXPECT_EQ(count(*relu, "ConvNCHWc"), 6);
+  auto reciprocal = graph::parseGraph(chain("Reciprocal", false));
+  EXPECT_FALSE(passes::layoutNchwc(*reciprocal));
+  auto leaving = graph::parseGraph(chain("Relu", true));
+  EXPECT_FALSE(passes::layoutNchwc(*leaving));
 }
 
 TEST(LayoutNchwc, KernelShapeThatDisagreesWithTheWeightsStays) {

@@ -685,6 +685,46 @@ def nchwc_zoo(seed):
                    [f32_info("y", [2, 16, 4, 4]), f32_info("ymid", [2, 64, 4, 4])])
 
 
+def depthwise_zoo(seed):
+    """A depthwise-separable chain the layout-nchwc pass runs in the blocked layout from end to
+    end: a stem Conv reading the 3-channel image in NCHW, depthwise Convs (strides,
+    asymmetric pads, a 5x5 with dilation 2, one without bias, planes down to 2 x 2 where no
+    position has its whole window inside), 24-channel values held in two blocks with padding
+    channels, a residual Add on them, epilogues, and global pools of blocked values; batch 2."""
+    g = GraphBuilder(seed)
+
+    def conv(x, cin, cout, kernel, name, bias=True, group=1, **attrs):
+        w = g.uniform(f"{name}.weight", (cout, cin // group) + tuple(kernel), -0.3, 0.3)
+        ins = [x, w] + ([g.uniform(f"{name}.bias", (cout,), -0.1, 0.1)] if bias else [])
+        return g.op("Conv", ins, name, group=group, **attrs)
+
+    def clip(x, name):
+        return g.op("Clip", [x, g.f32(f"{name}_min", 0.0), g.f32(f"{name}_max", 6.0)], name)
+
+    y = clip(conv("x", 3, 16, (3, 3), "stem", strides=[2, 2], pads=[1, 1, 1, 1]), "stem_clip")
+    y = clip(conv(y, 16, 16, (3, 3), "dw1", group=16, pads=[1, 1, 1, 1]), "dw1_clip")  # 12 x 15
+    r = conv(y, 16, 24, (1, 1), "pw1")                                                # 24 channels
+    y = g.op("Relu", [conv(r, 24, 48, (1, 1), "ex2")], "ex2_relu")
+    y = conv(y, 48, 48, (3, 3), "dw2", group=48, strides=[2, 2], pads=[1, 0, 2, 1])    # 7 x 7
+    y = g.op("LeakyRelu", [y], "dw2_leaky", alpha=0.1)
+    y = conv(y, 48, 48, (5, 5), "dw3", bias=False, group=48, dilations=[2, 2], pads=[4, 4, 4, 4])
+    r = conv(y, 48, 24, (1, 1), "pw3")
+    y = clip(conv(r, 24, 48, (1, 1), "ex4"), "ex4_clip")
+    y = clip(conv(y, 48, 48, (3, 3), "dw4", group=48, pads=[1, 1, 1, 1]), "dw4_clip")
+    y = g.op("Add", [conv(y, 48, 24, (1, 1), "pw4"), r], "res4")                       # padded Add
+    y = g.op("Sigmoid", [conv(y, 24, 32, (1, 1), "pw5")], "pw5_sigmoid", outputs=["ymid"])
+    y = g.op("Relu", [conv("ymid", 32, 32, (3, 3), "dw6", group=32, strides=[2, 2],
+                           pads=[1, 1, 1, 1])], "dw6_relu")                            # 4 x 4
+    y = g.op("Tanh", [conv(y, 32, 32, (3, 3), "dw7", group=32, strides=[2, 2],
+                           pads=[1, 1, 1, 1])], "dw7_tanh")                            # 2 x 2
+    conv(y, 32, 32, (3, 3), "dw8", group=32, pads=[1, 1, 1, 1], outputs=["y"])
+    g.op("GlobalAveragePool", ["y"], "gap", outputs=["yavg"])                          # blocked pools
+    g.op("GlobalMaxPool", ["ymid"], "gmp", outputs=["ymax"])
+    return g.model("depthwise_zoo", [f32_info("x", [2, 3, 23, 29])],
+                   [f32_info("y", [2, 32, 2, 2]), f32_info("ymid", [2, 32, 7, 7]),
+                    f32_info("yavg", [2, 32, 1, 1]), f32_info("ymax", [2, 32, 1, 1])])
+
+
 def winograd_zoo(seed):
     """3x3 Convs the winograd-nchwc pass computes by Winograd's filtering: F(4x4, 3x3) on a
     plane read in place and on one whose last tiles reach past it, F(2x2, 3x3) with and
@@ -1037,6 +1077,7 @@ CATALOGUE = {
     "matmul_zoo": simple(matmul_zoo, "matmul_zoo.onnx"),
     "nchwc_zoo": simple(nchwc_zoo, "nchwc_zoo.onnx"),
     "winograd_zoo": simple(winograd_zoo, "winograd_zoo.onnx"),
+    "depthwise_zoo": simple(depthwise_zoo, "depthwise_zoo.onnx"),
     "gemm_bn": simple(gemm_bn, "gemm_bn.onnx"),
     "shape_chain": simple(shape_chain, "shape_chain.onnx"),
     "residual_add": simple(residual_add, "residual_add.onnx"),

@@ -97,10 +97,10 @@ void TestFaultInjection::failuresKeepTheModelAndTheRuns() {
            QString::fromStdString(compiledKernels[static_cast<std::size_t>(tail)].loopIr));
        it.hasNext();)
     loops << it.next().captured(1);
-  QCOMPARE(loops.size(), 3);
+  QVERIFY(loops.size() >= 3); // channel (blocks), rows, columns (and channels in a block)
   QVERIFY(window.selectKernel(tail));
   schedules->setSteps(QStringLiteral("fuse(%1, %2)\nparallel(%1.%2.fused)\nvectorize(%3)\n")
-                          .arg(loops[0], loops[1], loops[2]));
+                          .arg(loops[0], loops[1], loops.last()));
   schedules->keep();
   const std::string kept = schedules->keptScheduleText();
   QVERIFY(!kept.empty());

@@ -81,8 +81,7 @@ void TestSchedulePanel::applyUndoKeepCompile() {
   QCOMPARE(panel->kernel(), name);
   window.showPanel(MainWindow::Panel::Schedule);
   const QString loops = panel->findChild<QLabel*>(QStringLiteral("scheduleLoops"))->text();
-  QVERIFY2(loops.contains(QStringLiteral("(64)")) && loops.contains(QStringLiteral("(16)")),
-           qPrintable(loops));
+  QVERIFY2(loops.contains(QStringLiteral("(16)")), qPrintable(loops));
   QVERIFY(apply->isEnabled());
   // A conv kernel's default lowering is described: its tiles and parallel tasks.
   for (std::size_t k = 0; k < report->kernels.size(); ++k)
@@ -99,9 +98,9 @@ void TestSchedulePanel::applyUndoKeepCompile() {
   QStringList names;
   for (const QString& part : loops.mid(loops.indexOf(':') + 2).split(QStringLiteral(" · ")))
     names << part.left(part.indexOf(' '));
-  QCOMPARE(names.size(), 3);
+  QVERIFY(names.size() >= 3); // channel (blocks), rows, columns (and channels in a block)
   const QString good = QStringLiteral("fuse(%1, %2)\nparallel(%1.%2.fused)\nvectorize(%3)\n")
-                           .arg(names[0], names[1], names[2]);
+                           .arg(names[0], names[1], names.last());
   panel->setSteps(good);
   QSignalSpy tried(&window, &MainWindow::scheduleTried);
   QTest::mouseClick(apply, Qt::LeftButton);
@@ -148,7 +147,7 @@ void TestSchedulePanel::applyUndoKeepCompile() {
   QTRY_COMPARE_WITH_TIMEOUT(compiled.count(), 2, kTimeoutMs);
   const auto& scheduled = window.compileReport()->kernels[static_cast<std::size_t>(tail)];
   QCOMPARE(scheduled.name, name);
-  QVERIFY2(scheduled.schedule.find("vectorize(" + names[2].toStdString() + ")") !=
+  QVERIFY2(scheduled.schedule.find("vectorize(" + names.last().toStdString() + ")") !=
                std::string::npos,
            scheduled.schedule.c_str());
   QVERIFY(scheduled.loopIr.find("ramp(") != std::string::npos);
