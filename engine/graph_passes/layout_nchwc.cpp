@@ -201,6 +201,10 @@ public:
     for (const char* key : {"strides", "pads", "dilations", "auto_pad", "kernel_shape"})
       if (const graph::Attribute* a = n.findAttribute(key))
         c->attributes[key] = *a;
+    // The channel counts before padding, for the profiler's count of useful operations.
+    const std::int64_t M = n.output(0)->type.staticDims()[1], C = n.input(0)->type.staticDims()[1];
+    if (M % B != 0 || (!plain && C % B != 0))
+      c->attributes["channels"] = graph::Attribute{std::vector<std::int64_t>{M, C}};
     c->output()->type = graph::TensorType::of(DType::F32, blockedDims(n.output(0)));
     blocked_[n.output(0)] = c->output();
   }

@@ -35,8 +35,17 @@ double estimateNodeFlops(const graph::Node& node) {
   if (op == "Conv") // each output element: C/group x kernel window MACs (W is [M, C/g, k...])
     return 2 * product(ys) * product(bs, 1);
   // W packed as [M/16, C/16, k..., 16, 16], or [C/16, k..., 16] when depthwise
-  if ((op == "ConvNCHWc" || op == "DepthwiseConvNCHWc") && !bs.empty())
-    return 2 * product(ys) * product(bs, 1) / static_cast<double>(bs.back());
+  if ((op == "ConvNCHWc" || op == "DepthwiseConvNCHWc") && !bs.empty() && ys.size() == 5) {
+    double flops = 2 * product(ys) * product(bs, 1) / static_cast<double>(bs.back());
+    // Padded channel blocks do work nobody reads: count the channels the model has.
+    const std::vector<std::int64_t> channels = node.attrInts("channels", {});
+    if (channels.size() == 2 && channels[0] > 0 && channels[1] > 0) {
+      flops *= static_cast<double>(channels[0]) / static_cast<double>(ys[1] * ys[4]);
+      if (op == "ConvNCHWc" && bs.size() == 6 && as.size() == 5)
+        flops *= static_cast<double>(channels[1]) / static_cast<double>(as[1] * as[4]);
+    }
+    return flops;
+  }
   // The direct convolution's count (W transformed to [M/16, C/16, a, a, 16, 16], a 3x3
   // kernel): the rate then compares with the direct kernels'.
   if (op == "ConvWinogradNCHWc" && bs.size() == 6)

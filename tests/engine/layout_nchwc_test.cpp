@@ -3,8 +3,10 @@
 #include "engine/api/session.h"
 #include "engine/graph/parser.h"
 #include "engine/graph_passes/layout_nchwc.h"
+#include "engine/profiler/kernel_flops.h"
 
 #include <gtest/gtest.h>
+#include <map>
 #include <string>
 
 namespace lathe {
@@ -175,6 +177,33 @@ TEST(LayoutNchwc, DepthwiseSeparableChainIsBlockedWithPaddingChannels) {
       EXPECT_EQ(v->constant().values<float>()[24], 0.0f);
     }
   }
+}
+
+TEST(LayoutNchwc, PaddedConvsCountTheOperationsOfTheChannelsTheModelHas) {
+  // 24 -> 40 channels computed as 32 -> 48: the profile counts 24 x 40 multiply-adds a
+  // position, not the padded 32 x 48.
+  const std::string text = "graph @count opset 17 {\n  input %x: f32[1,16,4,4]\n" +
+                           weight("w1", 24, 16) + weight("w2", 40, 24) + weight("w3", 16, 40) +
+                           constant("wd", {40, 1, 3, 3}) +
+                           "  %a: f32[1,24,4,4] = Conv(%x, %w1) @a\n"
+                           "  %b: f32[1,40,4,4] = Conv(%a, %w2) @b\n"
+                           "  %c: f32[1,40,4,4] = Conv(%b, %wd) {group = 40, pads = [1, 1, 1, "
+                           "1]} @c\n"
+                           "  %d: f32[1,16,4,4] = Conv(%c, %w3) @d\n"
+                           "  output %d\n}\n";
+  auto g = graph::parseGraph(text);
+  std::map<std::string, double> before;
+  for (const auto& n : g->nodes())
+    before[n->name] = profiler::estimateNodeFlops(*n);
+  ASSERT_TRUE(passes::layoutNchwc(*g));
+  int compared = 0;
+  for (const auto& n : g->nodes())
+    if (before.count(n->name) && n->opType() != "Transpose" && n->opType() != "Reshape") {
+      EXPECT_DOUBLE_EQ(profiler::estimateNodeFlops(*n), before[n->name]) << n->name;
+      ++compared;
+    }
+  EXPECT_EQ(compared, 4);
+  EXPECT_DOUBLE_EQ(before["b"], 2.0 * 16 * 40 * 24);
 }
 
 TEST(LayoutNchwc, PaddingChannelsStayInsideAndMeetOnlyOpsThatKeepThemFinite) {
