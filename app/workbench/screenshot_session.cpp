@@ -199,13 +199,14 @@ void ScreenshotSession::captureRun() {
     auto it = loop.globalMatch(QString::fromStdString(kernels[k].loopIr));
     while (it.hasNext())
       names << it.next().captured(1);
-    if (names.size() != 3 || kernels[k].loopIr.find("allocate") != std::string::npos)
-      continue;
+    if (names.size() < 3 || kernels[k].loopIr.find("allocate") != std::string::npos ||
+        !kernels[k].defaultTrace.empty())
+      continue; // an elementwise nest: rows, columns (channel blocks), the innermost loop
     window_->selectKernel(k);
     window_->showPanel(MainWindow::Panel::Schedule);
     window_->schedulePanel()->setSteps(
         QStringLiteral("fuse(%1, %2)\nparallel(%1.%2.fused)\nvectorize(%3)\n")
-            .arg(names[0], names[1], names[2]));
+            .arg(names[0], names[1], names.last()));
     if (ok_ && window_->trySchedule())
       return; // captureSchedule() follows
     break;

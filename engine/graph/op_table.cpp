@@ -31,6 +31,8 @@ const OpInfo* findOp(std::string_view domain, std::string_view name) {
       {"DepthwiseConvNCHWc", OpCategory::Convolution, FusionRole::Anchor, 2, 3, 1, 1,
        "depthwise 2-D convolution on channel-blocked (NCHW16c) tensors with weights packed at "
        "compile time"},
+      {"MaxPoolNCHWc", OpCategory::Reduction, FusionRole::Anchor, 1, 1, 1, 1,
+       "max pooling of a channel-blocked (NCHW16c) tensor"},
       {"GlobalAveragePoolNCHWc", OpCategory::Reduction, FusionRole::Anchor, 1, 1, 1, 1,
        "mean over each plane of a channel-blocked (NCHW16c) tensor"},
       {"GlobalMaxPoolNCHWc", OpCategory::Reduction, FusionRole::Anchor, 1, 1, 1, 1,

@@ -126,6 +126,19 @@ bool poolsBlocked(const Node& n, const std::unordered_set<const Value*>& candida
   return blockable(n.input(0)) && !padded(n.input(0)) && blockable(n.output(0));
 }
 
+// A 2-D MaxPool of a blocked value (no Indices output, a window of at least 2 x 2): it slides
+// over one channel at a time, so it keeps the layout, and a chain goes on through it (ResNet's
+// stem Conv and its pool join the chain after them).
+bool maxPoolsBlocked(const Node& n, const std::unordered_set<const Value*>& candidates) {
+  if (!n.domain().empty() || n.opType() != "MaxPool" || n.group >= 0 || n.outputs().size() != 1 ||
+      !n.output(0) || !n.input(0) || !candidates.count(n.input(0)))
+    return false;
+  const std::vector<std::int64_t> kernel = n.attrInts("kernel_shape", {});
+  return kernel.size() == 2 && kernel[0] > 1 && kernel[1] > 1 &&
+         n.attrInts("strides", {1, 1}).size() == 2 && n.attrInts("dilations", {1, 1}).size() == 2 &&
+         blockable(n.input(0)) && blockable(n.output(0));
+}
+
 // Components of candidate nodes joined by the values between them.
 class Components {
 public:
@@ -270,6 +283,10 @@ public:
                          {g_.uniqueName(n.output(0)->name() + "_nchwc")},
                          std::string(graph::kLatheDomain));
     p->name = n.name;
+    for (const char* key :
+         {"kernel_shape", "strides", "pads", "dilations", "auto_pad", "ceil_mode"})
+      if (const graph::Attribute* a = n.findAttribute(key))
+        p->attributes[key] = *a;
     p->output()->type = graph::TensorType::of(DType::F32, blockedDims(n.output(0)));
     blocked_[n.output(0)] = p->output();
   }
@@ -303,7 +320,8 @@ bool layoutNchwc(graph::Graph& graph) {
   std::unordered_set<const Node*> candidateSet;
   std::unordered_set<const Value*> candidateOutputs;
   for (const auto& n : graph.nodes())
-    if (eligibleConv(*n) || follows(*n, candidateOutputs) || poolsBlocked(*n, candidateOutputs)) {
+    if (eligibleConv(*n) || follows(*n, candidateOutputs) || poolsBlocked(*n, candidateOutputs) ||
+        maxPoolsBlocked(*n, candidateOutputs)) {
       candidates.push_back(n.get());
       candidateSet.insert(n.get());
       candidateOutputs.insert(n->output(0));
@@ -363,7 +381,8 @@ bool layoutNchwc(graph::Graph& graph) {
   for (Node* n : converted) {
     if (n->opType() == "Conv")
       rewrite.conv(*n);
-    else if (n->opType() == "GlobalAveragePool" || n->opType() == "GlobalMaxPool")
+    else if (n->opType() == "GlobalAveragePool" || n->opType() == "GlobalMaxPool" ||
+             n->opType() == "MaxPool")
       rewrite.pool(*n);
     else
       rewrite.follower(*n);

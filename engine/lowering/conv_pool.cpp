@@ -619,6 +619,7 @@ void registerConvPoolRules(RuleTable& table) {
   k["lathe::ConvNCHWc"] = lowerConvNchwc;
   k["lathe::ConvWinogradNCHWc"] = lowerConvWinogradNchwc;
   k["lathe::DepthwiseConvNCHWc"] = lowerDepthwiseConvNchwc;
+  k["lathe::MaxPoolNCHWc"] = lowerMaxPoolNchwc;
   k["lathe::GlobalAveragePoolNCHWc"] = lowerGlobalAveragePoolNchwc;
   k["lathe::GlobalMaxPoolNCHWc"] = lowerGlobalMaxPoolNchwc;
   k["MaxPool"] = lowerMaxPool;

@@ -109,6 +109,22 @@ TEST(DefaultTrace, AStemConvReadsItsImageInNchw) {
   expectTraceReplays(lowered, 0);
 }
 
+TEST(DefaultTrace, ABlockedMaxPoolSlidesItsWindowLikeADepthwiseConv) {
+  // ResNet's pool: 3x3, stride 2, padding 1 on a 12x12 plane: position 0 reaches past the left
+  // edge, 1..5 do not; the window's max is kept in registers across its taps.
+  const auto lowered = lower("graph @mp opset 17 {\n  input %x: f32[1,2,12,12,16]\n"
+                             "  %y: f32[1,2,6,6,16] = lathe::MaxPoolNCHWc(%x) {kernel_shape = "
+                             "[3, 3], pads = [1, 1, 1, 1], strides = [2, 2]}\n  output %y\n}\n");
+  ASSERT_EQ(lowered.kernels.size(), 1u);
+  const loop::Kernel& naive = lowered.unscheduledKernel(0);
+  const std::string plain = loop::toString(naive);
+  EXPECT_NE(plain.find("for (ow, 0, 5)"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("select("), std::string::npos) << plain;
+  EXPECT_NE(naive.defaultTrace.find("register_tile(ow, kh"), std::string::npos)
+      << naive.defaultTrace;
+  expectTraceReplays(lowered, 0);
+}
+
 TEST(DefaultTrace, ABlockedGlobalPoolKeepsABlockInRegistersAcrossThePlane) {
   const auto lowered = lower("graph @gap opset 17 {\n  input %x: f32[2,3,7,7,16]\n"
                              "  %y: f32[2,3,1,1,16] = lathe::GlobalAveragePoolNCHWc(%x)\n"

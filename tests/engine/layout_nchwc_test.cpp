@@ -179,6 +179,27 @@ TEST(LayoutNchwc, DepthwiseSeparableChainIsBlockedWithPaddingChannels) {
   }
 }
 
+TEST(LayoutNchwc, AStemAndItsMaxPoolStartTheChain) {
+  // ResNet's head: the image's 3 channels read in NCHW by the stem, its MaxPool blocked, so
+  // the chain needs no conversion in.
+  const std::string text = "graph @stem opset 17 {\n  input %x: f32[1,3,32,32]\n" +
+                           constant("ws", {16, 3, 7, 7}) + weight("w", 16, 16) +
+                           "  %a: f32[1,16,16,16] = Conv(%x, %ws) {pads = [3, 3, 3, 3], strides "
+                           "= [2, 2]}\n"
+                           "  %b: f32[1,16,16,16] = Relu(%a)\n"
+                           "  %c: f32[1,16,8,8] = MaxPool(%b) {kernel_shape = [3, 3], pads = [1, "
+                           "1, 1, 1], strides = [2, 2]}\n"
+                           "  %d: f32[1,16,8,8] = Conv(%c, %w)\n"
+                           "  %e: f32[1,16,8,8] = Conv(%d, %w)\n"
+                           "  output %e\n}\n";
+  auto g = graph::parseGraph(text);
+  ASSERT_TRUE(passes::layoutNchwc(*g));
+  EXPECT_EQ(count(*g, "MaxPool"), 0);
+  EXPECT_EQ(count(*g, "MaxPoolNCHWc"), 1);
+  EXPECT_EQ(count(*g, "ConvNCHWc"), 3);
+  EXPECT_EQ(count(*g, "Transpose"), 1); // out only
+}
+
 TEST(LayoutNchwc, PaddedConvsCountTheOperationsOfTheChannelsTheModelHas) {
   // 24 -> 40 channels computed as 32 -> 48: the profile counts 24 x 40 multiply-adds a
   // position, not the padded 32 x 48.

@@ -34,7 +34,8 @@ TEST(Pipeline, SampleModelIsSimplifiedFoldedAndFused) {
   ASSERT_FALSE(rep.final.groups.empty());
   bool convRelu = false;
   for (const auto& g : rep.final.groups)
-    convRelu = convRelu || g.pattern == "Conv+Relu" || g.pattern == "Conv+Add+Relu";
+    convRelu = convRelu || g.pattern == "Conv+Relu" || g.pattern == "Conv+Add+Relu" ||
+               g.pattern == "ConvNCHWc+Relu" || g.pattern == "ConvNCHWc+Add+Relu";
   EXPECT_TRUE(convRelu);
   // One trace entry per pipeline step, each with a graph snapshot and IR text.
   ASSERT_EQ(rep.passes.size(), api::defaultPipeline().size());

@@ -690,7 +690,8 @@ def depthwise_zoo(seed):
     end: a stem Conv reading the 3-channel image in NCHW, depthwise Convs (strides,
     asymmetric pads, a 5x5 with dilation 2, one without bias, planes down to 2 x 2 where no
     position has its whole window inside), 24-channel values held in two blocks with padding
-    channels, a residual Add on them, epilogues, and global pools of blocked values; batch 2."""
+    channels, a residual Add on them, epilogues, and pools of blocked values (a padded 3x3
+    MaxPool after the stem, a 2x2 one with ceil_mode, global ones); batch 2."""
     g = GraphBuilder(seed)
 
     def conv(x, cin, cout, kernel, name, bias=True, group=1, **attrs):
@@ -702,6 +703,7 @@ def depthwise_zoo(seed):
         return g.op("Clip", [x, g.f32(f"{name}_min", 0.0), g.f32(f"{name}_max", 6.0)], name)
 
     y = clip(conv("x", 3, 16, (3, 3), "stem", strides=[2, 2], pads=[1, 1, 1, 1]), "stem_clip")
+    y = g.op("MaxPool", [y], "stem_pool", kernel_shape=[3, 3], pads=[1, 1, 1, 1])   # 12 x 15
     y = clip(conv(y, 16, 16, (3, 3), "dw1", group=16, pads=[1, 1, 1, 1]), "dw1_clip")  # 12 x 15
     r = conv(y, 16, 24, (1, 1), "pw1")                                                # 24 channels
     y = g.op("Relu", [conv(r, 24, 48, (1, 1), "ex2")], "ex2_relu")
@@ -720,9 +722,12 @@ def depthwise_zoo(seed):
     conv(y, 32, 32, (3, 3), "dw8", group=32, pads=[1, 1, 1, 1], outputs=["y"])
     g.op("GlobalAveragePool", ["y"], "gap", outputs=["yavg"])                          # blocked pools
     g.op("GlobalMaxPool", ["ymid"], "gmp", outputs=["ymax"])
+    g.op("MaxPool", ["ymid"], "mp_ceil", kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1,
+         outputs=["ypool"])                                                            # 4 x 4
     return g.model("depthwise_zoo", [f32_info("x", [2, 3, 23, 29])],
                    [f32_info("y", [2, 32, 2, 2]), f32_info("ymid", [2, 32, 7, 7]),
-                    f32_info("yavg", [2, 32, 1, 1]), f32_info("ymax", [2, 32, 1, 1])])
+                    f32_info("yavg", [2, 32, 1, 1]), f32_info("ymax", [2, 32, 1, 1]),
+                    f32_info("ypool", [2, 32, 4, 4])])
 
 
 def winograd_zoo(seed):

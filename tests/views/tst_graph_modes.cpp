@@ -120,7 +120,7 @@ void TestGraphModes::authoredGraphAndBack() {
   int final = -1, same = -1;
   for (int f = 0; f < static_cast<int>(report.final.nodes.size()) && same < 0; ++f)
     for (int i = 0; i < static_cast<int>(report.imported.nodes.size()); ++i)
-      if (report.final.nodes[f].opType == "Conv" &&
+      if (report.final.nodes[f].opType.rfind("Conv", 0) == 0 && // Conv or ConvNCHWc
           report.imported.nodes[i].name == report.final.nodes[f].name) {
         final = f;
         same = i;
@@ -251,7 +251,7 @@ void TestGraphModes::stepThroughAConv() {
   const auto& report = *window_->report();
   int conv = -1;
   for (int n = 0; n < static_cast<int>(report.final.nodes.size()) && conv < 0; ++n)
-    if (report.final.nodes[n].opType == "Conv")
+    if (report.final.nodes[n].opType.rfind("Conv", 0) == 0) // Conv or ConvNCHWc
       conv = n;
   QVERIFY(conv >= 0);
   lathe::workbench::StepThroughDialog* steps = window_->showStepThrough(conv);

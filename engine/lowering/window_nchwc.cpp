@@ -1,12 +1,12 @@
-// lathe::DepthwiseConvNCHWc: depthwise 2-D convolution (one filter per channel) on
-// channel-blocked tensors, made by the layout-nchwc pass. X is [N, C/16, H, W, 16], the
-// weights were packed at compile time as [C/16, kh, kw, 16], the bias is [C] and Y is
+// Windows over one channel at a time on channel-blocked tensors, made by the layout-nchwc
+// pass: lathe::DepthwiseConvNCHWc (one filter per channel; weights packed at compile time as
+// [C/16, kh, kw, 16], bias [C]) and lathe::MaxPoolNCHWc. X is [N, C/16, H, W, 16] and Y
 // [N, C/16, OH, OW, 16].
 //
 // A channel block is one vector (two with AVX2), so every tap of every output position is a
-// vector multiply-add with no lane wasted however small the plane, and strides cost nothing:
-// a tap reads one whole vector of 16 channels at its input position. There is no padded
-// copy of the input: each output row runs the taps whose rows lie inside the input (the tap
+// vector operation with no lane wasted however small the plane, and strides cost nothing: a
+// tap reads one whole vector of 16 channels at its input position. There is no padded copy
+// of the input: each output row runs the taps whose rows lie inside the input (the tap
 // loop's bounds depend on the row), and splits into the positions whose window reaches past
 // the left edge, the interior ones whose every tap is inside, and those past the right edge
 // (tap columns bounded per position). The kernel is that plain nest plus a default trace:
@@ -15,9 +15,11 @@
 // (partition), the edge positions one vector tile each, and (image, channel block, row) as
 // one parallel loop of tasks.
 #include "engine/lowering/conv_nchwc_internal.h"
+#include "engine/lowering/reduce_helpers.h"
 
 #include <algorithm>
 #include <array>
+#include <optional>
 #include <set>
 
 namespace lathe::lowering {
@@ -25,7 +27,7 @@ namespace {
 
 constexpr std::int64_t kBlock = kNchwcBlock;
 
-struct DepthwiseGeometry {
+struct WindowGeometry {
   std::int64_t N = 0, Cb = 0, H = 0, W = 0, OH = 0, OW = 0, KH = 0, KW = 0;
   WindowAxis rows, cols;
 };
@@ -60,9 +62,9 @@ std::int64_t tileWidth(std::int64_t positions, int lanes) {
 // across its taps (the interior's split into tiles of P, a remainder tile of its own when P
 // does not divide it; an edge position is a tile of one), then the task loops as one
 // parallel loop.
-std::vector<std::string> depthwiseSteps(const DepthwiseGeometry& g, int lanes, std::int64_t P,
-                                        const std::vector<std::string>& tasks,
-                                        const std::array<RowPart, 3>& parts) {
+std::vector<std::string> windowSteps(const WindowGeometry& g, int lanes, std::int64_t P,
+                                     const std::vector<std::string>& tasks,
+                                     const std::array<RowPart, 3>& parts) {
   std::vector<std::string> steps;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     const RowPart& part = parts[i];
@@ -94,30 +96,31 @@ std::vector<std::string> depthwiseSteps(const DepthwiseGeometry& g, int lanes, s
   return steps;
 }
 
-} // namespace
+// The window op of a node: a depthwise Conv (weights and an optional bias) or a max pool.
+struct WindowOp {
+  TensorRef x, y;
+  std::optional<TensorRef> w, bias;
+  std::int64_t KH = 0, KW = 0;
+  bool pool() const { return !w.has_value(); }
+};
 
-Stmt lowerDepthwiseConvNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
-  const ConvOperands ops = blockedConvOperands(node, kb);
-  const TensorRef &x = ops.x, &w = ops.w, &y = ops.y;
-  if (x.rank() != 5 || w.rank() != 4 || y.rank() != 5 || x.shape[4] != kBlock ||
-      w.shape[3] != kBlock || y.shape[4] != kBlock || x.dtype != graph::DType::F32 ||
-      w.shape[0] != x.shape[1] || y.shape[1] != x.shape[1] || y.shape[0] != x.shape[0])
-    unsupportedNode(node, "needs blocked [N, C/16, H, W, 16] input and output and weights "
-                          "packed as [C/16, kh, kw, 16]");
-  DepthwiseGeometry g;
+Stmt lowerWindowNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilogue,
+                      const WindowOp& op) {
+  const TensorRef &x = op.x, &y = op.y;
+  if (x.rank() != 5 || y.rank() != 5 || x.shape[4] != kBlock || y.shape[4] != kBlock ||
+      x.dtype != graph::DType::F32 || y.shape[1] != x.shape[1] || y.shape[0] != x.shape[0])
+    unsupportedNode(node, "needs blocked [N, C/16, H, W, 16] input and output");
+  WindowGeometry g;
   g.N = x.shape[0];
   g.Cb = x.shape[1];
   g.H = x.shape[2];
   g.W = x.shape[3];
   g.OH = y.shape[2];
   g.OW = y.shape[3];
-  g.KH = w.shape[1];
-  g.KW = w.shape[2];
+  g.KH = op.KH;
+  g.KW = op.KW;
   if (g.KH < 2 || g.KW < 2)
     unsupportedNode(node, "needs a window of at least 2 x 2 taps");
-  if (node.hasAttribute("kernel_shape") &&
-      node.attrInts("kernel_shape") != std::vector<std::int64_t>{g.KH, g.KW})
-    unsupportedNode(node, "kernel_shape differs from the weight's spatial dims");
   const std::vector<WindowAxis> axes = slidingWindow(node, {g.H, g.W}, {g.OH, g.OW}, {g.KH, g.KW});
   g.rows = axes[0];
   g.cols = axes[1];
@@ -131,8 +134,8 @@ Stmt lowerDepthwiseConvNchwc(const graph::Node& node, KernelBuilder& kb, const E
   const std::int64_t interior = std::max<std::int64_t>(0, lastInside - left + 1);
   const std::array<std::int64_t, 3> positions{left, interior, g.OW - left - interior};
 
-  // --- the nest: for n, cb, oh: for each part: for ow, j: y = 0; for the taps inside the
-  // input: y += x * w; y = epilogue(y + b) ---
+  // --- the nest: for n, cb, oh: for each part: for ow, j: y = 0 (or -inf); for the taps
+  // inside the input: y += x * w (or y = max(y, x)); y = epilogue(y + b) ---
   const auto axis = [&](const char* hint, std::int64_t extent) {
     return extent > 1 ? kb.freshVar(hint) : loop::makeIndex(0);
   };
@@ -158,16 +161,17 @@ Stmt lowerDepthwiseConvNchwc(const graph::Node& node, KernelBuilder& kb, const E
     const std::vector<Expr> idx{n, cb, oh, ow, j};
     const Expr ih = oh * ar.stride + kh * ar.dilation - ar.padBegin;
     const Expr iw = ow * ac.stride + kw * ac.dilation - ac.padBegin;
-    const Stmt update =
-        y.store(idx, y.load(idx) + x.load({n, cb, ih, iw, j}) * w.load({cb, kh, kw, j}));
+    const Expr acc = y.load(idx), in = x.load({n, cb, ih, iw, j});
+    const Stmt update = y.store(idx, op.pool() ? loop::select(in > acc, in, acc)
+                                               : acc + in * op.w->load({cb, kh, kw, j}));
     const IndexRange tapCols =
         i == 1 ? IndexRange{loop::makeIndex(0), loop::makeIndex(g.KW)}
                : validRange(g.KW, ac.dilation, ow * ac.stride - ac.padBegin, g.W);
     Expr value = y.load(idx);
-    if (ops.bias)
-      value = value + ops.bias->load({cb * kBlock + j});
+    if (op.bias)
+      value = value + op.bias->load({cb * kBlock + j});
     const Stmt element = loop::Block::make(
-        {y.store(idx, constantOf(y.dtype, 0)),
+        {y.store(idx, op.pool() ? lowestOf(loop::f32()) : constantOf(y.dtype, 0)),
          forRange(kh, tapRows.lo, tapRows.extent, forRange(kw, tapCols.lo, tapCols.extent, update)),
          y.store(idx, epilogue(value, idx))});
     row.push_back(loopOver(p, count, forCount(j, kBlock, element)));
@@ -190,29 +194,56 @@ Stmt lowerDepthwiseConvNchwc(const graph::Node& node, KernelBuilder& kb, const E
     if (extent > 1)
       tasks.push_back(loopName(var));
   const std::int64_t P = tileWidth(interior, lanes);
-  for (const std::string& step : depthwiseSteps(g, lanes, P, tasks, parts))
+  for (const std::string& step : windowSteps(g, lanes, P, tasks, parts))
     kb.defaultStep(step);
   // The tuner's variants: other interior tile widths.
   std::set<std::int64_t> widths{P};
   for (std::int64_t p = 2; p <= std::min(interior, maxTileWidth(lanes)); ++p)
     if (widths.insert(p).second) {
       std::string trace;
-      for (const std::string& step : depthwiseSteps(g, lanes, p, tasks, parts))
+      for (const std::string& step : windowSteps(g, lanes, p, tasks, parts))
         trace += step + "\n";
       kb.traceVariant(std::move(trace));
     }
-  kb.describe("blocked (NCHW16c) depthwise convolution, default trace: " +
-              std::to_string(g.N * g.Cb * g.OH) + " tasks, one output row of 16 channels each; " +
-              "interior tiles of " + std::to_string(P) + " positions in registers across the " +
-              std::to_string(g.KH * g.KW) + " taps");
+  kb.describe(
+      std::string("blocked (NCHW16c) ") + (op.pool() ? "max pooling" : "depthwise convolution") +
+      ", default trace: " + std::to_string(g.N * g.Cb * g.OH) +
+      " tasks, one output row of 16 channels each; " + "interior tiles of " + std::to_string(P) +
+      " positions in registers across the " + std::to_string(g.KH * g.KW) + " taps");
   if (interior % std::max<std::int64_t>(P, 1) != 0)
     kb.describe("the interior positions the tile does not divide run as a smaller tile");
   if (left + interior < g.OW || left > 0)
     kb.describe("positions whose window reaches past the left or right edge run the taps "
                 "inside the input only, one position a tile; rows likewise at the top and "
                 "bottom");
-  kb.describe("weights were packed at compile time as [C/16, kh, kw, 16]");
+  if (!op.pool())
+    kb.describe("weights were packed at compile time as [C/16, kh, kw, 16]");
   return nest;
+}
+
+} // namespace
+
+Stmt lowerDepthwiseConvNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
+  const ConvOperands ops = blockedConvOperands(node, kb);
+  const TensorRef& w = ops.w;
+  if (w.rank() != 4 || w.shape[3] != kBlock || w.shape[0] != ops.x.shape[1])
+    unsupportedNode(node, "needs weights packed as [C/16, kh, kw, 16]");
+  if (node.hasAttribute("kernel_shape") &&
+      node.attrInts("kernel_shape") != std::vector<std::int64_t>{w.shape[1], w.shape[2]})
+    unsupportedNode(node, "kernel_shape differs from the weight's spatial dims");
+  return lowerWindowNchwc(node, kb, epilogue,
+                          WindowOp{ops.x, ops.y, w, ops.bias, w.shape[1], w.shape[2]});
+}
+
+Stmt lowerMaxPoolNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
+  if (node.outputs().size() != 1)
+    unsupportedNode(node, "the blocked max pool has no Indices output");
+  const std::vector<std::int64_t> kernel = node.attrInts("kernel_shape", {});
+  if (kernel.size() != 2)
+    unsupportedNode(node, "needs a 2-D kernel_shape");
+  return lowerWindowNchwc(node, kb, epilogue,
+                          WindowOp{kb.input(*node.input(0), node), kb.output(*node.output(0), node),
+                                   std::nullopt, std::nullopt, kernel[0], kernel[1]});
 }
 
 } // namespace lathe::lowering
