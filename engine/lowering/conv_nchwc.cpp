@@ -185,16 +185,10 @@ TiledNchwcConv tiledNchwcConv(KernelBuilder& kb, const Epilogue& epilogue, const
   const std::int64_t reduction = g.C * g.KH * g.KW;
 
   // --- the nest (a dim of extent 1 has no loop: the kernel drops such loops) ---
-  const auto axis = [&](const char* hint, std::int64_t extent) {
-    return extent > 1 ? kb.freshVar(hint) : loop::makeIndex(0);
-  };
-  const auto loopOver = [](const Expr& var, std::int64_t extent, Stmt body) {
-    return extent > 1 ? forCount(var, extent, std::move(body)) : body;
-  };
-  const Expr n = axis("n", g.N), mb = axis("mb", g.M / kBlock), oh = axis("oh", g.OH),
-             ow = axis("ow", g.OW), j = kb.freshVar("j");
-  const Expr cb = axis("cb", g.Cb), kh = axis("kh", g.KH), kw = axis("kw", g.KW),
-             ci = kb.freshVar("ci");
+  const Expr n = axisVar(kb, "n", g.N), mb = axisVar(kb, "mb", g.M / kBlock),
+             oh = axisVar(kb, "oh", g.OH), ow = axisVar(kb, "ow", g.OW), j = kb.freshVar("j");
+  const Expr cb = axisVar(kb, "cb", g.Cb), kh = axisVar(kb, "kh", g.KH),
+             kw = axisVar(kb, "kw", g.KW), ci = kb.freshVar("ci");
   const std::vector<Expr> idx{n, mb, oh, ow, j};
   const Expr row = oh * ar.stride + kh * ar.dilation, col = ow * ac.stride + kw * ac.dilation;
   const Expr xv =
@@ -383,6 +377,14 @@ Stmt tracedConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands&
 }
 
 } // namespace
+
+Expr axisVar(KernelBuilder& kb, const char* hint, std::int64_t extent) {
+  return extent > 1 ? kb.freshVar(hint) : loop::makeIndex(0);
+}
+
+Stmt loopOver(const Expr& var, std::int64_t extent, Stmt body) {
+  return extent > 1 ? forCount(var, extent, std::move(body)) : body;
+}
 
 ConvOperands blockedConvOperands(const graph::Node& node, KernelBuilder& kb) {
   ConvOperands ops{kb.input(*node.input(0), node), kb.input(*node.input(1), node), {}, {}, 1};

@@ -49,6 +49,11 @@ TiledNchwcConv tiledNchwcConv(KernelBuilder& kb, const Epilogue& epilogue, const
                               const NchwcGeometry& g, int lanes, const PaddedPlanes& src,
                               const std::vector<std::string>& prefix);
 
+// The loop variable of a nest axis of `extent`, or the constant 0 when the extent is 1 (the
+// blocked kernels' nests have no loop for such an axis); and `body` inside a loop over it.
+Expr axisVar(KernelBuilder& kb, const char* hint, std::int64_t extent);
+Stmt loopOver(const Expr& var, std::int64_t extent, Stmt body);
+
 // X, W, the optional bias and Y of a blocked convolution node.
 ConvOperands blockedConvOperands(const graph::Node& node, KernelBuilder& kb);
 

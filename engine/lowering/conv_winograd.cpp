@@ -140,12 +140,6 @@ Stmt lowerConvWinogradNchwc(const graph::Node& node, KernelBuilder& kb, const Ep
       paddedPlanes(kb, x, N * Cb, H, W, top, left, Hp, Wp, copy, lanes ? lanes : int(kBlock));
   std::vector<std::string> prefix = lanes ? planes.steps : std::vector<std::string>{};
 
-  const auto axis = [&](const char* hint, std::int64_t extent) {
-    return extent > 1 ? kb.freshVar(hint) : loop::makeIndex(0);
-  };
-  const auto loopOver = [](const Expr& var, std::int64_t extent, Stmt body) {
-    return extent > 1 ? forCount(var, extent, std::move(body)) : body;
-  };
   const auto taskLoops = [](const std::vector<std::pair<Expr, std::int64_t>>& loops) {
     std::vector<std::string> names;
     for (const auto& [var, extent] : loops)
@@ -176,8 +170,8 @@ Stmt lowerConvWinogradNchwc(const graph::Node& node, KernelBuilder& kb, const Ep
   // --- 2. the input transform V = Bt d B ---
   Stmt inputTransform;
   {
-    const Expr n = axis("n", N), cb = axis("cb", Cb), th = axis("th", TH), tw = axis("tw", TW),
-               ci = kb.freshVar("ci");
+    const Expr n = axisVar(kb, "n", N), cb = axisVar(kb, "cb", Cb), th = axisVar(kb, "th", TH),
+               tw = axisVar(kb, "tw", TW), ci = kb.freshVar("ci");
     const Expr tile = (n * TH + th) * TW + tw;
     Lets lets(kb);
     std::vector<Expr> d;
@@ -198,8 +192,8 @@ Stmt lowerConvWinogradNchwc(const graph::Node& node, KernelBuilder& kb, const Ep
   // --- 4. the output transform Y = At Mt A, bias and epilogue ---
   Stmt outputTransform;
   {
-    const Expr n = axis("n", N), mb = axis("mb", Mb), th = axis("th", TH), tw = axis("tw", TW),
-               j = kb.freshVar("j");
+    const Expr n = axisVar(kb, "n", N), mb = axisVar(kb, "mb", Mb), th = axisVar(kb, "th", TH),
+               tw = axisVar(kb, "tw", TW), j = kb.freshVar("j");
     const Expr tile = (n * TH + th) * TW + tw;
     Lets lets(kb);
     std::vector<Expr> s;

@@ -23,14 +23,8 @@ Stmt lowerGlobalPoolNchwc(const graph::Node& node, KernelBuilder& kb, const Epil
     unsupportedNode(node, "needs a blocked [N, C/16, H, W, 16] input and a [N, C/16, 1, 1, 16] "
                           "output");
   const std::int64_t N = x.shape[0], Cb = x.shape[1], H = x.shape[2], W = x.shape[3];
-  const auto axis = [&](const char* hint, std::int64_t extent) {
-    return extent > 1 ? kb.freshVar(hint) : loop::makeIndex(0);
-  };
-  const auto loopOver = [](const Expr& var, std::int64_t extent, Stmt body) {
-    return extent > 1 ? forCount(var, extent, std::move(body)) : body;
-  };
-  const Expr n = axis("n", N), cb = axis("cb", Cb), h = axis("h", H), w = axis("w", W),
-             j = kb.freshVar("j");
+  const Expr n = axisVar(kb, "n", N), cb = axisVar(kb, "cb", Cb), h = axisVar(kb, "h", H),
+             w = axisVar(kb, "w", W), j = kb.freshVar("j");
   const Expr zero = loop::makeIndex(0);
   const std::vector<Expr> idx{n, cb, zero, zero, j};
   const Expr acc = y.load(idx), v = x.load({n, cb, h, w, j});

@@ -136,13 +136,7 @@ Stmt lowerWindowNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue
 
   // --- the nest: for n, cb, oh: for each part: for ow, j: y = 0 (or -inf); for the taps
   // inside the input: y += x * w (or y = max(y, x)); y = epilogue(y + b) ---
-  const auto axis = [&](const char* hint, std::int64_t extent) {
-    return extent > 1 ? kb.freshVar(hint) : loop::makeIndex(0);
-  };
-  const auto loopOver = [](const Expr& var, std::int64_t extent, Stmt body) {
-    return extent > 1 ? forCount(var, extent, std::move(body)) : body;
-  };
-  const Expr n = axis("n", g.N), cb = axis("cb", g.Cb), oh = axis("oh", g.OH);
+  const Expr n = axisVar(kb, "n", g.N), cb = axisVar(kb, "cb", g.Cb), oh = axisVar(kb, "oh", g.OH);
   const IndexRange tapRows = validRange(g.KH, ar.dilation, oh * ar.stride - ar.padBegin, g.H);
   std::array<RowPart, 3> parts;
   std::vector<Stmt> row;
@@ -152,10 +146,11 @@ Stmt lowerWindowNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue
     parts[i].positions = count;
     if (count == 0)
       continue;
-    const Expr p = axis(i == 1   ? "ow"
-                        : i == 0 ? "owl"
-                                 : "owr",
-                        count),
+    const Expr p = axisVar(kb,
+                           i == 1   ? "ow"
+                           : i == 0 ? "owl"
+                                    : "owr",
+                           count),
                j = kb.freshVar("j"), kh = kb.freshVar("kh"), kw = kb.freshVar("kw");
     const Expr ow = first == 0 ? p : p + first;
     const std::vector<Expr> idx{n, cb, oh, ow, j};
@@ -185,8 +180,8 @@ Stmt lowerWindowNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue
 
   const int lanes = kb.vectorBits() / 32;
   if (lanes < 4 || kBlock % lanes != 0) {
-    kb.describe("blocked depthwise convolution, one output element at a time (no vector width "
-                "known)");
+    kb.describe(std::string("blocked ") + (op.pool() ? "max pooling" : "depthwise convolution") +
+                ", one output element at a time (no vector width known)");
     return nest;
   }
   std::vector<std::string> tasks;
