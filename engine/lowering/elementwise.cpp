@@ -416,6 +416,15 @@ Expr lowerPow(const Node& n, const std::vector<Expr>& idx, OperandReader& in) {
   }
   if (!a.type().isFloat())
     unsupportedNode(n, "Pow of " + a.type().toString());
+  // x^2 as x*x: the same correctly rounded square (also for zeros, infinities and NaN),
+  // without a call per element (LayerNorm's variance squares every activation).
+  if (const graph::Value* e = n.input(1); e && e->isConstant() && !e->constant().isElided()) {
+    bool square = e->constant().numElements() > 0;
+    for (std::int64_t i = 0; square && i < e->constant().numElements(); ++i)
+      square = e->constant().elementAsDouble(i) == 2.0;
+    if (square)
+      return a * a;
+  }
   if (b.type() != a.type())
     b = loop::cast(a.type(), b);
   return Call::make(Intrinsic::Pow, {a, b});

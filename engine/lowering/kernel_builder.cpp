@@ -207,6 +207,12 @@ Stmt KernelBuilder::serialLoop(const Expr& var, std::int64_t extent, Stmt body) 
                          std::move(body));
 }
 
+Stmt KernelBuilder::taskLoop(const Expr& var, std::int64_t extent, Stmt body, bool parallel) {
+  if (parallel && extent > 1)
+    parallelCandidates_.push_back(loopName(var));
+  return serialLoop(var, extent, std::move(body));
+}
+
 Stmt KernelBuilder::loopNest(const std::vector<std::int64_t>& shape,
                              const std::function<Stmt(const std::vector<Expr>&)>& body,
                              const std::string& hint, std::int64_t parallelThreshold) {
@@ -328,12 +334,15 @@ loop::Kernel KernelBuilder::finish(Stmt body) {
   nested.visit(body);
   if (!nested.nested.empty())
     body = MarkParallel(nested.nested).mutate(body);
+  // First in the trace: the loops exist in the plain nest, where independence is plainest
+  // to prove (after vectorize and partition a row's reads and writes are harder to bound).
+  std::string parallelSteps;
   for (const std::string& name : parallelCandidates_)
-    if (std::find(nested.nested.begin(), nested.nested.end(), name) == nested.nested.end()) {
-      defaultStep("parallel(" + name + ")");
-      for (std::string& variant : traceVariants_)
-        variant += "parallel(" + name + ")\n";
-    }
+    if (std::find(nested.nested.begin(), nested.nested.end(), name) == nested.nested.end())
+      parallelSteps += "parallel(" + name + ")\n";
+  defaultTrace_ = parallelSteps + defaultTrace_;
+  for (std::string& variant : traceVariants_)
+    variant = parallelSteps + variant;
   loop::Kernel k;
   k.name = name_;
   for (const TensorRef& r : inputs_)

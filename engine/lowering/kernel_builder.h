@@ -108,6 +108,10 @@ public:
                 const std::function<Stmt(const std::vector<Expr>&)>& body,
                 const std::string& hint = "i", std::int64_t parallelThreshold = 32768);
   Stmt serialLoop(const Expr& var, std::int64_t extent, Stmt body) const;
+  // for var in [0,extent): body, spread over the threads by a parallel(var) step of the
+  // default trace when `parallel` (finish() marks it in the nest instead when it ends up
+  // inside a parallel loop of the kernel).
+  Stmt taskLoop(const Expr& var, std::int64_t extent, Stmt body, bool parallel);
 
   // One line of loop::Kernel::strategy: how this lowering chose to compute the kernel.
   void describe(const std::string& line) { strategy_ += line + "\n"; }

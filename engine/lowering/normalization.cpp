@@ -116,10 +116,11 @@ Stmt lowerSoftmax(const Node& node, KernelBuilder& kb, const Epilogue& epilogue)
         task.overReduced([&](const std::vector<Expr>& r, const Expr& l, const Expr& c) {
           return max.storeFlat(l, loop::max(max.loadFlat(l), read(r, c)));
         }));
+    task.vectorizePass(passes.back());
     // sum += exp(x - max). With one column per task the exponentials first go to the
-    // output in a loop of their own, which vectorises; an in-order float sum cannot, and
-    // in the same loop it would keep the exponentials scalar too. With a block of columns
-    // the sums are independent and the fused loop vectorises across them.
+    // output in a loop of their own, which the default trace puts on vectors, and the sum
+    // runs as partial sums in vectors (rfactor) after it. With a block of columns the sums
+    // are independent and the fused loop vectorises across them.
     auto exp = [&](const std::vector<Expr>& r, const Expr& l, const Expr& c) {
       return callIntrinsic(Intrinsic::Exp, read(r, c) - max.loadFlat(l));
     };
@@ -129,6 +130,8 @@ Stmt lowerSoftmax(const Node& node, KernelBuilder& kb, const Epilogue& epilogue)
           task.overReduced([&](const std::vector<Expr>& r, const Expr& l, const Expr& c) {
             return out.storeFlat(task.inputFlat(r, c), exp(r, l, c));
           }));
+    if (split)
+      task.vectorizePass(passes.back());
     passes.push_back(
         task.overReduced([&](const std::vector<Expr>& r, const Expr& l, const Expr& c) {
           const Expr e = split ? out.loadFlat(task.inputFlat(r, c)) : exp(r, l, c);
@@ -138,6 +141,7 @@ Stmt lowerSoftmax(const Node& node, KernelBuilder& kb, const Epilogue& epilogue)
             return add;
           return loop::Block::make(out.storeFlat(task.inputFlat(r, c), e), add);
         }));
+    task.vectorizePass(passes.back());
     if constexpr (isLog) {
       passes.push_back(task.overColumns([&](const Expr& l, const Expr&) {
         return sum.storeFlat(l, callIntrinsic(Intrinsic::Log, sum.loadFlat(l)));
@@ -147,6 +151,7 @@ Stmt lowerSoftmax(const Node& node, KernelBuilder& kb, const Epilogue& epilogue)
             const Expr v = read(r, c) - max.loadFlat(l) - sum.loadFlat(l);
             return out.storeFlat(task.inputFlat(r, c), epilogue(v, task.fullIndex(r, c)));
           }));
+      task.vectorizePass(passes.back());
     } else {
       passes.push_back(task.overColumns([&](const Expr& l, const Expr&) {
         return sum.storeFlat(l, constLike(sum.loadFlat(l), 1.0) / sum.loadFlat(l));
@@ -157,6 +162,7 @@ Stmt lowerSoftmax(const Node& node, KernelBuilder& kb, const Epilogue& epilogue)
             return out.storeFlat(
                 flat, epilogue(out.loadFlat(flat) * sum.loadFlat(l), task.fullIndex(r, c)));
           }));
+      task.vectorizePass(passes.back());
     }
     return loop::Block::make(passes);
   });
@@ -428,10 +434,8 @@ Stmt lowerLRN(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
       x.loadFlat(q * spatial + s3) /
       loop::Call::make(Intrinsic::Pow, {bias + alpha * out.loadFlat(q * spatial + s3), beta});
   Stmt write = kb.serialLoop(s3, spatial, out.storeFlat(q * spatial + s3, epilogue(y, idx)));
-  const bool parallel = worthParallel(x.numElements() * size);
-  return loop::For::make(q, loop::makeIndex(0), loop::makeIndex(x.shape[0] * channels),
-                         parallel ? loop::ForKind::Parallel : loop::ForKind::Serial,
-                         loop::Block::make({init, sum, write}));
+  return kb.taskLoop(q, x.shape[0] * channels, loop::Block::make({init, sum, write}),
+                     worthParallel(x.numElements() * size));
 }
 
 } // namespace

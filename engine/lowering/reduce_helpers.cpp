@@ -1,5 +1,8 @@
 #include "engine/lowering/reduce_helpers.h"
 
+#include "engine/loop_ir/ir_equality.h"
+#include "engine/loop_ir/simplify.h"
+#include "engine/loop_ir/substitute.h"
 #include "engine/support/diagnostics.h"
 
 #include <algorithm>
@@ -184,6 +187,75 @@ std::vector<Expr> ReduceTask::keptIndex(const Expr& column, bool keepDims) const
   return index;
 }
 
+namespace {
+
+// The operand of `value` other than a load of buffer[index], when `value` is such a load
+// combined with another expression by +, *, max or min.
+bool runningCombine(const loop::Store& store) {
+  const loop::ExprKind op = store.value.kind();
+  if (op != loop::ExprKind::Add && op != loop::ExprKind::Mul && op != loop::ExprKind::Max &&
+      op != loop::ExprKind::Min)
+    return false;
+  const auto* bin = static_cast<const loop::BinaryExprNode*>(store.value.get());
+  auto isAcc = [&](const Expr& e) {
+    const loop::Load* l = e.as<loop::Load>();
+    return l && l->buffer.name() == store.buffer.name() && loop::equal(l->index, store.index);
+  };
+  // Signed sums and products stay in order (rfactor refuses them: overflow).
+  const bool ordered =
+      store.value.type().isInt() && (op == loop::ExprKind::Add || op == loop::ExprKind::Mul);
+  return !ordered && (isAcc(bin->a) || isAcc(bin->b));
+}
+
+std::int64_t floorPowerOfTwo(std::int64_t n) {
+  std::int64_t p = 1;
+  while (p * 2 <= n)
+    p *= 2;
+  return p;
+}
+
+} // namespace
+
+void ReduceTask::vectorizePass(const Stmt& built) const {
+  // As the kernel will be: the loop over a task's one column gone.
+  const Stmt pass = loop::simplify(built);
+  const loop::For* f = pass.as<loop::For>();
+  const loop::Store* store = f ? f->body.as<loop::Store>() : nullptr;
+  const std::optional<std::int64_t> extent = f ? loop::asConstInt(f->extent) : std::nullopt;
+  if (maxWidth_ != 1 || !store || !extent || store->value.type().lanes() != 1 ||
+      kb_.vectorBits() == 0)
+    return;
+  const std::int64_t lanes = kb_.vectorBits() / store->value.type().bits();
+  const std::string& r = f->name();
+  if (lanes < 2 || *extent < 2 * lanes)
+    return;
+  if (!loop::usesVar(store->index, r)) {
+    if (!runningCombine(*store))
+      return;
+    // Up to 4 vectors of partial results, with at least two rounds of them.
+    const std::int64_t vectors = std::min<std::int64_t>(4, floorPowerOfTwo(*extent / (2 * lanes)));
+    const std::int64_t partials = vectors * lanes;
+    kb_.defaultStep("rfactor(" + r + ", " + std::to_string(partials) + ")");
+    if (vectors > 1) {
+      kb_.defaultStep("split(" + r + ".i, " + std::to_string(lanes) + ")");
+      kb_.defaultStep("vectorize(" + r + ".i.i)");
+      kb_.defaultStep("unroll(" + r + ".i.o)");
+    } else {
+      kb_.defaultStep("vectorize(" + r + ".i)");
+    }
+    kb_.defaultStep("vectorize(" + r + ".init)");
+    // The tree's levels that combine two or more pairs (the last one is a single pair).
+    int level = 1;
+    for (std::int64_t h = partials / 2; h >= 2; h /= 2)
+      kb_.defaultStep("vectorize(" + r + ".h" + std::to_string(level++) + ")");
+    return;
+  }
+  kb_.defaultStep("split(" + r + ", " + std::to_string(lanes) + ")");
+  if (*extent % lanes != 0)
+    kb_.defaultStep("partition(" + r + ".i)");
+  kb_.defaultStep("vectorize(" + r + ".i)");
+}
+
 TensorRef ReduceTask::row(const std::string& hint, graph::DType dtype) {
   rows_.push_back(kb_.scratch(hint, dtype, {maxWidth_}));
   return rows_.back();
@@ -233,8 +305,7 @@ Stmt forEachTask(KernelBuilder& kb, const ReduceLayout& layout, std::int64_t pas
   std::vector<Expr> index = splitFlatIndex(t, taskShape);
   const Expr blockIndex = index.back();
   index.pop_back();
-  return loop::For::make(t, loop::makeIndex(0), loop::makeIndex(outerCount * blocks),
-                         loop::ForKind::Parallel, task(std::move(index), blockIndex));
+  return kb.taskLoop(t, outerCount * blocks, task(std::move(index), blockIndex), true);
 }
 
 Expr lowestOf(loop::Type type) {

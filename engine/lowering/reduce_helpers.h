@@ -83,6 +83,12 @@ public:
   TensorRef row(const std::string& hint, graph::DType dtype);
   const std::vector<TensorRef>& rows() const { return rows_; }
 
+  // Default-trace steps that put a pass over the reduced axis (a loop overReduced built) on
+  // vectors, for tasks of one column: a running `acc = acc OP e` becomes partial results
+  // (rfactor) in vectors, a pass that writes each element (exp, scaling) becomes split and
+  // vectorize. Passes of other shapes (several reduced axes, ...) are left as they are.
+  void vectorizePass(const Stmt& pass) const;
+
 private:
   std::vector<Expr> groupIndex(const std::vector<Expr>& reduced) const;
   std::vector<Expr> columnIndex(const Expr& column) const;

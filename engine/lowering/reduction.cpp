@@ -340,6 +340,7 @@ Stmt reduceNest(const Node& node, KernelBuilder& kb, const Epilogue& epilogue, c
             return acc.store(task, l, c,
                              combine(kind, acc.load(task, l, c), mapElement(kind, element)));
           }));
+      task.vectorizePass(passes.back());
       passes.push_back(task.overColumns([&](const Expr& l, const Expr& c) -> Stmt {
         // Sum, Max... accumulated in the output with an identity epilogue are done.
         const Expr total = acc.load(task, l, c);

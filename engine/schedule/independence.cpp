@@ -8,8 +8,8 @@
 // enumerated, honouring the guards around the stores: exact. Otherwise the stores must move
 // by one constant stride along the loop that exceeds the span one iteration covers
 // (interval bounds of the index). A buffer the loop both reads and writes must be read at
-// an index it is written at, in the same iteration, or within the span of elements that
-// iteration alone writes.
+// an index it is written at, in the same iteration, within the span of elements that
+// iteration alone writes, or apart from every element the loop writes.
 #include "engine/loop_ir/ir_equality.h"
 #include "engine/loop_ir/ir_mutator.h"
 #include "engine/loop_ir/ir_operators.h"
@@ -674,6 +674,21 @@ std::optional<Interval> spanAtZero(const Access& a, const Expr& index, const std
   return bounds(simplify(substitute(index, var, makeIndex(0))), ranges);
 }
 
+// A read's index with the variables from outside the loop fixed at 0, as the stores'
+// indices are; nothing when such a variable moves the read otherwise than the stores.
+std::optional<Expr> readAtOutsideZero(const Expr& read, const BufferStores& b,
+                                      const std::set<std::string>& inside) {
+  std::map<std::string, Expr> zeros;
+  for (const std::string& name : freeVars(read))
+    if (!inside.count(name)) {
+      const auto c = strideAlong(read, name);
+      if (!c || c != strideAlong(b.abstracted[0], name))
+        return std::nullopt;
+      zeros[name] = makeIndex(0);
+    }
+  return zeros.empty() ? read : simplify(substitute(read, zeros));
+}
+
 // A read of a buffer the loop writes, at other indices than its stores: safe when every
 // store and the read move by one constant stride S along the loop, the stores of one
 // iteration span less than |S| elements and the read stays within that span. Then what an
@@ -683,15 +698,10 @@ std::optional<Interval> spanAtZero(const Access& a, const Expr& index, const std
 bool readsOwnSpan(const For& loop, const Access& a, const Expr& read, const BufferStores& b,
                   const std::set<std::string>& inside) {
   const std::string& var = loop.name();
-  std::map<std::string, Expr> zeros;
-  for (const std::string& name : freeVars(read))
-    if (!inside.count(name)) {
-      const auto c = strideAlong(read, name);
-      if (!c || c != strideAlong(b.abstracted[0], name))
-        return false;
-      zeros[name] = makeIndex(0);
-    }
-  const Expr index = zeros.empty() ? read : simplify(substitute(read, zeros));
+  const std::optional<Expr> at = readAtOutsideZero(read, b, inside);
+  if (!at)
+    return false;
+  const Expr& index = *at;
   const std::optional<std::int64_t> stride = strideAlong(index, var);
   if (!stride || *stride == 0 || *stride == std::numeric_limits<std::int64_t>::min())
     return false;
@@ -710,6 +720,47 @@ bool readsOwnSpan(const For& loop, const Access& a, const Expr& read, const Buff
     return false;
   const auto reads = spanAtZero(a, index, var);
   return reads && reads->lo >= span->lo && reads->hi <= span->hi;
+}
+
+// The elements `index` covers over every iteration of the loop: its span at var = 0, moved
+// by its constant stride along var over the loop's range; nothing when unbounded.
+std::optional<Interval> spanOverLoop(const For& loop, const Access& a, const Expr& index) {
+  const std::optional<ConstRange> range = constRange(loop);
+  const std::optional<std::int64_t> stride = strideAlong(index, loop.name());
+  const std::optional<Interval> atZero = spanAtZero(a, index, loop.name());
+  if (!range || range->extent < 1 || !stride || !atZero)
+    return std::nullopt;
+  const std::optional<std::int64_t> lastVar = checkedAdd(range->min, range->extent - 1);
+  const std::optional<std::int64_t> first = checkedMul(*stride, range->min);
+  const std::optional<std::int64_t> last = lastVar ? checkedMul(*stride, *lastVar) : std::nullopt;
+  if (!first || !last)
+    return std::nullopt;
+  const std::optional<std::int64_t> lo = checkedAdd(atZero->lo, std::min(*first, *last));
+  const std::optional<std::int64_t> hi = checkedAdd(atZero->hi, std::max(*first, *last));
+  if (!lo || !hi)
+    return std::nullopt;
+  return Interval{*lo, *hi};
+}
+
+// A read of a buffer the loop writes, of elements no iteration writes: over the whole loop
+// the read's elements lie apart from every store's (a tree step that combines the upper half
+// of a buffer into its lower half). Outside variables must move the read as they move the
+// stores, and are fixed at 0 in both.
+bool readsApartFromWrites(const For& loop, const Access& a, const Expr& read, const BufferStores& b,
+                          const std::set<std::string>& inside) {
+  const std::optional<Expr> at = readAtOutsideZero(read, b, inside);
+  if (!at)
+    return false;
+  const Expr& index = *at;
+  const std::optional<Interval> reads = spanOverLoop(loop, a, index);
+  if (!reads)
+    return false;
+  for (std::size_t s = 0; s < b.stores.size(); ++s) {
+    const std::optional<Interval> writes = spanOverLoop(loop, *b.stores[s], b.indices[s]);
+    if (!writes || !(writes->hi < reads->lo || writes->lo > reads->hi))
+      return false;
+  }
+  return true;
 }
 
 // The fallback: one constant stride along the loop, larger than what an iteration spans.
@@ -888,9 +939,12 @@ void requireIndependentIterations(const For& loop, const char* primitive,
         written = true;
         matched = matched || (equal(simplify(s.index), simplify(a.index)) && sameGuards(s, a));
       }
-    if (written && !matched &&
-        !readsOwnSpan(loop, a, abstractOutside(a.index, inside, symbols),
-                      byBuffer.at(a.buffer.name()), inside))
+    if (!written || matched)
+      continue;
+    const Expr read = abstractOutside(a.index, inside, symbols);
+    const BufferStores& stores = byBuffer.at(a.buffer.name());
+    if (!readsOwnSpan(loop, a, read, stores, inside) &&
+        !readsApartFromWrites(loop, a, read, stores, inside))
       cannot(a, "it reads elements of " + a.buffer.name() +
                     " that other iterations may write (no write at the same index under the "
                     "same conditions)");

@@ -27,6 +27,7 @@ Stmt computeInline(const Stmt& body, const std::string& buffer);
 Stmt computeAt(const Stmt& body, const std::string& buffer, const std::string& loop);
 Stmt pack(const Stmt& body, const std::string& buffer, const std::string& loop);
 Stmt partition(const Stmt& body, const std::string& top);
+Stmt rfactor(const Stmt& body, const std::string& loop, std::int64_t lanes);
 // `axis` is one of blockIdx.x/y/z, threadIdx.x/y/z.
 Stmt bind(const Stmt& body, const std::string& loop, const std::string& axis);
 

@@ -105,6 +105,21 @@ std::vector<Knob> traceKnobsOf(const loop::Kernel& kernel, const schedule::Sched
       extents[l.name] = l.extent;
   for (std::size_t i = 0; i < defaults.steps.size(); ++i) {
     const schedule::Step& s = defaults.steps[i];
+    if (s.primitive == schedule::Primitive::Rfactor) {
+      // Other counts of partial results: the steps after that split them into vectors
+      // refuse counts below a vector.
+      const std::int64_t f0 = s.factors.front();
+      const auto e = extents.find(s.loops.front());
+      for (std::int64_t f = 2; f <= 64; f *= 2)
+        if (f != f0 && (e == extents.end() || f <= e->second))
+          knobs.push_back({{step(schedule::Primitive::Rfactor, s.loops, {f})},
+                           static_cast<int>(i),
+                           "#" + std::to_string(i)});
+      if (e != extents.end())
+        extents[s.loops.front() + ".o"] = e->second / f0;
+      extents[s.loops.front() + ".i"] = f0;
+      continue;
+    }
     if (s.primitive != schedule::Primitive::Split)
       continue;
     const std::int64_t f0 = s.factors.front();

@@ -199,6 +199,58 @@ TEST(DefaultTrace, ALargeElementwiseNestIsParallelByItsTrace) {
   expectTraceReplays(lowered, 0);
 }
 
+TEST(DefaultTrace, SoftmaxRowsRunOnVectorsWithPartialResults) {
+  // AVX2: 8 lanes; rows of 100 take 4 vectors of partial results (3 rounds and a tail of 4),
+  // and the passes that write every element split by 8 with a remainder of 4. The rows are
+  // spread over the threads first, while the nest is plain.
+  const auto lowered = lower("graph @sm opset 17 {\n  input %x: f32[256,100]\n"
+                             "  %y: f32[256,100] = Softmax(%x)\n  output %y\n}\n");
+  ASSERT_EQ(lowered.kernels.size(), 1u);
+  const loop::Kernel& naive = lowered.unscheduledKernel(0);
+  const std::string& trace = naive.defaultTrace;
+  EXPECT_EQ(
+      trace.rfind("parallel(t)\nrfactor(r, 32)\nsplit(r.i, 8)\nvectorize(r.i.i)\nunroll(r.i.o)\n"
+                  "vectorize(r.init)\nvectorize(r.h1)\nvectorize(r.h2)\nvectorize(r.h3)\n"
+                  "vectorize(r.h4)\nsplit(r1, 8)\npartition(r1.i)\nvectorize(r1.i)\n",
+                  0),
+      0u)
+      << trace;
+  EXPECT_NE(trace.find("rfactor(r2, 32)"), std::string::npos) << trace;
+  const std::string plain = loop::toString(naive);
+  EXPECT_EQ(plain.find("parallel"), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("ramp"), std::string::npos) << plain;
+  const std::string vectors = loop::toString(lowered.kernels[0]);
+  // The running maximum over 8-lane partials, the tree's first level on 16 of them.
+  EXPECT_NE(vectors.find("max.r.rf[ramp(r.i.o*8, 1, 8)] = max(max.r.rf[ramp(r.i.o*8, 1, 8)]"),
+            std::string::npos)
+      << vectors;
+  EXPECT_NE(vectors.find("max.r.rf[ramp(0, 1, 16)] = max(max.r.rf[ramp(0, 1, 16)], "
+                         "max.r.rf[ramp(16, 1, 16)])"),
+            std::string::npos)
+      << vectors;
+  expectTraceReplays(lowered, 0);
+}
+
+TEST(DefaultTrace, RowReductionsTakePartialResultsExceptSignedSums) {
+  const auto mean = lower("graph @m opset 17 {\n  input %x: f32[32,256]\n"
+                          "  %y: f32[32,1] = ReduceMean(%x) {axes = [1]}\n  output %y\n}\n");
+  ASSERT_EQ(mean.kernels.size(), 1u);
+  EXPECT_EQ(mean.unscheduledKernel(0).defaultTrace.rfind("rfactor(r, 32)\n", 0), 0u)
+      << mean.unscheduledKernel(0).defaultTrace;
+  expectTraceReplays(mean, 0);
+  // Max of int32 reorders exactly; a sum of int32 could overflow out of order, so it stays.
+  const auto imax = lower("graph @m opset 17 {\n  input %x: i32[4,64]\n"
+                          "  %y: i32[4] = ReduceMax(%x) {axes = [1], keepdims = 0}\n"
+                          "  output %y\n}\n");
+  EXPECT_EQ(imax.unscheduledKernel(0).defaultTrace.rfind("rfactor(r, 32)\n", 0), 0u)
+      << imax.unscheduledKernel(0).defaultTrace;
+  const auto isum = lower("graph @m opset 11 {\n  input %x: i32[4,64]\n"
+                          "  %y: i32[4] = ReduceSum(%x) {axes = [1], keepdims = 0}\n"
+                          "  output %y\n}\n");
+  EXPECT_EQ(isum.unscheduledKernel(0).defaultTrace.find("rfactor"), std::string::npos)
+      << isum.unscheduledKernel(0).defaultTrace;
+}
+
 TEST(DefaultTrace, ASmallNestHasNone) {
   const auto lowered = lower("graph @relu opset 17 {\n  input %x: f32[4,8]\n"
                              "  %y: f32[4,8] = Relu(%x)\n  output %y\n}\n");

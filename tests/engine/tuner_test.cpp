@@ -2,6 +2,7 @@
 // what the default does, and a child process that survives candidates that crash or hang.
 #include "engine/driver/compile_model.h"
 #include "engine/frontend/onnx/onnx_importer.h"
+#include "engine/graph/parser.h"
 #include "engine/loop_ir/ir_operators.h"
 #include "engine/pipeline/pass_manager.h"
 #include "engine/schedule/schedule.h"
@@ -230,6 +231,38 @@ TEST(TunerSearch, DefaultTraceKnobsReplayOnTheNestAndMatchTheDefault) {
   EXPECT_GT(traced, 0) << "matmul_zoo has kernels lowered with a default trace";
   EXPECT_GT(measured, 0);
   EXPECT_GT(replaced, 0) << "some candidates change the default trace's factors";
+}
+
+// Row reductions: the count of partial results (rfactor) is a knob of their default trace;
+// the candidates replay and agree with the default within the tolerance of a reordered sum.
+TEST(TunerSearch, ReductionKnobsReplayAndMatchTheDefault) {
+  auto g = graph::parseGraph("graph @rows opset 17 {\n  input %x: f32[256,100]\n"
+                             "  %s: f32[256,100] = Softmax(%x)\n"
+                             "  %m: f32[256,1] = ReduceMean(%s) {axes = [1]}\n"
+                             "  output %m\n}\n",
+                             "rows.lir");
+  const auto lowered = driver::lowerModel(*g, target::parseTarget("llvm"), nullptr);
+  std::mt19937 rng(7);
+  int traced = 0, otherCounts = 0;
+  for (std::size_t index = 0; index < lowered.kernels.size(); ++index) {
+    const loop::Kernel& naive = lowered.unscheduledKernel(index);
+    if (naive.defaultTrace.find("rfactor(") == std::string::npos)
+      continue;
+    ++traced;
+    const schedule::Schedule defaults = schedule::parseTrace(naive.name, naive.defaultTrace);
+    std::vector<std::string> seen;
+    for (const auto& c : tuner::sampleCandidates(naive, 12, rng, seen, {}, &defaults)) {
+      for (const schedule::Step& st : c.schedule.steps)
+        otherCounts +=
+            st.primitive == schedule::Primitive::Rfactor &&
+            naive.defaultTrace.find(schedule::traceText(schedule::Schedule{naive.name, {st}})) ==
+                std::string::npos;
+      const auto m = measuredOnce(lowered, index, c.scheduled);
+      EXPECT_TRUE(m.ok()) << naive.name << ": " << c.trace << m.error;
+    }
+  }
+  EXPECT_EQ(traced, 2) << "the softmax and the mean take partial results";
+  EXPECT_GT(otherCounts, 0) << "some candidates keep another count of partial results";
 }
 
 // Blocked convolutions also offer the lowering's next-ranked tiles and the other task order

@@ -271,6 +271,37 @@ const Golden kGolden[] = {
      "    }\n"
      "  }\n"
      "}\n"},
+    {"rfactor_keeps_partial_sums_and_combines_them_in_a_tree",
+     "rfactor(k, 8)\nvectorize(k.i)\nvectorize(k.init)\n",
+     "kernel matmul_relu(%a: f32[30,17], %b: f32[17,20], %bias: f32[20]) -> (%out: f32[30,20], %y: "
+     "f32[30,20]) {  # from: mm\n"
+     "  for (i, 0, 30) {\n"
+     "    for (j, 0, 20) {\n"
+     "      out[i*20 + j] = 0.0f\n"
+     "      allocate out.k.rf: f32[8] on stack {\n"
+     "        out.k.rf[ramp(0, 1, 8)] = broadcast(-0.0f, 8)\n"
+     "        for (k.o, 0, 2) {\n"
+     "          out.k.rf[ramp(0, 1, 8)] = out.k.rf[ramp(0, 1, 8)] + a[ramp(i*17 + k.o*8, 1, "
+     "8)]*b[ramp(k.o*160 + j, 20, 8)]\n"
+     "        }\n"
+     "        out[i*20 + j] = out[i*20 + j] + a[i*17 + 16]*b[j + 320]\n"
+     "        for (k.h1, 0, 4) {\n"
+     "          out.k.rf[k.h1] = out.k.rf[k.h1] + out.k.rf[k.h1 + 4]\n"
+     "        }\n"
+     "        for (k.h2, 0, 2) {\n"
+     "          out.k.rf[k.h2] = out.k.rf[k.h2] + out.k.rf[k.h2 + 2]\n"
+     "        }\n"
+     "        out.k.rf[0] = out.k.rf[0] + out.k.rf[1]\n"
+     "        out[i*20 + j] = out[i*20 + j] + out.k.rf[0]\n"
+     "      }\n"
+     "    }\n"
+     "  }\n"
+     "  for (p, 0, 30) {\n"
+     "    for (q, 0, 20) {\n"
+     "      y[p*20 + q] = max(out[p*20 + q]*0.5f + bias[q], 0.0f)\n"
+     "    }\n"
+     "  }\n"
+     "}\n"},
 };
 
 class GoldenSchedule : public ::testing::TestWithParam<Golden> {};

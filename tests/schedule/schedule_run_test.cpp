@@ -72,7 +72,11 @@ INSTANTIATE_TEST_SUITE_P(
                       "register_tile(i.i.r2, k.r2)\n register_tile(i.i.r3, k.r3)\n "
                       "parallel(i.o)\n fuse(i.o, j.o)\n",
                       // The reduction's nested loops move outside the tile with it.
-                      "split(k, 17)\n register_tile(j, k.o)\n parallel(i)\n"));
+                      "split(k, 17)\n register_tile(j, k.o)\n parallel(i)\n",
+                      // Partial sums: 2 vectors of 8 and a remainder of one product; then 4
+                      // partial sums of whole rows with a register tile outside them.
+                      "rfactor(k, 8)\n vectorize(k.i)\n vectorize(k.init)\n parallel(i)\n",
+                      "rfactor(k, 4)\n unroll(k.i)\n split(q, 4)\n vectorize(q.i)\n"));
 
 TEST(ScheduledRun, ComputeAtMatchesTheDefault) {
   codegen::CodegenOptions options;

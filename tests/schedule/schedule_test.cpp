@@ -94,6 +94,25 @@ TEST(Schedule, RefusesWhatWouldBeWrongOrMeaningless) {
             std::string::npos);
 }
 
+TEST(Schedule, RfactorRefusesWhatIsNotAnOrderFreeReduction) {
+  EXPECT_NE(refusal({step(Primitive::Rfactor, {"k"}, {6})}).find("power of two"),
+            std::string::npos);
+  EXPECT_NE(refusal({step(Primitive::Rfactor, {"k"}, {32})}).find("at least 32 iterations"),
+            std::string::npos);
+  // q's body stores y[p, q] = max(out[p, q]*0.5 + bias[q], 0): a max that accumulates nothing.
+  EXPECT_NE(refusal({step(Primitive::Rfactor, {"q"}, {4})}).find("neither operand reads y"),
+            std::string::npos);
+  // j's body is a block of the zero store and the k loop.
+  EXPECT_NE(refusal({step(Primitive::Rfactor, {"j"}, {4})}).find("the one store"),
+            std::string::npos);
+  EXPECT_NE(refusal({step(Primitive::Split, {"k"}, {4}), step(Primitive::Rfactor, {"k.o"}, {2})})
+                .find("the one store"),
+            std::string::npos);
+  EXPECT_NE(refusal({step(Primitive::Parallel, {"i"}), step(Primitive::Rfactor, {"i"}, {2})})
+                .find("'i' is already parallel"),
+            std::string::npos);
+}
+
 TEST(Schedule, FactorsLargerThanTheExtentAreRefused) {
   constexpr std::int64_t kMax = std::numeric_limits<std::int64_t>::max();
   constexpr std::int64_t kTrillion = 1000000000000;
@@ -259,6 +278,26 @@ TEST(Schedule, ParallelRefusesOverlappingWrites) {
   EXPECT_NE(loop::toString(apply(ok, Schedule{"disjoint", {step(Primitive::Parallel, {"r"})}}))
                 .find("parallel for (r"),
             std::string::npos);
+}
+
+TEST(Schedule, ReadsApartFromEveryWriteAreIndependent) {
+  using namespace loop;
+  Buffer o = Buffer::make("o", f32(), makeShape({8}));
+  Expr h = testing::indexVar("h");
+  auto halve = [&](std::int64_t pairs, std::int64_t distance) {
+    Stmt s = testing::serialFor(
+        h, pairs, Store::make(o, h, Load::make(o, h) + Load::make(o, h + makeIndex(distance))));
+    return Kernel{"tree", {}, {o}, s, {}};
+  };
+  // A tree level: o[0..3] += o[4..7] reads nothing the loop writes.
+  EXPECT_NE(
+      loop::toString(apply(halve(4, 4), Schedule{"tree", {step(Primitive::Vectorize, {"h"})}}))
+          .find("o[ramp(0, 1, 4)] = o[ramp(0, 1, 4)] + o[ramp(4, 1, 4)]"),
+      std::string::npos);
+  // o[0..3] += o[2..5]: iteration 0 reads o[2], which iteration 2 writes.
+  const std::string reason =
+      refusalOf(halve(4, 2), Schedule{"tree", {step(Primitive::Vectorize, {"h"})}});
+  EXPECT_NE(reason.find("that other iterations may write"), std::string::npos) << reason;
 }
 
 TEST(Schedule, LargeNestsAreBoundedInsteadOfEnumerated) {
