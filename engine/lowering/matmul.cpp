@@ -120,21 +120,55 @@ Stmt tiledProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p)
   return forCount(task, p.batch * MB * JT, taskBody, parallelFor(p.batch * p.M * p.N * p.K));
 }
 
+// The default-trace steps after the split of the columns `jn` into tiles that do not divide
+// them: partition lifts the last tile of each row (`rem` columns) into a copy of its own,
+// then both copies split their columns into vectors and keep their tiles in registers. The
+// tile's top is its rows (`rows`, when the tile has several) or its first column loop. A
+// remainder that is not a whole number of vectors splits once more: its whole vectors, and
+// one shorter vector of the last columns, each tiled in registers (N = 1000 with 16 lanes:
+// 3 tiles of 256 columns, then 14 vectors, then 8 columns).
+void remainderTiles(KernelBuilder& kb, const std::string& rows, const std::string& jn,
+                    const std::string& kn, std::int64_t rem, std::int64_t lanes) {
+  auto step = [&](const std::string& s) { kb.defaultStep(s); };
+  auto vectorTile = [&](const std::string& columns, const std::string& rowLoops,
+                        const std::string& k) {
+    step("split(" + columns + ", " + std::to_string(lanes) + ")");
+    step("register_tile(" + (rowLoops.empty() ? columns + ".o" : rowLoops) + ", " + k + ")");
+  };
+  const std::string r1 = rows.empty() ? "" : rows + ".r1";
+  step("partition(" + (rows.empty() ? jn + ".i" : rows) + ")");
+  vectorTile(jn + ".i", rows, kn);
+  const std::string columns = jn + ".i.r1", k1 = kn + ".r1";
+  const std::int64_t whole = rem / lanes * lanes, part = rem % lanes;
+  if (part == 0) {
+    vectorTile(columns, r1, k1);
+    return;
+  }
+  if (whole == 0) { // one vector shorter than the lanes: the innermost loop is it
+    step("register_tile(" + (r1.empty() ? columns : r1) + ", " + k1 + ")");
+    return;
+  }
+  step("split(" + columns + ", " + std::to_string(whole) + ")");
+  if (!r1.empty())
+    step("reorder(" + columns + ".o, " + r1 + ")");
+  step("partition(" + (r1.empty() ? columns + ".i" : r1) + ")");
+  vectorTile(columns + ".i", r1, k1);
+  step("register_tile(" + (r1.empty() ? columns + ".i.r1" : r1 + ".r1") + ", " + k1 + ".r1)");
+}
+
 } // namespace
 
 // The register-tiled product as a plain nest and the default trace that tiles it: for f32
-// with B contiguous in j and N a multiple of the vector width. The nest is
+// with B contiguous in j and N at least one vector wide. The nest is
 //   for b, i, j: Y = 0; for k: Y += A(b, i, k) * B(b, k, j); Y = finish(Y)
 // (b and i only when they have more than one iteration); the trace splits i into rows of R
 // and j into tiles of V vectors, moves the tiles inside the blocks of columns, keeps each
 // R x V-vector tile in registers across k (register_tile) and runs the blocks as one
 // parallel loop over (batch, column block, row block). A width that does not divide N leaves
-// a remainder tile per row, which partition lifts into a copy of its own. Undefined when it
-// does not apply.
+// a remainder tile per row (remainderTiles). Undefined when it does not apply.
 Stmt tracedProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p) {
   const int lanes = kb.vectorBits() / 32;
-  if (lanes < 4 || y.dtype != graph::DType::F32 || !p.bContiguous || p.N < lanes ||
-      p.N % lanes != 0)
+  if (lanes < 4 || y.dtype != graph::DType::F32 || !p.bContiguous || p.N < lanes)
     return Stmt();
   // With long sums (BERT's 768 and 3072) 32 vector registers hold 8 rows x 2 vectors: the
   // column block of B a task streams over k is half as wide, and twice as many rows share
@@ -146,10 +180,10 @@ Stmt tracedProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p
                               : eightRows ? 2
                                           : (lanes >= 16 ? 4 : 2);
   const std::int64_t V = std::min(widest, p.N / lanes);
-  // A width that does not divide N leaves a remainder tile (a multiple of the vector width,
-  // as N is), lifted into a copy of its own by partition.
-  const bool remainder = (p.N / lanes) % V != 0;
+  // A width that does not divide N leaves a remainder tile, lifted into a copy of its own
+  // by partition.
   const std::int64_t TW = V * lanes;
+  const bool remainder = p.N % TW != 0;
 
   const Expr b = p.batch > 1 ? kb.freshVar("b") : loop::makeIndex(0);
   const Expr i = p.M > 1 ? kb.freshVar("i") : loop::makeIndex(0);
@@ -195,16 +229,9 @@ Stmt tracedProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p
   order.insert(order.end(), tile.begin(), tile.end());
   if (!in.empty())
     kb.defaultStep("reorder(" + loopList(order) + ")");
-  if (remainder) {
-    kb.defaultStep("partition(" + tile.front() + ")");
-    for (const std::string suffix : {"", ".r1"}) {
-      // The tile's top: its rows, or (one row) its first column loop, split just now.
-      const std::string columns = jn + ".i" + suffix;
-      const std::string top = tile.size() > 1 ? tile.front() + suffix : columns + ".o";
-      kb.defaultStep("split(" + columns + ", " + std::to_string(lanes) + ")");
-      kb.defaultStep("register_tile(" + top + ", " + kn + suffix + ")");
-    }
-  } else {
+  if (remainder)
+    remainderTiles(kb, tile.size() > 1 ? tile.front() : "", jn, kn, p.N % TW, lanes);
+  else {
     kb.defaultStep("register_tile(" + tile.front() + ", " + kn + ")");
   }
   // One parallel loop over the blocks: batch, column block, row block.

@@ -172,6 +172,32 @@ TEST(DefaultTrace, ARowTimesAMatrixTakesItsRemainderToo) {
   expectTraceReplays(lowered, 0);
 }
 
+TEST(DefaultTrace, AWidthThatIsNoWholeNumberOfVectorsEndsInAShorterOne) {
+  // AVX2: 8 lanes. One row of 100 columns: a tile of 8 vectors, then the last 36 columns as
+  // 4 vectors and one vector of 4.
+  const auto row = lower("graph @mm opset 17 {\n  input %a: f32[1,64]\n"
+                         "  input %b: f32[64,100]\n  %y: f32[1,100] = MatMul(%a, %b)\n"
+                         "  output %y\n}\n");
+  ASSERT_EQ(row.kernels.size(), 1u);
+  EXPECT_EQ(row.unscheduledKernel(0).defaultTrace,
+            "split(j, 64)\npartition(j.i)\nsplit(j.i, 8)\nregister_tile(j.i.o, k)\n"
+            "split(j.i.r1, 32)\npartition(j.i.r1.i)\nsplit(j.i.r1.i, 8)\n"
+            "register_tile(j.i.r1.i.o, k.r1)\nregister_tile(j.i.r1.i.r1, k.r1.r1)\n");
+  const std::string text = loop::toString(row.kernels[0]);
+  EXPECT_NE(text.find("y.j.i.r1.i.r1.tile[ramp(0, 1, 4)]"), std::string::npos) << text;
+  expectTraceReplays(row, 0);
+  // Rows of 20 columns in tiles of 4 rows x 2 vectors: the last 4 columns are one vector of 4.
+  const auto rows = lower("graph @mm opset 17 {\n  input %a: f32[8,64]\n"
+                          "  input %b: f32[64,20]\n  %y: f32[8,20] = MatMul(%a, %b)\n"
+                          "  output %y\n}\n");
+  ASSERT_EQ(rows.kernels.size(), 1u);
+  EXPECT_EQ(rows.unscheduledKernel(0).defaultTrace,
+            "split(i, 4)\nsplit(j, 16)\nreorder(j.o, i.o, i.i, j.i)\npartition(i.i)\n"
+            "split(j.i, 8)\nregister_tile(i.i, k)\nregister_tile(i.i.r1, k.r1)\n"
+            "fuse(j.o, i.o)\n");
+  expectTraceReplays(rows, 0);
+}
+
 TEST(DefaultTrace, LongSumsTakeEightRowsWithAvx512) {
   // 32 registers: a sum of 256 takes 8 rows x 2 vectors of 16; a sum of 128 keeps 4 x 4.
   const auto product = [](int k) {
