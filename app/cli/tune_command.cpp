@@ -20,7 +20,7 @@ namespace {
 struct TuneCommandOptions {
   std::string model, target = "llvm", records, timeBudget, kernels, inputShapes, inputs;
   std::string strategy = "evolutionary";
-  int threads = 1, trials = 64, repeat = 20;
+  int threads = 1, trials = 64, repeat = 20, checkRounds = 4;
   unsigned seed = 1;
   bool resume = false;
   std::vector<std::string> disabledPasses;
@@ -83,6 +83,7 @@ int tune(const TuneCommandOptions& o) {
   options.seed = o.seed;
   options.strategy = o.strategy;
   options.repeat = o.repeat;
+  options.checkRounds = o.checkRounds;
   options.cancel = &interrupted;
   options.onProgress = [](const api::TuneProgressSummary& p) {
     std::cout << "round " << p.round << ": " << p.trials << " trials (" << p.errors << " errors), "
@@ -124,9 +125,10 @@ int tune(const TuneCommandOptions& o) {
            (w.kernels.size() > 1 ? " (+" + std::to_string(w.kernels.size() - 1) + ")" : "");
   };
   const int kernelWidth = columnWidth(r.workloads, nameOf, 34);
+  const bool checked = r.modelCheck.has_value();
   std::cout << std::left << std::setw(kernelWidth) << "kernel" << std::right << std::setw(7)
             << "calls" << std::setw(13) << "default" << std::setw(13) << "best" << std::setw(9)
-            << "speedup" << std::setw(8) << "trials\n";
+            << "speedup" << std::setw(8) << "trials" << (checked ? "  in model" : "") << "\n";
   for (const api::TunedWorkload& w : r.workloads) {
     const std::string name = nameOf(w);
     // The best and its speed-up over the default timed next to it, when that applies.
@@ -142,7 +144,19 @@ int tune(const TuneCommandOptions& o) {
                   : w.defaultMs > 0 ? ms(w.defaultMs)
                                     : "-")
               << std::setw(13) << (better ? ms(w.bestMs) : "default") << std::setw(9)
-              << speedup.str() << std::setw(7) << w.trials << "\n";
+              << speedup.str() << std::setw(7) << w.trials;
+    // The same kernels inside the model, defaults against records, run in turns.
+    if (checked && better && w.inModelTunedMs > 0)
+      std::cout << std::setw(9) << std::fixed << std::setprecision(2)
+                << w.inModelDefaultMs / w.inModelTunedMs << "x";
+    std::cout << "\n";
+  }
+  if (checked) {
+    const api::ModelCheck& c = *r.modelCheck;
+    std::cout << "in the model (" << c.runs << " runs each, in turns, in this process): default "
+              << ms(c.defaultMs) << ", with the records " << ms(c.tunedMs) << " (" << std::fixed
+              << std::setprecision(2) << (c.tunedMs > 0 ? c.defaultMs / c.tunedMs : 0) << "x), "
+              << c.tunedKernels << " kernels tuned\n";
   }
   // The records are for the kernels of these shapes: the compile needs the same ones.
   std::cout << "apply them with: lathe compile " << o.model
@@ -178,8 +192,9 @@ int summarize(const std::string& path) {
   return 0;
 }
 
-// Each workload and machine of either file: both bests, the winner, and where the best traces
-// differ, their lines as a diff (- only in A's, + only in B's).
+// Each workload and machine of either file: both bests, the winner (by each file's gain over
+// the default timed next to its best), and where the best traces differ, their lines as a
+// diff (- only in A's, + only in B's).
 int compare(const std::string& a, const std::string& b) {
   api::Failure failure;
   const auto comparison = api::compareRecords(a, b, &failure);
@@ -193,23 +208,22 @@ int compare(const std::string& a, const std::string& b) {
   const int kernelWidth = columnWidth(comparison->rows, [](const auto& r) { return r.kernel; }, 30);
   std::cout << std::left << std::setw(kernelWidth) << "kernel" << std::setw(22) << "machine"
             << std::right << std::setw(12) << "default" << std::setw(12) << "A best"
-            << std::setw(12) << "B best" << std::setw(8) << "winner" << std::setw(10) << "B vs A"
+            << std::setw(12) << "B best" << std::setw(8) << "winner" << std::setw(11) << "B vs A"
             << "\n";
   int wonA = 0, wonB = 0;
   for (const auto& r : comparison->rows) {
     const std::string machine = r.machine.cpu + ", " + std::to_string(r.machine.threads) + "t";
-    const double a = r.bestA > 0 ? r.bestA : r.defaultMs;
-    const double b = r.bestB > 0 ? r.bestB : r.defaultMs;
-    const char* winner = a <= 0 || b <= 0 ? "-" : a < b * 0.97 ? "A" : b < a * 0.97 ? "B" : "=";
-    wonA += winner[0] == 'A';
-    wonB += winner[0] == 'B';
+    const char w = r.winner();
+    const std::string winner = w == 'a' ? "A only" : w == 'b' ? "B only" : std::string(1, w);
+    wonA += w == 'A';
+    wonB += w == 'B';
     std::ostringstream ratio;
-    if (a > 0 && b > 0)
-      ratio << std::fixed << std::setprecision(2) << a / b << "x";
+    if (r.speedupBvsA() > 0)
+      ratio << std::fixed << std::setprecision(2) << r.speedupBvsA() << "x";
     std::cout << std::left << std::setw(kernelWidth) << r.kernel << std::setw(22) << machine
               << std::right << std::setw(12) << (r.defaultMs > 0 ? ms(r.defaultMs) : "-")
               << std::setw(12) << (r.bestA > 0 ? ms(r.bestA) : "-") << std::setw(12)
-              << (r.bestB > 0 ? ms(r.bestB) : "-") << std::setw(8) << winner << std::setw(10)
+              << (r.bestB > 0 ? ms(r.bestB) : "-") << std::setw(8) << winner << " " << std::setw(10)
               << ratio.str() << "\n";
     if (r.traceA == r.traceB)
       continue;
@@ -270,6 +284,11 @@ void addTuneCommands(CLI::App& app, int& exitCode) {
       ->check(CLI::IsMember({"evolutionary", "random"}))
       ->capture_default_str();
   cmd->add_option("--seed", o->seed, "Seed of the random search")->capture_default_str();
+  cmd->add_option("--check-rounds", o->checkRounds,
+                  "After the search, run the model with its defaults and with the records in "
+                  "turns, this many times each (10 runs a turn), and report both; 0: no check")
+      ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
   cmd->add_option("--input-shapes", o->inputShapes,
                   "Fix symbolic input dims: \"name:[d0,d1,...] other:[...]\"");
   cmd->add_option("--inputs", o->inputs, "An .npz whose arrays' shapes fix symbolic dims")

@@ -14,16 +14,6 @@
 #include <QVBoxLayout>
 
 namespace lathe::workbench {
-namespace {
-
-// A file's best, or its default when it found nothing better (0: nothing there).
-double effective(double best, double defaultMs) {
-  if (best <= 0)
-    return defaultMs;
-  return defaultMs > 0 ? std::min(best, defaultMs) : best;
-}
-
-} // namespace
 
 RecordsCompareDialog::RecordsCompareDialog(const QString& pathA, const QString& pathB,
                                            api::RecordsComparison comparison, QWidget* parent)
@@ -37,17 +27,19 @@ RecordsCompareDialog::RecordsCompareDialog(const QString& pathA, const QString& 
                                      tr("B: %1").arg(b), tr("Winner"), tr("B vs A")});
   int winsA = 0, winsB = 0;
   for (const api::RecordsComparison::Row& r : comparison_.rows) {
-    const double ea = effective(r.bestA, r.defaultMs), eb = effective(r.bestB, r.defaultMs);
-    QString winner = QStringLiteral("\u2013"), ratio = QStringLiteral("\u2013");
-    if (ea > 0 && eb > 0) {
-      // Within 3 %: a tie, the noise of one measurement.
-      winner = eb < 0.97 * ea ? tr("B") : ea < 0.97 * eb ? tr("A") : tr("tie");
-      ratio = QStringLiteral("%1\u00d7").arg(ea / eb, 0, 'f', 2);
-      winsA += winner == tr("A");
-      winsB += winner == tr("B");
-    } else {
-      winner = ea > 0 ? tr("A only") : tr("B only");
-    }
+    // Each file's gain over the default timed next to its best; within 3 %: a tie, the
+    // noise of one measurement.
+    const char w = r.winner();
+    const QString winner = w == 'A'   ? tr("A")
+                           : w == 'B' ? tr("B")
+                           : w == '=' ? tr("tie")
+                           : w == 'a' ? tr("A only")
+                                      : tr("B only");
+    const QString ratio = r.speedupBvsA() > 0
+                              ? QStringLiteral("%1\u00d7").arg(r.speedupBvsA(), 0, 'f', 2)
+                              : QStringLiteral("\u2013");
+    winsA += w == 'A';
+    winsB += w == 'B';
     auto* kernel = tuneCell(QString::fromStdString(r.kernel), Qt::AlignLeft | Qt::AlignVCenter);
     kernel->setToolTip(tr("workload %1").arg(QString::fromStdString(r.workload)));
     model_->appendRow(

@@ -266,7 +266,19 @@ void TunePanel::showReport(std::shared_ptr<const api::TuneReport> report) {
           .arg(r.seconds, 0, 'f', 0)
           .arg(QString::fromStdString(r.machine.cpu))
           .arg(r.machine.threads)
-          .arg(tuneMsText(best), tuneMsText(defaults)));
+          .arg(tuneMsText(best), tuneMsText(defaults)) +
+      // The records where they matter: the whole model, defaults against records, in turns.
+      (r.modelCheck
+           ? tr(". In the model (%1 runs each): %2 with the defaults, %3 with the "
+                "records (%4\u00d7), %5 kernel(s) tuned")
+                 .arg(r.modelCheck->runs)
+                 .arg(tuneMsText(r.modelCheck->defaultMs))
+                 .arg(tuneMsText(r.modelCheck->tunedMs))
+                 .arg(r.modelCheck->tunedMs > 0 ? r.modelCheck->defaultMs / r.modelCheck->tunedMs
+                                                : 0.0,
+                      0, 'f', 2)
+                 .arg(r.modelCheck->tunedKernels)
+           : QString()));
 }
 
 void TunePanel::showFailure(const QString& message) {

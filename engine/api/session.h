@@ -533,6 +533,10 @@ private:
   void specialiseForInputs(const std::string& npz,
                            const std::map<std::string, std::vector<std::int64_t>>& shapes,
                            const std::string& key, const std::atomic<bool>* cancel);
+  // After tune(): the model with its defaults and with the records run in turns
+  // (session_tune.cpp); nothing when cancelled. Fills each workload's in-model times.
+  std::optional<ModelCheck> checkInModel(const CompileOptions& defaults, const TuneOptions& options,
+                                         std::vector<TunedWorkload>& workloads);
   // runOnTarget for a CUDA target on a machine whose driver works (session_target_run.cpp).
   std::shared_ptr<RunReport> runOnGpu(const CompileOptions& compile, const RunOptions& run);
   friend BackendTestResult runBackendTest(const std::string&, double, double, bool);

@@ -24,6 +24,69 @@ bool clearWin(double bestMs, double defaultMs) {
   return tuner::clearWin(bestMs, defaultMs);
 }
 
+namespace {
+
+double medianOf(std::vector<double> v) {
+  if (v.empty())
+    return 0;
+  std::nth_element(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(v.size() / 2), v.end());
+  return v[v.size() / 2];
+}
+
+} // namespace
+
+std::optional<ModelCheck> Session::checkInModel(const CompileOptions& defaults,
+                                                const TuneOptions& options,
+                                                std::vector<TunedWorkload>& workloads) {
+  CompileOptions withRecords = defaults;
+  withRecords.tuningRecords = options.recordsPath;
+  RunOptions run;
+  run.repeat = std::max(2, options.checkRepeat);
+  run.profile = true;
+  run.cancel = options.cancel;
+  run.inputsNpz = options.inputsFile;
+  ModelCheck check;
+  // Per compile (0: defaults, 1: records): latencies, and each kernel's time per run.
+  std::vector<double> latencies[2];
+  std::map<std::string, std::vector<double>> kernelMs[2];
+  for (int round = 0; round < options.checkRounds; ++round)
+    for (int tuned = 0; tuned < 2; ++tuned) {
+      if (options.cancel && options.cancel->load())
+        return std::nullopt;
+      // Both compiles stay in the session's cache: after the first round nothing compiles.
+      const CompileResult compiled = compile(tuned ? withRecords : defaults);
+      if (!compiled.ok())
+        throw Error(ErrorKind::Internal,
+                    "the check in the model could not compile it: " + compiled.failure->message);
+      if (tuned) {
+        check.tunedKernels = compiled.report->tunedKernels;
+        check.notes = compiled.report->tuningNotes;
+      }
+      const RunResult r = this->run(run);
+      if (!r.ok()) {
+        if (r.failure->kind == "cancelled")
+          return std::nullopt;
+        throw Error(ErrorKind::Internal,
+                    "the check in the model could not run it: " + r.failure->message);
+      }
+      latencies[tuned].insert(latencies[tuned].end(), r.report->latenciesMs.begin(),
+                              r.report->latenciesMs.end());
+      if (r.report->profile)
+        for (const KernelProfileRow& k : r.report->profile->rows)
+          kernelMs[tuned][k.kernel].push_back(k.totalMs / run.repeat);
+    }
+  check.rounds = options.checkRounds;
+  check.runs = options.checkRounds * run.repeat;
+  check.defaultMs = medianOf(latencies[0]);
+  check.tunedMs = medianOf(latencies[1]);
+  for (TunedWorkload& w : workloads)
+    for (const std::string& kernel : w.kernels) {
+      w.inModelDefaultMs += medianOf(kernelMs[0][kernel]);
+      w.inModelTunedMs += medianOf(kernelMs[1][kernel]);
+    }
+  return check;
+}
+
 TuneResult Session::tune(const TuneOptions& options) {
   TuneResult result;
   try {
@@ -88,7 +151,9 @@ TuneResult Session::tune(const TuneOptions& options) {
     report->modelExamples = tuned.modelExamples;
     for (const tuner::WorkloadResult& w : tuned.workloads)
       report->workloads.push_back({w.workload, w.kernels, w.calls, w.defaultMs, w.bestMs,
-                                   w.bestDefaultMs, w.bestTrace, w.trials, w.errors});
+                                   w.bestDefaultMs, w.bestTrace, w.trials, w.errors, 0, 0});
+    if (!tuned.cancelled && options.checkRounds > 0 && !options.recordsPath.empty())
+      report->modelCheck = checkInModel(compileOptions, options, report->workloads);
     result.report = std::move(report);
   } catch (const Error& e) {
     result.failure = toFailure(e.within({state_->path, {}, {}}));
@@ -154,6 +219,29 @@ std::optional<RecordsSummary> summarizeRecords(const std::string& path, Failure*
   }
 }
 
+namespace {
+
+// A file's gain on a kernel: its best against the default timed next to it, 1 when that is
+// no clear win (compile would keep the default).
+double gainOf(double best, double bestDefault) {
+  return clearWin(best, bestDefault) ? bestDefault / best : 1.0;
+}
+
+} // namespace
+
+double RecordsComparison::Row::speedupBvsA() const {
+  if (!inA || !inB)
+    return 0;
+  return gainOf(bestB, bestDefaultB) / gainOf(bestA, bestDefaultA);
+}
+
+char RecordsComparison::Row::winner() const {
+  if (!inA || !inB)
+    return inA ? 'a' : 'b';
+  const double ratio = speedupBvsA();
+  return ratio >= 1 / 0.97 ? 'B' : ratio <= 0.97 ? 'A' : '=';
+}
+
 std::optional<RecordsComparison> compareRecords(const std::string& a, const std::string& b,
                                                 Failure* failure) {
   const auto left = summarizeRecords(a, failure);
@@ -173,7 +261,8 @@ std::optional<RecordsComparison> compareRecords(const std::string& a, const std:
   const auto row = [&](const RecordsSummary::Workload& w) -> RecordsComparison::Row& {
     auto [it, fresh] = index.emplace(key(w), out.rows.size());
     if (fresh)
-      out.rows.push_back({w.workload, w.kernel, w.machine, w.defaultMs, 0, 0, {}, {}});
+      out.rows.push_back(
+          {w.workload, w.kernel, w.machine, w.defaultMs, 0, 0, 0, 0, false, false, {}, {}});
     RecordsComparison::Row& r = out.rows[it->second];
     if (r.defaultMs == 0)
       r.defaultMs = w.defaultMs;
@@ -182,11 +271,15 @@ std::optional<RecordsComparison> compareRecords(const std::string& a, const std:
   for (const auto& w : left->workloads) {
     RecordsComparison::Row& r = row(w);
     r.bestA = w.bestMs;
+    r.bestDefaultA = w.bestDefaultMs;
+    r.inA = true;
     r.traceA = w.bestTrace;
   }
   for (const auto& w : right->workloads) {
     RecordsComparison::Row& r = row(w);
     r.bestB = w.bestMs;
+    r.bestDefaultB = w.bestDefaultMs;
+    r.inB = true;
     r.traceB = w.bestTrace;
   }
   return out;

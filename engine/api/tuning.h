@@ -45,6 +45,12 @@ struct TuneOptions {
   // CompileOptions::inputsFile and ::inputShapes.
   std::string inputsFile;
   std::map<std::string, std::vector<std::int64_t>> inputShapes;
+  // After the search, the records are checked where they matter: the model compiled with
+  // its defaults and with the records runs in turns, `checkRounds` times each (`checkRepeat`
+  // timed runs a turn, profiled), in this process. A kernel timed alone after a cache flush
+  // can win where, inside the model, its input is hot and the win is gone. 0: no check.
+  int checkRounds = 4;
+  int checkRepeat = 10;
   std::function<void(const TuneProgressSummary&)> onProgress;
   const std::atomic<bool>* cancel = nullptr; // stops after the candidate in flight
   const std::atomic<bool>* pause = nullptr;  // while true, waits after the candidate in flight
@@ -60,6 +66,18 @@ struct TunedWorkload {
   double bestMs = 0, bestDefaultMs = 0;
   std::string bestTrace;
   int trials = 0, errors = 0; // including resumed ones
+  // From the check in the model (TuneReport::modelCheck): its kernels' time per run, as
+  // compiled with the defaults and with the records (0: not checked).
+  double inModelDefaultMs = 0, inModelTunedMs = 0;
+};
+
+// The whole model compiled with its defaults and with the records, run in turns.
+struct ModelCheck {
+  int rounds = 0, runs = 0;       // turns each, and timed runs in all per compile
+  int tunedKernels = 0;           // kernels a record applied to
+  double defaultMs = 0;           // median latency of the model's runs, with the defaults
+  double tunedMs = 0;             // and with the records
+  std::vector<std::string> notes; // tuning notes of the compile with the records
 };
 
 struct TuneReport {
@@ -71,7 +89,8 @@ struct TuneReport {
   int remeasured = 0, heldUp = 0;
   double seconds = 0;
   bool cancelled = false;
-  int modelExamples = 0; // measurements the cost model learned from
+  int modelExamples = 0;                // measurements the cost model learned from
+  std::optional<ModelCheck> modelCheck; // unless cancelled or TuneOptions::checkRounds is 0
 };
 
 // What a records file holds, per machine and workload.
@@ -97,7 +116,18 @@ struct RecordsComparison {
     TuningMachine machine;
     double defaultMs = 0;
     double bestA = 0, bestB = 0;
+    double bestDefaultA = 0, bestDefaultB = 0; // the default timed next to each best
+    bool inA = false, inB = false;             // the workload has records in that file
     std::string traceA, traceB;
+    // How much faster B's best makes the kernel than A's does (> 1: B is faster). Each
+    // file's gain is its best against the default timed next to it (1 when that is no clear
+    // win), so that files tuned at different times, on a busier or a quieter machine,
+    // compare fairly; raw medians of the two would compare the machine's moods. 0 when the
+    // workload is in one file only.
+    double speedupBvsA() const;
+    // 'A' or 'B' when that file's best is faster by 3 % or more, '=' within that, 'a' or
+    // 'b' when only that file has the workload.
+    char winner() const;
   };
   std::vector<Row> rows;
   std::vector<std::string> warnings;

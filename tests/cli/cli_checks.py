@@ -1136,6 +1136,12 @@ def check_tune(lathe, models):
     rc, out, err = run(lathe, "tune", model, "--records", records, "--trials", "8", "--repeat",
                        "3", "--threads", "1")
     expect(rc == 0 and "round 1:" in out and "8 trials" in out, "lathe tune", out + err)
+    import re
+    check = re.search(r"in the model \((\d+) runs each, in turns, in this process\): default "
+                      r"([0-9.]+) ms, with the records ([0-9.]+) ms", out)
+    expect(check and int(check.group(1)) == 40 and float(check.group(2)) > 0
+           and float(check.group(3)) > 0,
+           "lathe tune checks the records in the whole model (4 turns of 10 runs each)", out)
     lines = [json.loads(line) for line in open(records).read().splitlines()]
     expect(len(lines) == 8, "one record per trial", str(len(lines)))
     expect(all(r["threads"] == 1 and r["target"] == "llvm" and len(r["workload"]) == 16

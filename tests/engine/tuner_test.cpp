@@ -1,5 +1,6 @@
 // engine/tuner: records round trip and matching, workload keys, legal candidates that compute
 // what the default does, and a child process that survives candidates that crash or hang.
+#include "engine/api/session.h"
 #include "engine/driver/compile_model.h"
 #include "engine/frontend/onnx/onnx_importer.h"
 #include "engine/graph/parser.h"
@@ -20,6 +21,7 @@
 #include <filesystem>
 #include <fstream>
 #include <gtest/gtest.h>
+#include <map>
 #include <random>
 #include <set>
 #include <unistd.h>
@@ -135,6 +137,39 @@ TEST(TunerRecords, FilesAppendResumeAndNameBadLines) {
     EXPECT_NE(std::string(e.what()).find(path.string() + ":3:"), std::string::npos) << e.what();
   }
   fs::remove(path);
+}
+
+// Two files tuned at different times: each best is weighed against the default timed next to
+// it, not against the other file's raw median.
+TEST(TunerRecords, ComparisonsWeighEachBestAgainstItsOwnDefault) {
+  const fs::path a = tempFile("compare_a.jsonl"), b = tempFile("compare_b.jsonl");
+  fs::remove(a);
+  fs::remove(b);
+  // "quiet": A's best 1.0 ms against a default of 2.0 (2x); B, on a quieter machine, timed
+  // 0.9 ms against a default of 0.91 (no clear win): A is the better trace.
+  tuner::TuningRecord quietA = record("quiet", 1.0), quietB = record("quiet", 0.9);
+  quietB.defaultMedianMs = 0.91;
+  quietB.trace = "parallel(i)\n";
+  tuner::appendRecord(a.string(), quietA);
+  tuner::appendRecord(b.string(), quietB);
+  // "same": both 2x; "onlyB" is in B only.
+  tuner::appendRecord(a.string(), record("same", 1.0));
+  tuner::appendRecord(b.string(), record("same", 1.5));
+  tuner::appendRecord(b.string(), record("onlyB", 1.0));
+  api::Failure failure;
+  const auto comparison = api::compareRecords(a.string(), b.string(), &failure);
+  ASSERT_TRUE(comparison) << failure.message;
+  std::map<std::string, const api::RecordsComparison::Row*> rows;
+  for (const auto& r : comparison->rows)
+    rows[r.workload] = &r;
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows["quiet"]->winner(), 'A') << "raw medians would pick B (0.9 < 1.0 ms)";
+  EXPECT_NEAR(rows["quiet"]->speedupBvsA(), 0.5, 1e-9);
+  EXPECT_EQ(rows["same"]->winner(), '=');
+  EXPECT_EQ(rows["onlyB"]->winner(), 'b');
+  EXPECT_EQ(rows["onlyB"]->speedupBvsA(), 0);
+  fs::remove(a);
+  fs::remove(b);
 }
 
 // The scheduler's priority: the share of time, the last gain, and a hope that shrinks with

@@ -92,6 +92,11 @@ void TestTunePanel::searchPlotsRecordsAndIsUsedByCompile() {
   QCOMPARE(panel->table()->model()->rowCount(), static_cast<int>(report->workloads.size()));
   QVERIFY2(panel->statusText().startsWith(QStringLiteral("Done:")),
            qPrintable(panel->statusText()));
+  // The records checked in the whole model, defaults against records in turns.
+  QVERIFY(report->modelCheck && report->modelCheck->defaultMs > 0 &&
+          report->modelCheck->tunedMs > 0);
+  QVERIFY2(panel->statusText().contains(QStringLiteral("In the model (40 runs each)")),
+           qPrintable(panel->statusText()));
   QCOMPARE(window.document()->tuningRecords(), records.toStdString());
   // LATHE_SCREENSHOT_DIR=DIR keeps a picture of the window after the search, to look at.
   if (const QString shots = qEnvironmentVariable("LATHE_SCREENSHOT_DIR"); !shots.isEmpty())
