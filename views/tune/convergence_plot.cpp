@@ -14,7 +14,6 @@ ConvergencePlot::ConvergencePlot(QWidget* parent) : QWidget(parent), plot_(new Q
   plot_->setMinimumHeight(140);
   plot_->xAxis->setLabel(tr("trials"));
   plot_->yAxis->setLabel(tr("speed-up"));
-  plot_->xAxis->ticker()->setTickCount(5);
   plot_->yAxis->ticker()->setTickCount(4);
   plot_->legend->setVisible(true);
   plot_->axisRect()->insetLayout()->setInsetAlignment(0, Qt::AlignTop | Qt::AlignLeft);
@@ -66,7 +65,17 @@ void ConvergencePlot::rebuild() {
   best->setScatterStyle(QCPScatterStyle(QCPScatterStyle::ssCircle, 4));
   best->setData(x, speedup, true);
   const double top = speedup.isEmpty() ? 1.0 : *std::max_element(speedup.begin(), speedup.end());
-  plot_->xAxis->setRange(0, trials_.empty() ? 10 : std::max(1.0, trials_.back()) * 1.05);
+  const double lastTrial = trials_.empty() ? 10 : std::max(1.0, trials_.back());
+  plot_->xAxis->setRange(0, lastTrial * 1.05);
+  // Trials are whole: ticks at 1, 2 or 5 times a power of ten, about five of them.
+  QSharedPointer<QCPAxisTickerFixed> trialTicks(new QCPAxisTickerFixed);
+  double step = 1;
+  while (lastTrial / step > 6)
+    step *= (QString::number(step).startsWith(QLatin1Char('2')) ? 2.5 : 2);
+  trialTicks->setTickStep(step);
+  plot_->xAxis->setTicker(trialTicks);
+  plot_->xAxis->setNumberFormat(QStringLiteral("f"));
+  plot_->xAxis->setNumberPrecision(0);
   plot_->yAxis->setRange(0.95, std::max(1.1, top * 1.05));
   QSharedPointer<QCPAxisTickerFixed> ticker(new QCPAxisTickerFixed);
   ticker->setTickStep(top > 2 ? 0.5 : 0.05);
