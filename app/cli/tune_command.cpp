@@ -148,7 +148,7 @@ int tune(const TuneCommandOptions& o) {
     // The same kernels inside the model, defaults against records, run in turns.
     if (checked && better && w.inModelTunedMs > 0)
       std::cout << std::setw(9) << std::fixed << std::setprecision(2)
-                << w.inModelDefaultMs / w.inModelTunedMs << "x";
+                << w.inModelDefaultMs / w.inModelTunedMs << "x" << (w.vetoed ? " vetoed" : "");
     std::cout << "\n";
   }
   if (checked) {
@@ -157,6 +157,9 @@ int tune(const TuneCommandOptions& o) {
               << ms(c.defaultMs) << ", with the records " << ms(c.tunedMs) << " (" << std::fixed
               << std::setprecision(2) << (c.tunedMs > 0 ? c.defaultMs / c.tunedMs : 0) << "x), "
               << c.tunedKernels << " kernels tuned\n";
+    if (c.vetoes > 0)
+      std::cout << c.vetoes << " record(s) made their kernels slower in the model by 3 % or more: "
+                << "vetoed in " << o.records << ", their kernels keep the default\n";
   }
   // The records are for the kernels of these shapes: the compile needs the same ones.
   std::cout << "apply them with: lathe compile " << o.model

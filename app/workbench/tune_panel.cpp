@@ -271,13 +271,19 @@ void TunePanel::showReport(std::shared_ptr<const api::TuneReport> report) {
       (r.modelCheck
            ? tr(". In the model (%1 runs each): %2 with the defaults, %3 with the "
                 "records (%4\u00d7), %5 kernel(s) tuned")
-                 .arg(r.modelCheck->runs)
-                 .arg(tuneMsText(r.modelCheck->defaultMs))
-                 .arg(tuneMsText(r.modelCheck->tunedMs))
-                 .arg(r.modelCheck->tunedMs > 0 ? r.modelCheck->defaultMs / r.modelCheck->tunedMs
-                                                : 0.0,
-                      0, 'f', 2)
-                 .arg(r.modelCheck->tunedKernels)
+                     .arg(r.modelCheck->runs)
+                     .arg(tuneMsText(r.modelCheck->defaultMs))
+                     .arg(tuneMsText(r.modelCheck->tunedMs))
+                     .arg(r.modelCheck->tunedMs > 0
+                              ? r.modelCheck->defaultMs / r.modelCheck->tunedMs
+                              : 0.0,
+                          0, 'f', 2)
+                     .arg(r.modelCheck->tunedKernels) +
+                 (r.modelCheck->vetoes > 0
+                      ? tr("; %1 record(s) were slower there and are vetoed (their kernels keep "
+                           "the default)")
+                            .arg(r.modelCheck->vetoes)
+                      : QString())
            : QString()));
 }
 

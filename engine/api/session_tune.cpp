@@ -7,7 +7,9 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <iomanip>
 #include <map>
+#include <sstream>
 
 namespace lathe::api {
 
@@ -79,11 +81,33 @@ std::optional<ModelCheck> Session::checkInModel(const CompileOptions& defaults,
   check.runs = options.checkRounds * run.repeat;
   check.defaultMs = medianOf(latencies[0]);
   check.tunedMs = medianOf(latencies[1]);
-  for (TunedWorkload& w : workloads)
+  const TuningMachine machine = tuningMachine(options.target, options.threads);
+  for (TunedWorkload& w : workloads) {
     for (const std::string& kernel : w.kernels) {
       w.inModelDefaultMs += medianOf(kernelMs[0][kernel]);
       w.inModelTunedMs += medianOf(kernelMs[1][kernel]);
     }
+    // A record that applied and made its kernels clearly slower in the model is vetoed:
+    // from now on the default applies to them (until a later run checks another best).
+    if (!clearWin(w.bestMs, w.bestDefaultMs) || w.inModelTunedMs <= 0 ||
+        !clearWin(w.inModelDefaultMs, w.inModelTunedMs))
+      continue;
+    tuner::TuningRecord veto;
+    veto.workload = w.workload;
+    veto.kernel = w.kernels.front();
+    veto.machine = {machine.target, machine.cpu, machine.threads};
+    veto.trace = w.bestTrace;
+    std::ostringstream why;
+    why << tuner::kInModelVeto << std::fixed << std::setprecision(4) << w.inModelTunedMs
+        << " ms against the default's " << w.inModelDefaultMs << " ms per run (" << check.runs
+        << " runs each, in turns)";
+    veto.error = why.str();
+    veto.time = tuner::utcNow();
+    veto.version = tuner::latheVersion();
+    tuner::appendRecord(options.recordsPath, veto);
+    w.vetoed = true;
+    ++check.vetoes;
+  }
   return check;
 }
 
@@ -174,7 +198,9 @@ std::optional<RecordsSummary> summarizeRecords(const std::string& path, Failure*
     std::map<std::string, std::size_t> index;
     std::vector<std::vector<double>> defaults;     // per workload, each trial's default
     std::vector<const tuner::TuningRecord*> bests; // per workload, its best good record
-    for (const tuner::TuningRecord& r : records) {
+    const std::vector<bool> aside = tuner::setAsideByVetoes(records);
+    for (std::size_t i = 0; i < records.size(); ++i) {
+      const tuner::TuningRecord& r = records[i];
       const std::string key = r.workload + "|" + r.machine.target + "|" + r.machine.cpu + "|" +
                               std::to_string(r.machine.threads);
       auto [it, fresh] = index.emplace(key, summary.workloads.size());
@@ -188,12 +214,16 @@ std::optional<RecordsSummary> summarizeRecords(const std::string& path, Failure*
         bests.push_back(nullptr);
       }
       RecordsSummary::Workload& w = summary.workloads[it->second];
+      if (tuner::isVeto(r)) { // a verdict of the check in the model, not a trial
+        ++w.vetoes;
+        continue;
+      }
       ++w.trials;
       w.errors += !r.ok();
       if (r.defaultMedianMs > 0)
         defaults[it->second].push_back(r.defaultMedianMs);
       const tuner::TuningRecord*& best = bests[it->second];
-      if (r.ok() && (!best || tuner::ranksBefore(r, *best)))
+      if (r.ok() && !aside[i] && (!best || tuner::ranksBefore(r, *best)))
         best = &r;
     }
     for (std::size_t i = 0; i < bests.size(); ++i)

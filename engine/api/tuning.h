@@ -69,12 +69,16 @@ struct TunedWorkload {
   // From the check in the model (TuneReport::modelCheck): its kernels' time per run, as
   // compiled with the defaults and with the records (0: not checked).
   double inModelDefaultMs = 0, inModelTunedMs = 0;
+  // Its record made the kernels clearly slower in the model: a veto was appended to the
+  // records (engine/tuner/records.h), and the default applies from now on.
+  bool vetoed = false;
 };
 
 // The whole model compiled with its defaults and with the records, run in turns.
 struct ModelCheck {
   int rounds = 0, runs = 0;       // turns each, and timed runs in all per compile
   int tunedKernels = 0;           // kernels a record applied to
+  int vetoes = 0;                 // workloads whose record was clearly slower in the model
   double defaultMs = 0;           // median latency of the model's runs, with the defaults
   double tunedMs = 0;             // and with the records
   std::vector<std::string> notes; // tuning notes of the compile with the records
@@ -103,6 +107,7 @@ struct RecordsSummary {
     // The best record (as TunedWorkload's): its median and the default's timed next to it.
     double bestMs = 0, bestDefaultMs = 0;
     std::string bestTrace;
+    int vetoes = 0; // checks in the model that set its earlier records aside
   };
   std::vector<Workload> workloads;
   std::vector<std::string> warnings; // an unfinished last line

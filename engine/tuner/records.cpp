@@ -2,6 +2,7 @@
 
 #include "engine/support/diagnostics.h"
 
+#include <algorithm>
 #include <chrono>
 #include <ctime>
 #include <fstream>
@@ -148,20 +149,44 @@ bool ranksBefore(const TuningRecord& a, const TuningRecord& b) {
   return ra < rb || (ra == rb && a.medianMs < b.medianMs);
 }
 
+bool isVeto(const TuningRecord& record) {
+  return record.error.rfind(kInModelVeto, 0) == 0;
+}
+
+std::vector<bool> setAsideByVetoes(const std::vector<TuningRecord>& records) {
+  std::vector<bool> aside(records.size(), false);
+  // Backwards: a record is set aside when a veto of its workload and machine came after it.
+  std::vector<std::pair<std::string, MachineKey>> vetoed;
+  for (std::size_t i = records.size(); i-- > 0;) {
+    const TuningRecord& r = records[i];
+    const auto key = std::make_pair(r.workload, r.machine);
+    if (isVeto(r)) {
+      if (std::find(vetoed.begin(), vetoed.end(), key) == vetoed.end())
+        vetoed.push_back(key);
+    } else {
+      aside[i] = std::find(vetoed.begin(), vetoed.end(), key) != vetoed.end();
+    }
+  }
+  return aside;
+}
+
 const TuningRecord* RecordDatabase::best(const std::string& workload,
                                          const MachineKey& machine) const {
+  const std::vector<bool> aside = setAsideByVetoes(records_);
   const TuningRecord* found = nullptr;
-  for (const TuningRecord& r : records_)
-    if (r.ok() && r.workload == workload && r.machine == machine &&
+  for (std::size_t i = 0; i < records_.size(); ++i) {
+    const TuningRecord& r = records_[i];
+    if (r.ok() && !aside[i] && r.workload == workload && r.machine == machine &&
         (!found || ranksBefore(r, *found)))
       found = &r;
+  }
   return found;
 }
 
 int RecordDatabase::trials(const std::string& workload, const MachineKey& machine) const {
   int n = 0;
   for (const TuningRecord& r : records_)
-    n += r.workload == workload && r.machine == machine;
+    n += r.workload == workload && r.machine == machine && !isVeto(r);
   return n;
 }
 
@@ -180,6 +205,10 @@ std::string utcNow() {
   char text[32];
   std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &utc);
   return text;
+}
+
+std::string latheVersion() {
+  return LATHE_VERSION;
 }
 
 } // namespace lathe::tuner

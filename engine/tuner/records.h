@@ -44,6 +44,15 @@ double relativeTime(const TuningRecord& record);
 // relativeTime, ties by the lower median.
 bool ranksBefore(const TuningRecord& a, const TuningRecord& b);
 
+// A veto: the check in the whole model (lathe tune, after the search) found the workload's
+// best slower there than the default. Its `error` starts with this; its trace is the one
+// refuted. A veto sets aside every good record of its workload and machine that comes
+// before it, so the default applies until a later run (--resume) finds and checks another.
+inline constexpr const char* kInModelVeto = "slower in the model: ";
+bool isVeto(const TuningRecord& record);
+// For each record, whether a veto later in `records` sets it aside.
+std::vector<bool> setAsideByVetoes(const std::vector<TuningRecord>& records);
+
 std::string toJsonLine(const TuningRecord& record);
 // Throws lathe::Error (Invalid) naming `file`, `line` and the field that is wrong.
 TuningRecord parseJsonLine(const std::string& text, const std::string& file, int line);
@@ -63,9 +72,10 @@ public:
   void add(TuningRecord record);
   void addFile(const std::string& path, std::vector<std::string>* warnings = nullptr);
   // The good record for exactly this workload and machine with the lowest median against
-  // the default timed next to it (relativeTime); null if none.
+  // the default timed next to it (relativeTime), of those no veto sets aside; null if none.
   const TuningRecord* best(const std::string& workload, const MachineKey& machine) const;
-  // How many records (good or not) there are for this workload and machine.
+  // How many trials (good records or errors, not vetoes) there are for this workload and
+  // machine.
   int trials(const std::string& workload, const MachineKey& machine) const;
   const std::vector<TuningRecord>& records() const { return records_; }
   // Machines that records exist for, other than `machine`: "applied to nothing" reasons.
@@ -77,5 +87,7 @@ private:
 
 // "2026-12-03T20:40:00Z".
 std::string utcNow();
+// This build's version, as the records it writes carry it.
+std::string latheVersion();
 
 } // namespace lathe::tuner

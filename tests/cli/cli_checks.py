@@ -1124,6 +1124,13 @@ def check_fill_every_type(lathe, models):
     expect(np.any(outs[0]["f16_f"] != 0) and np.all(np.abs(outs[0]["f16_f"]) <= 1),
            "f16 inputs are uniform in [-1, 1]", str(outs[0]["f16_f"][:8]))
 
+def trials_in(records):
+    """The trials of a records file: every record but the vetoes the check in the model
+    appends after a search (how many depends on timing)."""
+    return [r for r in (json.loads(line) for line in open(records).read().splitlines())
+            if not r.get("error", "").startswith("slower in the model")]
+
+
 def check_tune(lathe, models):
     """lathe tune measures candidates in child processes and appends a record per trial;
     --resume continues without measuring a trace twice; compile and run apply records only
@@ -1142,7 +1149,7 @@ def check_tune(lathe, models):
     expect(check and int(check.group(1)) == 40 and float(check.group(2)) > 0
            and float(check.group(3)) > 0,
            "lathe tune checks the records in the whole model (4 turns of 10 runs each)", out)
-    lines = [json.loads(line) for line in open(records).read().splitlines()]
+    lines = trials_in(records)
     expect(len(lines) == 8, "one record per trial", str(len(lines)))
     expect(all(r["threads"] == 1 and r["target"] == "llvm" and len(r["workload"]) == 16
                and ("median_ms" in r) != ("error" in r) for r in lines),
@@ -1153,7 +1160,7 @@ def check_tune(lathe, models):
     rc, out, err = run(lathe, "tune", model, "--records", records, "--trials", "4", "--repeat",
                        "3", "--threads", "1", "--resume")
     expect(rc == 0, "tune --resume", out + err)
-    lines = [json.loads(line) for line in open(records).read().splitlines()]
+    lines = trials_in(records)
     keys = [(r["workload"], r["trace"]) for r in lines]
     expect(len(lines) == 12 and len(set(keys)) == 12, "resumed: 4 more, none measured twice",
            str(len(lines)))
@@ -1176,7 +1183,7 @@ def check_tune(lathe, models):
     rc, out, err = run(lathe, "tune", model, "--records", records, "--trials", "1", "--repeat",
                        "3", "--threads", "1", "--resume", "--kernels", "fused_add_mul")
     expect(rc == 0, "tune --kernels", out + err)
-    lines = [json.loads(line) for line in open(records).read().splitlines()]
+    lines = trials_in(records)
 
     # A record said to help, for the tail kernel, with a trace the search never draws (split
     # by 2): it must be applied, and the bundle must compute what the default does.
@@ -1227,6 +1234,28 @@ def check_tune(lathe, models):
     rc, out, err = run(lathe, "run", model, "--tuning-records", records, "--threads", "1",
                        "--fill", "ones")
     expect(rc == 0 and "tuning records:" in err, "run --tuning-records", out + err)
+    # A record that claims a huge win but only copies the padded input in vectors and leaves
+    # the convolution a plain nest: the check in the model finds it far slower there and
+    # vetoes it, and the next compile keeps that kernel's default.
+    lines = trials_in(records)
+    conv = [r for r in lines if r["kernel"].startswith("fused_convnchwc_relu")
+            and r.get("trace", "").startswith("vectorize(c)\n")]
+    expect(bool(conv), "the tuned records include a blocked conv", str([r["kernel"] for r in lines]))
+    fake = dict(conv[0], trace="vectorize(c)\n", median_ms=1e-6, default_median_ms=1.0)
+    fake.pop("error", None)
+    with open(records, "a") as f:
+        f.write(json.dumps(fake) + "\n")
+    rc, out, err = run(lathe, "tune", model, "--records", records, "--trials", "1", "--repeat",
+                       "3", "--threads", "1", "--resume", "--kernels", fake["kernel"])
+    vetoes = [json.loads(line) for line in open(records).read().splitlines()
+              if "slower in the model" in line]
+    expect(rc == 0 and "vetoed in" in out and any(v["kernel"] == fake["kernel"]
+                                                  and v["trace"] == fake["trace"] for v in vetoes),
+           "the check in the model vetoes a record that is slower there", out + err)
+    rc, out, err = run(lathe, "compile", model, "--tuning-records", records, "--threads", "1",
+                       "-o", f"{work}/vetoed.tar", "--dump", f"{work}/v")
+    expect(rc == 0 and "register_tile" in open(f"{work}/v/{fake['kernel']}.loop").read(),
+           "after the veto the kernel compiles with its default trace", out + err)
 
 
 def check_export_refusals(lathe, models):

@@ -139,6 +139,46 @@ TEST(TunerRecords, FilesAppendResumeAndNameBadLines) {
   fs::remove(path);
 }
 
+// The check in the model vetoes a best that was slower there: every good record of that
+// workload and machine before the veto is set aside (the default applies), records after it
+// count again, and other workloads and machines are untouched.
+TEST(TunerRecords, AVetoSetsAsideTheRecordsBeforeIt) {
+  tuner::RecordDatabase db;
+  db.add(record("abc", 0.5));
+  db.add(record("other", 0.5));
+  db.add(record("abc", 0.5, 2)); // two threads
+  tuner::TuningRecord veto = record("abc", 0);
+  veto.error = std::string(tuner::kInModelVeto) + "0.2 ms against the default's 0.1 ms";
+  veto.medianMs = veto.defaultMedianMs = 0;
+  EXPECT_TRUE(tuner::isVeto(veto));
+  EXPECT_FALSE(tuner::isVeto(record("abc", 1)));
+  db.add(veto);
+  const tuner::MachineKey one{"llvm", "znver4", 1}, two{"llvm", "znver4", 2};
+  EXPECT_EQ(db.best("abc", one), nullptr) << "the vetoed workload keeps its default";
+  EXPECT_NE(db.best("other", one), nullptr);
+  EXPECT_NE(db.best("abc", two), nullptr);
+  tuner::TuningRecord later = record("abc", 0.8);
+  later.trace = "split(i, 4)\n";
+  db.add(later);
+  ASSERT_NE(db.best("abc", one), nullptr);
+  EXPECT_EQ(db.best("abc", one)->trace, later.trace) << "a record after the veto counts";
+  // The file summary agrees, and does not count the veto as a trial.
+  const fs::path path = tempFile("veto.jsonl");
+  fs::remove(path);
+  for (const tuner::TuningRecord& r : db.records())
+    tuner::appendRecord(path.string(), r);
+  api::Failure failure;
+  const auto summary = api::summarizeRecords(path.string(), &failure);
+  ASSERT_TRUE(summary) << failure.message;
+  for (const auto& w : summary->workloads)
+    if (w.workload == "abc" && w.machine.threads == 1) {
+      EXPECT_EQ(w.trials, 2);
+      EXPECT_EQ(w.vetoes, 1);
+      EXPECT_EQ(w.bestTrace, later.trace);
+    }
+  fs::remove(path);
+}
+
 // Two files tuned at different times: each best is weighed against the default timed next to
 // it, not against the other file's raw median.
 TEST(TunerRecords, ComparisonsWeighEachBestAgainstItsOwnDefault) {
