@@ -227,13 +227,15 @@ void ReduceTask::vectorizePass(const Stmt& built) const {
     return;
   const std::int64_t lanes = kb_.vectorBits() / store->value.type().bits();
   const std::string& r = f->name();
-  if (lanes < 2 || *extent < 2 * lanes)
+  // rfactor and vectorize take at most 64 lanes (an AVX-512 vector of bytes).
+  if (lanes < 2 || lanes > 64 || *extent < 2 * lanes)
     return;
   if (!loop::usesVar(store->index, r)) {
     if (!runningCombine(*store))
       return;
     // Up to 4 vectors of partial results, with at least two rounds of them.
-    const std::int64_t vectors = std::min<std::int64_t>(4, floorPowerOfTwo(*extent / (2 * lanes)));
+    const std::int64_t vectors =
+        std::min<std::int64_t>({4, floorPowerOfTwo(*extent / (2 * lanes)), 64 / lanes});
     const std::int64_t partials = vectors * lanes;
     kb_.defaultStep("rfactor(" + r + ", " + std::to_string(partials) + ")");
     if (vectors > 1) {

@@ -270,6 +270,21 @@ TEST(DefaultTrace, RowReductionsTakePartialResultsExceptSignedSums) {
                           "  output %y\n}\n");
   EXPECT_EQ(imax.unscheduledKernel(0).defaultTrace.rfind("rfactor(r, 32)\n", 0), 0u)
       << imax.unscheduledKernel(0).defaultTrace;
+  // With AVX-512 a vector holds 64 bytes or 32 shorts: rfactor's 64 partial results at most.
+  const auto bytes = lower("graph @m opset 13 {\n  input %x: u8[4,512]\n"
+                           "  %y: u8[4,1] = ReduceMax(%x) {axes = [1]}\n  output %y\n}\n",
+                           "llvm -mcpu=skylake-avx512");
+  EXPECT_EQ(bytes.unscheduledKernel(0).defaultTrace.rfind("rfactor(r, 64)\nvectorize(r.i)\n", 0),
+            0u)
+      << bytes.unscheduledKernel(0).defaultTrace;
+  expectTraceReplays(bytes, 0);
+  const auto shorts = lower("graph @m opset 13 {\n  input %x: i16[4,512]\n"
+                            "  %y: i16[4,1] = ReduceMin(%x) {axes = [1]}\n  output %y\n}\n",
+                            "llvm -mcpu=skylake-avx512");
+  EXPECT_EQ(shorts.unscheduledKernel(0).defaultTrace.rfind("rfactor(r, 64)\nsplit(r.i, 32)\n", 0),
+            0u)
+      << shorts.unscheduledKernel(0).defaultTrace;
+  expectTraceReplays(shorts, 0);
   const auto isum = lower("graph @m opset 11 {\n  input %x: i32[4,64]\n"
                           "  %y: i32[4] = ReduceSum(%x) {axes = [1], keepdims = 0}\n"
                           "  output %y\n}\n");
