@@ -43,6 +43,29 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
                const ConvOperands& ops, const std::vector<WindowAxis>& axes,
                const std::vector<std::int64_t>& subsample);
 
+// 2-D Conv in NCHW (one group, or groups of several output channels) as a plain nest and its
+// default trace: a tile of output channels x vectors of one output row kept in registers
+// across the reduction (conv_nchw_traced.cpp). An undefined Stmt when it does not apply
+// (depthwise, other ranks or types, no vector width known, rows narrower than a vector).
+Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& ops,
+                    const std::vector<WindowAxis>& axes);
+
+// Pooling (conv_pool.cpp): the kinds, the lowest value of a type (MaxPool's start), |x|^p
+// and its root for LpPool, and the number of taps of output position `o` along one axis that
+// AveragePool divides by.
+enum class PoolKind { Max, Average, Lp };
+Expr lowestOf(graph::DType dtype);
+Expr lpPower(const Expr& v, std::int64_t p);
+Expr lpRoot(const Expr& sum, std::int64_t p);
+Expr tapCount(const WindowAxis& a, const Expr& o, bool includePad);
+
+// 2-D pooling in NCHW (f32, no Indices output) as a plain nest and its default trace: vectors
+// of one output row kept in registers across the window (pool_nchw_traced.cpp). `p` is
+// LpPool's. An undefined Stmt when it does not apply.
+Stmt tracedNchwPool(KernelBuilder& kb, const Epilogue& epilogue, const TensorRef& x,
+                    const TensorRef& y, const std::vector<WindowAxis>& axes, PoolKind kind,
+                    std::int64_t p, bool includePad);
+
 // Pointwise 2-D Conv (1x1, unit stride, unpadded, one group) as a matrix product: a plain
 // nest and the product's default trace (conv_pointwise.cpp). An undefined Stmt when it does
 // not apply.

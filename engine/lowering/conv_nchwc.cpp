@@ -14,6 +14,7 @@
 // kernel is a plain nest plus the default trace that makes this tile (tracedConv); without,
 // one element at a time.
 #include "engine/lowering/conv_nchwc_internal.h"
+#include "engine/lowering/matrix_product.h"
 
 #include <algorithm>
 #include <map>
@@ -81,6 +82,62 @@ std::vector<NchwcTile> rankedTiles(int lanes, std::int64_t vectors, std::int64_t
 
 using Geometry = NchwcGeometry;
 
+// The steps that vectorize a row loop `var` of `extent` values: whole vectors, then the rest
+// as one shorter vector (nothing when the row is shorter than a vector).
+void vectorizeRow(std::vector<std::string>& steps, const Expr& var, std::int64_t extent,
+                  int lanes) {
+  if (extent < lanes)
+    return;
+  const std::string name = loopName(var);
+  if (extent == lanes) {
+    steps.push_back("vectorize(" + name + ")");
+    return;
+  }
+  steps.push_back("split(" + name + ", " + std::to_string(lanes) + ")");
+  if (extent % lanes != 0)
+    steps.push_back("partition(" + name + ".i)");
+  steps.push_back("vectorize(" + name + ".i)");
+  if (extent % lanes > 1)
+    steps.push_back("vectorize(" + name + ".i.r1)");
+}
+
+// NCHW planes (one value a position), row by row: a row of the padding is set to `zero` (the
+// padding value), a row of the input sets its left and right margins and copies its values
+// between them, each
+// part vectorized along the row. The rows run as one parallel loop, row by row over all
+// planes: the convolutions' tasks go by output row, so a thread copies the rows its own tasks
+// read and the padded input stays in its core's cache (copied plane by plane, a stride-2 Conv
+// over 3 x 224 x 224 took 0.080 ms at 2 threads against 0.050 ms at 1).
+void plainPaddedCopy(KernelBuilder& kb, const TensorRef& x, PaddedPlanes& out, std::int64_t planes,
+                     std::int64_t H, std::int64_t W, std::int64_t top, std::int64_t left, int lanes,
+                     const Expr& zero) {
+  const std::int64_t Hp = out.H, Wp = out.W;
+  const std::int64_t Wc = std::min(W, Wp - left), right = Wp - left - Wc;
+  const TensorRef& src = out.planes;
+  const Expr plane = axisVar(kb, "plane", planes), hp = kb.freshVar("hp");
+  const Expr wl = kb.freshVar("wl"), w = kb.freshVar("w"), wr = kb.freshVar("wr"),
+             wp = kb.freshVar("wp");
+  const Expr at = (plane * Hp + hp) * Wp;
+  std::vector<Stmt> inside;
+  if (left > 0)
+    inside.push_back(forCount(wl, left, src.storeFlat(at + wl, zero)));
+  inside.push_back(
+      forCount(w, Wc, src.storeFlat(at + left + w, x.loadFlat((plane * H + hp - top) * W + w))));
+  if (right > 0)
+    inside.push_back(forCount(wr, right, src.storeFlat(at + left + Wc + wr, zero)));
+  const Stmt row = loop::IfThenElse::make(hp >= top && hp < top + H, loop::Block::make(inside),
+                                          forCount(wp, Wp, src.storeFlat(at + wp, zero)));
+  out.copy = forCount(hp, Hp, loopOver(plane, planes, row));
+  std::vector<std::string> rows{loopName(hp)};
+  if (planes > 1)
+    rows.push_back(loopName(plane));
+  out.steps = parallelTaskSteps(rows, planes * Hp, planes * Hp * Wp * 4);
+  vectorizeRow(out.steps, w, Wc, lanes);
+  vectorizeRow(out.steps, wp, Wp, lanes);
+  vectorizeRow(out.steps, wl, left, lanes);
+  vectorizeRow(out.steps, wr, right, lanes);
+}
+
 // The reference form for targets without a known vector width: one output element at a
 // time, taps outside the input skipped by the loop bounds.
 Stmt scalarConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& ops,
@@ -119,7 +176,7 @@ Stmt scalarConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands&
 PaddedPlanes paddedPlanes(KernelBuilder& kb, const TensorRef& x, std::int64_t planes,
                           std::int64_t H, std::int64_t W, std::int64_t top, std::int64_t left,
                           std::int64_t Hp, std::int64_t Wp, bool copy, int lanes,
-                          std::int64_t block) {
+                          std::int64_t block, const Expr& fill) {
   PaddedPlanes out;
   if (!copy) {
     out.planes = TensorRef{x.buffer, {x.numElements()}, x.dtype};
@@ -131,19 +188,22 @@ PaddedPlanes paddedPlanes(KernelBuilder& kb, const TensorRef& x, std::int64_t pl
   out.H = Hp;
   out.W = Wp;
   const TensorRef& src = out.planes;
+  if (block == 1) {
+    plainPaddedCopy(kb, x, out, planes, H, W, top, left, lanes,
+                    fill.defined() ? fill : constantOf(x.dtype, 0));
+    return out;
+  }
   const Expr plane = kb.freshVar("plane"), hp = kb.freshVar("hp"), wp = kb.freshVar("wp"),
-             c = block > 1 ? kb.freshVar("c") : loop::makeIndex(0);
+             c = kb.freshVar("c");
   const Expr inside = hp >= top && hp < top + H && wp >= left && wp < left + W;
   const Expr at = ((plane * Hp + hp) * Wp + wp) * block + c;
   const Expr from = ((plane * H + hp - top) * W + wp - left) * block + c;
-  const Stmt element = loop::IfThenElse::make(inside, src.storeFlat(at, x.loadFlat(from)),
-                                              src.storeFlat(at, constantOf(x.dtype, 0)));
-  out.copy = forCount(
-      plane, planes,
-      forCount(hp, Hp, forCount(wp, Wp, block > 1 ? forCount(c, block, element) : element)));
-  if (block == 1) {
-    // NCHW planes: one value a position, copied one at a time.
-  } else if (block == lanes) {
+  const Stmt element =
+      loop::IfThenElse::make(inside, src.storeFlat(at, x.loadFlat(from)),
+                             src.storeFlat(at, fill.defined() ? fill : constantOf(x.dtype, 0)));
+  out.copy =
+      forCount(plane, planes, forCount(hp, Hp, forCount(wp, Wp, forCount(c, block, element))));
+  if (block == lanes) {
     out.steps.push_back("vectorize(" + loopName(c) + ")");
   } else {
     out.steps.push_back("split(" + loopName(c) + ", " + std::to_string(lanes) + ")");
@@ -152,6 +212,46 @@ PaddedPlanes paddedPlanes(KernelBuilder& kb, const TensorRef& x, std::int64_t pl
   if (parallelFor(planes * Hp * Wp * kBlock) == loop::ForKind::Parallel && planes > 1)
     out.steps.push_back("parallel(" + loopName(plane) + ")");
   return out;
+}
+
+std::vector<std::string> serialSteps(std::vector<std::string> steps) {
+  std::erase_if(steps, [](const std::string& s) { return s.rfind("parallel(", 0) == 0; });
+  return steps;
+}
+
+void rowTileSteps(std::vector<std::string>& steps, std::vector<std::string>& tasks,
+                  const std::vector<std::string>& after, const std::string& rows,
+                  const std::string& ow, std::int64_t OW, std::int64_t V, int lanes,
+                  const std::string& k) {
+  const std::int64_t TW = V * lanes, rem = OW % TW;
+  std::string cols = ow; // the tile's column loop (split into vectors below)
+  if (TW < OW) {
+    steps.push_back("split(" + ow + ", " + std::to_string(TW) + ")");
+    tasks.push_back(ow + ".o");
+    cols = ow + ".i";
+  }
+  tasks.insert(tasks.end(), after.begin(), after.end());
+  if (rem == 0 && V > 1)
+    steps.push_back("split(" + cols + ", " + std::to_string(lanes) + ")");
+  std::vector<std::string> order = tasks;
+  if (!rows.empty())
+    order.push_back(rows);
+  if (rem == 0 && V > 1) {
+    order.push_back(cols + ".o");
+    order.push_back(cols + ".i");
+  } else {
+    order.push_back(cols);
+  }
+  if (order.size() > 1)
+    steps.push_back("reorder(" + loopList(order) + ")");
+  if (rem > 0)
+    remainderTiles(steps, rows, ow, k, rem, lanes);
+  else
+    steps.push_back("register_tile(" +
+                    (!rows.empty() ? rows
+                     : V > 1       ? cols + ".o"
+                                   : cols) +
+                    ", " + k + ")");
 }
 
 std::vector<std::string> parallelTaskSteps(const std::vector<std::string>& loops,

@@ -2,15 +2,17 @@
 // padding), MaxPool (with Indices), AveragePool, LpPool and the global pools.
 //
 // Conv takes the register-tiled schedules when the target's vector width is known
-// (depthwise 2-D: conv_depthwise.cpp; others: conv_tiled.cpp). The fallbacks here, and the
-// other ops' default schedules: one parallel task per (batch, channel) output plane (four or two
-// output channels per task for Conv, so that each input element loaded feeds several
-// multiply-adds). A task clears its plane, then for each input channel and kernel tap
-// accumulates into it with the innermost loop over contiguous output positions, and
-// finishes with one pass that adds the bias, divides (averages) and applies the fused
-// epilogue. Padding costs no per-element test: unit-stride Conv runs on a zero-padded copy
-// of the input (see wideConv); everything else loops over the output range each tap reads
-// inside the input, computed per tap.
+// (depthwise 2-D: conv_depthwise.cpp; other 2-D ones on rows of at least a vector: a plain
+// nest and its default trace, conv_nchw_traced.cpp; others: conv_tiled.cpp), and 2-D
+// f32 pools without Indices on rows of at least a vector a plain nest and its default trace
+// (pool_nchw_traced.cpp). The fallbacks here, and the other ops' default schedules: one
+// parallel task per (batch, channel) output plane (four or two output channels per task for
+// Conv, so that each input element loaded feeds several multiply-adds). A task clears its plane,
+// then for each input channel and kernel tap accumulates into it with the innermost loop over
+// contiguous output positions, and finishes with one pass that adds the bias, divides (averages)
+// and applies the fused epilogue. Padding costs no per-element test: unit-stride Conv runs on a
+// zero-padded copy of the input (see wideConv); everything else loops over the output range each
+// tap reads inside the input, computed per tap.
 #include "engine/lowering/conv_nchwc_internal.h"
 
 #include <algorithm>
@@ -329,6 +331,8 @@ Stmt lowerConv(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
   if (unitStrides && (axes.size() > 1 || !padded)) {
     if (Stmt pointwise = pointwiseConv(kb, epilogue, ops, axes); pointwise.defined())
       return pointwise;
+    if (Stmt traced = tracedNchwConv(kb, epilogue, ops, axes); traced.defined())
+      return traced;
     if (Stmt tiled = tiledConv(node, kb, epilogue, ops, axes, {}); tiled.defined())
       return tiled;
     return wideConv(node, kb, epilogue, ops, axes);
@@ -347,6 +351,8 @@ Stmt lowerConv(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
       return tiled;
     return wideConv(node, kb, epilogue, ops, dense, strides);
   }
+  if (Stmt traced = tracedNchwConv(kb, epilogue, ops, axes); traced.defined())
+    return traced;
   if (Stmt tiled = tiledConv(node, kb, epilogue, ops, axes, {}); tiled.defined())
     return tiled;
   return rangeConv(node, kb, epilogue, ops, axes);
@@ -385,9 +391,9 @@ Stmt lowerConvTranspose(const Node& node, KernelBuilder& kb, const Epilogue& epi
   return forCount(task, N * M, body, parallelFor(work));
 }
 
-// --- pooling ------------------------------------------------------------------------------
+} // namespace
 
-enum class PoolKind { Max, Average, Lp };
+// --- pooling ------------------------------------------------------------------------------
 
 Expr lowestOf(graph::DType dtype) {
   const loop::Type t = loopType(dtype);
@@ -429,6 +435,8 @@ Expr tapCount(const WindowAxis& a, const Expr& o, bool includePad) {
   const Expr end = loop::min(loop::makeIndex(a.kernel), ceilDiv(hi - base, a.dilation));
   return loop::max(end - first, loop::makeIndex(1));
 }
+
+namespace {
 
 Stmt lowerPool(const Node& node, KernelBuilder& kb, const Epilogue& epilogue, PoolKind kind) {
   const TensorRef x = kb.input(*node.input(0), node);
@@ -476,6 +484,10 @@ Stmt lowerPool(const Node& node, KernelBuilder& kb, const Epilogue& epilogue, Po
                 std::string("its window reduced in tap order into a scalar"));
     return gpuWindowNest(kb, y, axes, w);
   }
+  if (!indices)
+    if (Stmt traced = tracedNchwPool(kb, epilogue, x, y, axes, kind, p, includePad);
+        traced.defined())
+      return traced;
   const std::int64_t N = x.shape[0], C = x.shape[1];
   const Expr task = kb.freshVar("nc");
   const Expr n = task / C, c = task % C;

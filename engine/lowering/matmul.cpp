@@ -120,6 +120,8 @@ Stmt tiledProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p)
   return forCount(task, p.batch * MB * JT, taskBody, parallelFor(p.batch * p.M * p.N * p.K));
 }
 
+} // namespace
+
 // The default-trace steps after the split of the columns `jn` into tiles that do not divide
 // them: partition lifts the last tile of each row (`rem` columns) into a copy of its own,
 // then both copies split their columns into vectors and keep their tiles in registers. The
@@ -127,9 +129,9 @@ Stmt tiledProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p)
 // remainder that is not a whole number of vectors splits once more: its whole vectors, and
 // one shorter vector of the last columns, each tiled in registers (N = 1000 with 16 lanes:
 // 3 tiles of 256 columns, then 14 vectors, then 8 columns).
-void remainderTiles(KernelBuilder& kb, const std::string& rows, const std::string& jn,
+void remainderTiles(std::vector<std::string>& steps, const std::string& rows, const std::string& jn,
                     const std::string& kn, std::int64_t rem, std::int64_t lanes) {
-  auto step = [&](const std::string& s) { kb.defaultStep(s); };
+  auto step = [&](const std::string& s) { steps.push_back(s); };
   auto vectorTile = [&](const std::string& columns, const std::string& rowLoops,
                         const std::string& k) {
     step("split(" + columns + ", " + std::to_string(lanes) + ")");
@@ -155,8 +157,6 @@ void remainderTiles(KernelBuilder& kb, const std::string& rows, const std::strin
   vectorTile(columns + ".i", r1, k1);
   step("register_tile(" + (r1.empty() ? columns + ".i.r1" : r1 + ".r1") + ", " + k1 + ".r1)");
 }
-
-} // namespace
 
 // The register-tiled product as a plain nest and the default trace that tiles it: for f32
 // with B contiguous in j and N at least one vector wide. The nest is
@@ -229,9 +229,12 @@ Stmt tracedProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p
   order.insert(order.end(), tile.begin(), tile.end());
   if (!in.empty())
     kb.defaultStep("reorder(" + loopList(order) + ")");
-  if (remainder)
-    remainderTiles(kb, tile.size() > 1 ? tile.front() : "", jn, kn, p.N % TW, lanes);
-  else {
+  if (remainder) {
+    std::vector<std::string> steps;
+    remainderTiles(steps, tile.size() > 1 ? tile.front() : "", jn, kn, p.N % TW, lanes);
+    for (const std::string& step : steps)
+      kb.defaultStep(step);
+  } else {
     kb.defaultStep("register_tile(" + tile.front() + ", " + kn + ")");
   }
   // One parallel loop over the blocks: batch, column block, row block.

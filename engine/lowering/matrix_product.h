@@ -24,4 +24,11 @@ struct MatrixProduct {
 // with B contiguous in j (matmul.cpp). An undefined Stmt when it does not apply.
 Stmt tracedProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p);
 
+// The default-trace steps, appended to `steps`, that tile a nest whose columns `jn` were split
+// into tiles that do not divide them (`rem` columns left per row): partition, then whole
+// vectors and one shorter vector, each kept in registers across the reduction loop `kn`.
+// `rows` is the tile's row loop, or empty when the tile has one row (matmul.cpp).
+void remainderTiles(std::vector<std::string>& steps, const std::string& rows, const std::string& jn,
+                    const std::string& kn, std::int64_t rem, std::int64_t lanes);
+
 } // namespace lathe::lowering

@@ -160,6 +160,75 @@ TEST(DefaultTrace, APointwiseConvIsAProductWithARemainderTile) {
   expectTraceReplays(lowered, 0);
 }
 
+TEST(DefaultTrace, AnNchwConvTilesChannelsByVectorsOfARow) {
+  // Three input channels, five output channels: too few to fill blocks, so the Conv stays in
+  // NCHW. Five is odd: a tile is one channel x 2 vectors of 8 positions (AVX2); the 20-wide
+  // rows leave 4 positions, one shorter vector. The padded copy runs row by row, its rows
+  // in vectors and a shorter last one.
+  const auto lowered = lower("graph @c opset 17 {\n  input %x: f32[1,3,6,20]\n"
+                             "  input %w: f32[5,3,3,3]\n  input %b: f32[5]\n"
+                             "  %y: f32[1,5,6,20] = Conv(%x, %w, %b) {pads = [1, 1, 1, 1]}\n"
+                             "  output %y\n}\n");
+  ASSERT_EQ(lowered.kernels.size(), 1u);
+  const loop::Kernel& naive = lowered.unscheduledKernel(0);
+  EXPECT_EQ(naive.defaultTrace,
+            "fuse(hp, plane)\nsplit(w, 8)\npartition(w.i)\nvectorize(w.i)\nvectorize(w.i.r1)\n"
+            "split(wp, 8)\npartition(wp.i)\nvectorize(wp.i)\nvectorize(wp.i.r1)\n"
+            "split(ow, 16)\nreorder(oh, ow.o, m, ow.i)\npartition(ow.i)\nsplit(ow.i, 8)\n"
+            "register_tile(ow.i.o, c)\nregister_tile(ow.i.r1, c.r1)\nfuse(oh, ow.o)\n"
+            "fuse(oh.ow.o.fused, m)\n"); // too little work to run in parallel
+  const std::string plain = loop::toString(naive);
+  EXPECT_NE(plain.find("for (c, 0, 3)"), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("ramp("), std::string::npos) << plain;
+  const std::string tiled = loop::toString(lowered.kernels[0]);
+  EXPECT_NE(tiled.find("y.ow.i.r1.tile"), std::string::npos) << tiled;
+  EXPECT_NE(tiled.find("+ broadcast(b["), std::string::npos) << tiled; // bias on the registers
+  expectTraceReplays(lowered, 0);
+}
+
+TEST(DefaultTrace, AGroupedNchwConvRunsItsGroupsAsTasks) {
+  // Two groups of 2 output channels reading 2 input channels each: the tile is a group's 2
+  // channels x the row's 2 vectors, and the group is a task loop, so the tile's input loads
+  // do not depend on its channel.
+  const auto lowered = lower("graph @g opset 17 {\n  input %x: f32[1,4,6,16]\n"
+                             "  input %w: f32[4,2,3,3]\n"
+                             "  %y: f32[1,4,6,16] = Conv(%x, %w) {group = 2, pads = [1, 1, 1, 1]}\n"
+                             "  output %y\n}\n");
+  ASSERT_EQ(lowered.kernels.size(), 1u);
+  const loop::Kernel& naive = lowered.unscheduledKernel(0);
+  EXPECT_EQ(naive.defaultTrace, "fuse(hp, plane)\nsplit(w, 8)\nvectorize(w.i)\nsplit(wp, 8)\n"
+                                "partition(wp.i)\nvectorize(wp.i)\nvectorize(wp.i.r1)\n"
+                                "split(ow, 8)\nreorder(oh, g, m, ow.o, ow.i)\n"
+                                "register_tile(m, c)\nfuse(oh, g)\n");
+  const std::string plain = loop::toString(naive);
+  EXPECT_NE(plain.find("for (g, 0, 2)"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("(g*2 + c)"), std::string::npos) << plain; // the group's input channels
+  expectTraceReplays(lowered, 0);
+}
+
+TEST(DefaultTrace, AnNchwMaxPoolKeepsVectorsOfARowAcrossItsWindow) {
+  // Two channels do not fill a block, so the pool stays in NCHW: tiles of 2 vectors of 8
+  // positions (AVX2) and a shorter one for the last 4 of each 20-wide row, kept in registers
+  // across the 3x3 window; the padding holds the lowest float, which never wins.
+  const auto lowered = lower("graph @p opset 17 {\n  input %x: f32[1,2,9,20]\n"
+                             "  %y: f32[1,2,9,20] = MaxPool(%x) {kernel_shape = [3, 3], "
+                             "pads = [1, 1, 1, 1]}\n  output %y\n}\n");
+  ASSERT_EQ(lowered.kernels.size(), 1u);
+  const loop::Kernel& naive = lowered.unscheduledKernel(0);
+  EXPECT_EQ(naive.defaultTrace,
+            "fuse(hp, plane)\nsplit(w, 8)\npartition(w.i)\nvectorize(w.i)\nvectorize(w.i.r1)\n"
+            "split(wp, 8)\npartition(wp.i)\nvectorize(wp.i)\nvectorize(wp.i.r1)\n"
+            "split(ow, 16)\nreorder(oh, ow.o, c, ow.i)\npartition(ow.i)\nsplit(ow.i, 8)\n"
+            "register_tile(ow.i.o, kh)\nregister_tile(ow.i.r1, kh.r1)\nfuse(oh, ow.o)\n"
+            "fuse(oh.ow.o.fused, c)\n");
+  const std::string plain = loop::toString(naive);
+  EXPECT_NE(plain.find("for (kh, 0, 3)"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("-3.40282"), std::string::npos) << plain; // the padding value
+  const std::string tiled = loop::toString(lowered.kernels[0]);
+  EXPECT_NE(tiled.find("y.ow.i.r1.tile"), std::string::npos) << tiled;
+  expectTraceReplays(lowered, 0);
+}
+
 TEST(DefaultTrace, ARowTimesAMatrixTakesItsRemainderToo) {
   // One row: tiles of 8 vectors of 8 columns; 72 columns leave one vector.
   const auto lowered = lower("graph @gemv opset 17 {\n  input %a: f32[1,16]\n"

@@ -344,9 +344,10 @@ TEST(TunerSearch, ReductionKnobsReplayAndMatchTheDefault) {
 // as whole-trace variants: each replays on the nest as lowered, differs from the default,
 // and computes what the default does; the sampler draws them.
 TEST(TunerSearch, ConvTraceVariantsReplayAndMatchTheDefault) {
-  // The direct blocked convs, and the Winograd ones (whose variants tile the products and
-  // keep the transforms' steps).
-  for (const char* model : {"nchwc_zoo.onnx", "winograd_zoo.onnx", "depthwise_zoo.onnx"}) {
+  // The direct blocked convs, the Winograd ones (whose variants tile the products and keep
+  // the transforms' steps), and NCHW convs with too few channels to block (conv_zoo).
+  for (const char* model :
+       {"nchwc_zoo.onnx", "winograd_zoo.onnx", "depthwise_zoo.onnx", "conv_zoo.onnx"}) {
     SCOPED_TRACE(model);
     const auto lowered = lowerSample(model);
     std::mt19937 rng(7);

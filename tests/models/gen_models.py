@@ -646,13 +646,35 @@ def conv_zoo(seed):
     r = conv("rows", 8, 16, (3, 3), "row_tiles", pads=[1, 1, 1, 1])              # 16 x 11 x 32
     r = g.op("Add", [r, g.uniform("row_w", (1, 1, 1, 32), -0.5, 0.5)], "row_tiles_add")
     g.op("Relu", [r], "row_tiles_relu", outputs=["yrows"])
+    # Few channels on wide rows (NCHW, not blocked): the traced tile of output channels x
+    # vectors of a row, with remainder tiles, a strided read and an epilogue along W.
+    u = conv("wide", 3, 5, (3, 3), "wide_3x3", pads=[1, 1, 1, 1])                # 5 x 20 x 70
+    u = g.op("Relu", [u], "wide_relu")
+    u = conv(u, 5, 4, (5, 5), "wide_s2", strides=[2, 2], pads=[2, 2, 2, 2])       # 4 x 10 x 35
+    u = conv(u, 4, 6, (3, 3), "wide_dil", dilations=[2, 2], pads=[1, 2, 3, 0])    # 6 x 10 x 33
+    g.op("Add", [u, g.uniform("wide_col", (1, 1, 1, 33), -0.5, 0.5)], "wide_add",
+         outputs=["ywide"])
+    # NCHW pools on wide rows (traced: vectors of a row kept across the window): strided with
+    # padding, ceil_mode, count_include_pad, LpPool, an epilogue.
+    g.op("MaxPool", ["pools"], "pool_max", kernel_shape=[3, 3], strides=[2, 2],
+         pads=[1, 1, 1, 1], outputs=["ypmax"])                                     # 3 x 12 x 35
+    a = g.op("AveragePool", ["pools"], "pool_avg", kernel_shape=[3, 3], pads=[1, 1, 1, 1])
+    g.op("Mul", [a, g.f32("pool_avg_scale", 2.0)], "pool_avg_mul", outputs=["ypavg"])
+    g.op("AveragePool", ["pools"], "pool_avg_ceil", kernel_shape=[3, 3], strides=[2, 2],
+         pads=[1, 0, 1, 0], ceil_mode=1, count_include_pad=1, outputs=["ypceil"])  # 3 x 13 x 35
+    g.op("LpPool", ["pools"], "pool_lp", kernel_shape=[2, 3], pads=[0, 1, 1, 1], p=2,
+         outputs=["yplp"])                                                          # 3 x 24 x 70
     return g.model("conv_zoo",
                    [f32_info("x", [1, 3, 40, 40]), f32_info("seq", [2, 4, 37]),
                     f32_info("vol", [1, 2, 7, 9, 11]), f32_info("img", [1, 8, 23, 37]),
-                    f32_info("thin", [1, 4, 6, 9]), f32_info("rows", [1, 8, 11, 32])],
+                    f32_info("thin", [1, 4, 6, 9]), f32_info("rows", [1, 8, 11, 32]),
+                    f32_info("wide", [1, 3, 20, 70]), f32_info("pools", [1, 3, 24, 70])],
                    [f32_info("y2d", [1, 6, 4, 10]), f32_info("y1d", [2, 8, 9]),
                     f32_info("y3d", [1, 8, 4, 9, 6]), f32_info("ydw", [1, 8, 12, 19]),
-                    f32_info("ythin", [1, 4, 6, 5]), f32_info("yrows", [1, 16, 11, 32])])
+                    f32_info("ythin", [1, 4, 6, 5]), f32_info("yrows", [1, 16, 11, 32]),
+                    f32_info("ywide", [1, 6, 10, 33]), f32_info("ypmax", [1, 3, 12, 35]),
+                    f32_info("ypavg", [1, 3, 24, 70]), f32_info("ypceil", [1, 3, 13, 35]),
+                    f32_info("yplp", [1, 3, 24, 70])])
 
 
 def nchwc_zoo(seed):
