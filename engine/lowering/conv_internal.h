@@ -46,7 +46,8 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
 // 2-D Conv in NCHW (one group, or groups of several output channels) as a plain nest and its
 // default trace: a tile of output channels x vectors of one output row kept in registers
 // across the reduction (conv_nchw_traced.cpp). An undefined Stmt when it does not apply
-// (depthwise, other ranks or types, no vector width known, rows narrower than a vector).
+// (depthwise, 3-D, other types, no vector width known, rows narrower than a vector). A 1-D
+// Conv is one row of a 2-D one.
 Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& ops,
                     const std::vector<WindowAxis>& axes);
 

@@ -1,6 +1,6 @@
-// 2-D Conv in NCHW (f32; groups of several output channels) as a plain nest plus the default
-// trace that tiles it: the kernel of Convs outside blocked chains (too few channels to fill
-// blocks, or grouped).
+// 2-D (and 1-D, as one row) Conv in NCHW (f32; groups of several output channels) as a plain
+// nest plus the default trace that tiles it: the kernel of Convs outside blocked chains (too
+// few channels to fill blocks, or grouped).
 //
 // The nest, over the input planes (zero padded into a copy first when there is padding):
 //   for n, g, m, oh, ow: Y = 0; for c, kh, kw: Y += X(n, g*Cg + c, oh*s + kh*d, ow*s + kw*d) *
@@ -64,6 +64,21 @@ constexpr std::size_t kVariants = 8; // tiles the tuner may try instead of the b
 
 Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& ops,
                     const std::vector<WindowAxis>& axes) {
+  // 1-D: a 2-D Conv of one row, over views of X, W and Y with a unit axis; the epilogue sees
+  // the index without it.
+  if (axes.size() == 1 && ops.x.rank() == 3 && ops.y.rank() == 3 && ops.w.rank() == 3) {
+    const auto withRow = [](const TensorRef& t) {
+      return TensorRef{t.buffer, {t.shape[0], t.shape[1], 1, t.shape[2]}, t.dtype};
+    };
+    ConvOperands rows = ops;
+    rows.x = withRow(ops.x);
+    rows.w = withRow(ops.w);
+    rows.y = withRow(ops.y);
+    const Epilogue dropRow = [&](Expr value, const std::vector<Expr>& idx) {
+      return epilogue(std::move(value), {idx[0], idx[1], idx[3]});
+    };
+    return tracedNchwConv(kb, dropRow, rows, {WindowAxis{}, axes[0]});
+  }
   const TensorRef &x = ops.x, &w = ops.w, &y = ops.y;
   const int lanes = kb.vectorBits() / 32;
   if (axes.size() != 2 || x.rank() != 4 || y.rank() != 4 || lanes < 4 ||

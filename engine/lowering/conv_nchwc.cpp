@@ -114,7 +114,7 @@ void plainPaddedCopy(KernelBuilder& kb, const TensorRef& x, PaddedPlanes& out, s
   const std::int64_t Hp = out.H, Wp = out.W;
   const std::int64_t Wc = std::min(W, Wp - left), right = Wp - left - Wc;
   const TensorRef& src = out.planes;
-  const Expr plane = axisVar(kb, "plane", planes), hp = kb.freshVar("hp");
+  const Expr plane = axisVar(kb, "plane", planes), hp = axisVar(kb, "hp", Hp);
   const Expr wl = kb.freshVar("wl"), w = kb.freshVar("w"), wr = kb.freshVar("wr"),
              wp = kb.freshVar("wp");
   const Expr at = (plane * Hp + hp) * Wp;
@@ -125,15 +125,22 @@ void plainPaddedCopy(KernelBuilder& kb, const TensorRef& x, PaddedPlanes& out, s
       forCount(w, Wc, src.storeFlat(at + left + w, x.loadFlat((plane * H + hp - top) * W + w))));
   if (right > 0)
     inside.push_back(forCount(wr, right, src.storeFlat(at + left + Wc + wr, zero)));
-  const Stmt row = loop::IfThenElse::make(hp >= top && hp < top + H, loop::Block::make(inside),
-                                          forCount(wp, Wp, src.storeFlat(at + wp, zero)));
-  out.copy = forCount(hp, Hp, loopOver(plane, planes, row));
-  std::vector<std::string> rows{loopName(hp)};
+  // Rows of padding only when there are some (a 1-D Conv's one row has none).
+  const bool paddingRows = top > 0 || Hp > top + H;
+  const Stmt row =
+      paddingRows ? loop::IfThenElse::make(hp >= top && hp < top + H, loop::Block::make(inside),
+                                           forCount(wp, Wp, src.storeFlat(at + wp, zero)))
+                  : loop::Block::make(inside);
+  out.copy = loopOver(hp, Hp, loopOver(plane, planes, row));
+  std::vector<std::string> rows;
+  if (Hp > 1)
+    rows.push_back(loopName(hp));
   if (planes > 1)
     rows.push_back(loopName(plane));
   out.steps = parallelTaskSteps(rows, planes * Hp, planes * Hp * Wp * 4);
   vectorizeRow(out.steps, w, Wc, lanes);
-  vectorizeRow(out.steps, wp, Wp, lanes);
+  if (paddingRows)
+    vectorizeRow(out.steps, wp, Wp, lanes);
   vectorizeRow(out.steps, wl, left, lanes);
   vectorizeRow(out.steps, wr, right, lanes);
 }

@@ -624,6 +624,8 @@ def conv_zoo(seed):
     z = conv("seq", 4, 8, (5,), "c1d", strides=[2], pads=[2, 1], dilations=[1])  # 1-D
     z = conv(z, 1, 8, (3,), "dw1d", group=8, strides=[2], pads=[1, 1])          # strided depthwise
     g.op("Relu", [z], "c1d_relu", outputs=["y1d"])
+    z = conv("seq", 4, 6, (3,), "c1d_row", pads=[1, 1])                          # 1-D traced
+    g.op("Relu", [z], "c1d_row_relu", outputs=["y1drow"])
     v = conv("vol", 2, 8, (3, 3, 3), "c3d", strides=[2, 1, 2], pads=[1, 1, 1, 1, 1, 1])  # 3-D
     g.op("Relu", [v], "c3d_relu", outputs=["y3d"])
     # Depthwise rows of vectors (odd widths, strides, dilations, asymmetric pads) and epilogues
@@ -670,6 +672,7 @@ def conv_zoo(seed):
                     f32_info("thin", [1, 4, 6, 9]), f32_info("rows", [1, 8, 11, 32]),
                     f32_info("wide", [1, 3, 20, 70]), f32_info("pools", [1, 3, 24, 70])],
                    [f32_info("y2d", [1, 6, 4, 10]), f32_info("y1d", [2, 8, 9]),
+                    f32_info("y1drow", [2, 6, 37]),
                     f32_info("y3d", [1, 8, 4, 9, 6]), f32_info("ydw", [1, 8, 12, 19]),
                     f32_info("ythin", [1, 4, 6, 5]), f32_info("yrows", [1, 16, 11, 32]),
                     f32_info("ywide", [1, 6, 10, 33]), f32_info("ypmax", [1, 3, 12, 35]),
