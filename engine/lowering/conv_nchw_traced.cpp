@@ -81,35 +81,29 @@ Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOpera
   }
   const TensorRef &x = ops.x, &w = ops.w, &y = ops.y;
   const int lanes = kb.vectorBits() / 32;
-  if (axes.size() != 2 || x.rank() != 4 || y.rank() != 4 || lanes < 4 ||
-      x.dtype != graph::DType::F32 || w.dtype != graph::DType::F32 || y.dtype != graph::DType::F32)
+  if (!windowRowsApply(x, axes, lanes) || y.rank() != 4 || x.dtype != graph::DType::F32 ||
+      w.dtype != graph::DType::F32 || y.dtype != graph::DType::F32)
     return Stmt();
   const WindowAxis &ar = axes[0], &ac = axes[1];
-  const std::int64_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
+  const std::int64_t N = x.shape[0], C = x.shape[1];
   const std::int64_t M = y.shape[1], OH = ar.out, OW = ac.out, KH = ar.kernel, KW = ac.kernel;
   // With groups, output channel g*Mg + m reads input channels g*Cg .. g*Cg + Cg - 1.
   const std::int64_t G = ops.group, Mg = M / G, Cg = C / G;
-  // Rows narrower than a vector waste lanes: the hand-written tile runs those on the flat
-  // plane. A reduction of one term has no loop to keep the tile across. One output channel a
-  // group (depthwise) shares no input within a tile: the hand-written depthwise kernel pads
-  // each plane inside its task instead of copying the whole input first (1.2-1.8x faster).
-  if (OW < lanes || Cg * KH * KW < 2 || (G > 1 && Mg == 1))
-    return Stmt();
-  // Strided rows of fewer than two vectors: the hand-written tile's stride-phase copy reads
-  // whole vectors where these would load every other value (a stride-2 5x5 Conv on 31
-  // columns: 0.007 against 0.005 ms).
-  if (ac.stride > 1 && OW < 2 * lanes)
+  // A reduction of one term has no loop to keep the tile across. One output channel a group
+  // (depthwise) shares no input within a tile: the hand-written depthwise kernel pads each
+  // plane inside its task instead of copying the whole input first (1.2-1.8x faster).
+  if (M == 0 || Cg * KH * KW < 2 || (G > 1 && Mg == 1))
     return Stmt();
   for (const WindowAxis& a : axes)
     if ((a.out - 1) * a.stride + (a.kernel - 1) * a.dilation >= a.in + a.padBegin + a.padEnd)
       return Stmt();
-  const std::int64_t Hp = (OH - 1) * ar.stride + (KH - 1) * ar.dilation + 1;
-  const std::int64_t Wp = (OW - 1) * ac.stride + (KW - 1) * ac.dilation + 1;
-  const bool copy =
-      ar.padBegin > 0 || ac.padBegin > 0 || Hp > H + ar.padBegin || Wp > W + ac.padBegin;
-  const PaddedPlanes planes =
-      paddedPlanes(kb, x, N * C, H, W, ar.padBegin, ac.padBegin, Hp, Wp, copy, lanes, 1);
+  // Work in vector multiply-adds: a kernel of fewer than 2^16 finishes before a second
+  // thread has woken (3 -> 8 channels on 64x64: 0.010 ms at 1 thread, 0.015 ms at 2).
+  const std::int64_t work = N * M * OH * OW * Cg * KH * KW / lanes;
+  const bool parallel = parallelFor(work) == loop::ForKind::Parallel;
+  const PaddedPlanes planes = windowRowPlanes(kb, x, axes, lanes, parallel);
   const TensorRef& src = planes.planes;
+  const bool copy = planes.copy.defined();
 
   // --- the nest (a dim of extent 1 has no loop) ---
   const Expr n = axisVar(kb, "n", N), g = axisVar(kb, "g", G), m = axisVar(kb, "m", Mg),
@@ -133,12 +127,8 @@ Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOpera
   // --- the trace ---
   const std::string mn = Mg > 1 ? loopName(m) : "", own = loopName(ow);
   const std::string kn = loopName(Cg > 1 ? c : KH > 1 ? kh : kw); // the reduction's outermost
-  // Work in vector multiply-adds: a kernel of fewer than 2^16 finishes before a second
-  // thread has woken (3 -> 8 channels on 64x64: 0.010 ms at 1 thread, 0.015 ms at 2).
-  const std::int64_t work = N * M * OH * OW * Cg * KH * KW / lanes;
-  const bool parallel = parallelFor(work) == loop::ForKind::Parallel;
   const auto stepsOf = [&](const NchwTile& t) {
-    std::vector<std::string> steps = parallel ? planes.steps : serialSteps(planes.steps);
+    std::vector<std::string> steps = planes.steps;
     std::vector<std::string> tasks, tile;
     if (N > 1)
       tasks.push_back(loopName(n));

@@ -63,10 +63,22 @@ ConvOperands blockedConvOperands(const graph::Node& node, KernelBuilder& kb);
 std::vector<std::string> parallelTaskSteps(const std::vector<std::string>& loops,
                                            std::int64_t tasks, std::int64_t work);
 
-// `steps` without their parallel steps: a padded copy whose reader runs on one thread runs on
-// that thread too (copied by two, half of what it reads would come from the other core's
-// cache: a 3x3 MaxPool over 8 x 112 x 112 took 0.032 ms against 0.022 ms).
-std::vector<std::string> serialSteps(std::vector<std::string> steps);
+// Whether a 2-D window over NCHW x [N, C, H, W] may run as vectors of output rows (the traced
+// NCHW Conv and pools): a vector width known, something to compute, rows of at least a
+// vector (strided: two; the hand-written tiles read those through stride-phase copies in
+// whole vectors, where a strided row loads every other value: a stride-2 5x5 Conv on 31
+// columns took 0.007 ms against 0.005). A window may reach past the padded input (ceil_mode
+// pools): the copy covers it.
+bool windowRowsApply(const TensorRef& x, const std::vector<WindowAxis>& axes, int lanes);
+
+// The planes such a window reads: x itself, or a copy of (OH-1)*s + (K-1)*d + 1 rows and
+// columns when there is padding or the window reaches past the input, its padding holding
+// `fill` (zero when undefined). The copy runs in parallel only when `parallel` (its reader
+// does): copied by two threads and read by one, half of what the reader reads comes from the
+// other core's cache (a 3x3 MaxPool over 8 x 112 x 112 took 0.032 ms against 0.022 ms).
+PaddedPlanes windowRowPlanes(KernelBuilder& kb, const TensorRef& x,
+                             const std::vector<WindowAxis>& axes, int lanes, bool parallel,
+                             const Expr& fill = Expr());
 
 // The steps that tile an output row `ow` of OW positions into V vectors of `lanes` kept in
 // registers across the reduction loop `k` (the NCHW Conv and pools): ow split into tiles,

@@ -42,24 +42,23 @@ Stmt tracedNchwPool(KernelBuilder& kb, const Epilogue& epilogue, const TensorRef
                     const TensorRef& y, const std::vector<WindowAxis>& axes, PoolKind kind,
                     std::int64_t p, bool includePad) {
   const int lanes = kb.vectorBits() / 32;
-  if (axes.size() != 2 || x.rank() != 4 || y.rank() != 4 || lanes < 4 ||
-      x.dtype != graph::DType::F32 || y.dtype != graph::DType::F32)
+  if (!windowRowsApply(x, axes, lanes) || y.rank() != 4 || x.dtype != graph::DType::F32 ||
+      y.dtype != graph::DType::F32)
     return Stmt();
   const WindowAxis &ar = axes[0], &ac = axes[1];
-  const std::int64_t N = x.shape[0], C = x.shape[1], H = x.shape[2], W = x.shape[3];
+  const std::int64_t N = x.shape[0], C = x.shape[1];
   const std::int64_t OH = ar.out, OW = ac.out, KH = ar.kernel, KW = ac.kernel;
-  // Rows narrower than a vector (strided: two) stay with the hand-written pool; a window of
-  // one tap has no loop to keep the tile across.
-  if (OW < lanes || (ac.stride > 1 && OW < 2 * lanes) || KH * KW < 2 || N * C < 1)
+  // A window of one tap has no loop to keep the tile across.
+  if (KH * KW < 2)
     return Stmt();
-  const std::int64_t Hp = (OH - 1) * ar.stride + (KH - 1) * ar.dilation + 1;
-  const std::int64_t Wp = (OW - 1) * ac.stride + (KW - 1) * ac.dilation + 1;
-  const bool copy =
-      ar.padBegin > 0 || ac.padBegin > 0 || Hp > H + ar.padBegin || Wp > W + ac.padBegin;
+  // Work in vector operations (as for the NCHW Conv): a 3x3 MaxPool over 2 x 3 x 40 x 50
+  // took 0.012 ms on 2 threads and 0.004 ms on 1.
+  const std::int64_t work = N * C * OH * OW * KH * KW / lanes;
+  const bool parallel = parallelFor(work) == loop::ForKind::Parallel;
   const Expr start = kind == PoolKind::Max ? lowestOf(y.dtype) : constantOf(y.dtype, 0);
-  const PaddedPlanes planes =
-      paddedPlanes(kb, x, N * C, H, W, ar.padBegin, ac.padBegin, Hp, Wp, copy, lanes, 1, start);
+  const PaddedPlanes planes = windowRowPlanes(kb, x, axes, lanes, parallel, start);
   const TensorRef& src = planes.planes;
+  const bool copy = planes.copy.defined();
 
   // --- the nest (a dim of extent 1 has no loop) ---
   const Expr n = axisVar(kb, "n", N), c = axisVar(kb, "c", C), oh = axisVar(kb, "oh", OH),
@@ -86,11 +85,7 @@ Stmt tracedNchwPool(KernelBuilder& kb, const Epilogue& epilogue, const TensorRef
   // --- the trace: tasks (n, oh, ow tiles, c), a tile of V vectors of a row ---
   const std::int64_t V = vectorsFor(lanes, OW, ac.stride), TW = V * lanes, rem = OW % TW;
   const std::string own = loopName(ow), kn = loopName(KH > 1 ? kh : kw);
-  // Work in vector operations (as for the NCHW Conv): a 3x3 MaxPool over 2 x 3 x 40 x 50
-  // took 0.012 ms on 2 threads and 0.004 ms on 1.
-  const std::int64_t work = N * C * OH * OW * KH * KW / lanes;
-  const bool parallel = parallelFor(work) == loop::ForKind::Parallel;
-  for (const std::string& step : parallel ? planes.steps : serialSteps(planes.steps))
+  for (const std::string& step : planes.steps)
     kb.defaultStep(step);
   std::vector<std::string> tasks, steps;
   if (N > 1)
