@@ -20,7 +20,7 @@ namespace {
 struct TuneCommandOptions {
   std::string model, target = "llvm", records, timeBudget, kernels, inputShapes, inputs;
   std::string strategy = "evolutionary";
-  int threads = 1, trials = 64, repeat = 20, checkRounds = 4;
+  int threads = 1, trials = 64, repeat = 20, checkRounds = 4, checkPasses = 3;
   unsigned seed = 1;
   bool resume = false;
   std::vector<std::string> disabledPasses;
@@ -73,6 +73,11 @@ int tune(const TuneCommandOptions& o) {
                  "again), or name another file\n";
     return 2;
   }
+  if (o.trials == 0 && (!o.resume || o.checkRounds == 0)) {
+    std::cerr << "lathe: error: --trials 0 measures nothing and only checks the records of an "
+                 "existing file in the model: pass --resume and leave --check-rounds above 0\n";
+    return 2;
+  }
   api::TuneOptions options;
   options.target = o.target;
   options.threads = boundedThreads(o.threads);
@@ -84,6 +89,7 @@ int tune(const TuneCommandOptions& o) {
   options.strategy = o.strategy;
   options.repeat = o.repeat;
   options.checkRounds = o.checkRounds;
+  options.checkPasses = o.checkPasses;
   options.cancel = &interrupted;
   options.onProgress = [](const api::TuneProgressSummary& p) {
     std::cout << "round " << p.round << ": " << p.trials << " trials (" << p.errors << " errors), "
@@ -148,7 +154,10 @@ int tune(const TuneCommandOptions& o) {
     // The same kernels inside the model, defaults against records, run in turns.
     if (checked && better && w.inModelTunedMs > 0)
       std::cout << std::setw(9) << std::fixed << std::setprecision(2)
-                << w.inModelDefaultMs / w.inModelTunedMs << "x" << (w.vetoed ? " vetoed" : "");
+                << w.inModelDefaultMs / w.inModelTunedMs << "x"
+                << (w.vetoed          ? " vetoed"
+                    : w.nextBests > 0 ? " (next best)"
+                                      : "");
     std::cout << "\n";
   }
   if (checked) {
@@ -157,9 +166,16 @@ int tune(const TuneCommandOptions& o) {
               << ms(c.defaultMs) << ", with the records " << ms(c.tunedMs) << " (" << std::fixed
               << std::setprecision(2) << (c.tunedMs > 0 ? c.defaultMs / c.tunedMs : 0) << "x), "
               << c.tunedKernels << " kernels tuned\n";
-    if (c.vetoes > 0)
+    if (c.vetoes > 0) {
+      const auto onDefault = std::count_if(r.workloads.begin(), r.workloads.end(),
+                                           [](const api::TunedWorkload& w) { return w.vetoed; });
       std::cout << c.vetoes << " record(s) made their kernels slower in the model by 3 % or more: "
-                << "vetoed in " << o.records << ", their kernels keep the default\n";
+                << "vetoed in " << o.records;
+      if (c.nextBests > 0)
+        std::cout << "; " << c.nextBests << " next best record(s) checked in " << c.passes
+                  << " passes over the model";
+      std::cout << "; " << onDefault << " workload(s) keep the default\n";
+    }
   }
   // The records are for the kernels of these shapes: the compile needs the same ones.
   std::cout << "apply them with: lathe compile " << o.model
@@ -270,8 +286,10 @@ void addTuneCommands(CLI::App& app, int& exitCode) {
                   "core")
       ->check(threadCount)
       ->capture_default_str();
-  cmd->add_option("--trials", o->trials, "Candidates to measure in this run")
-      ->check(atLeastOne)
+  cmd->add_option("--trials", o->trials,
+                  "Candidates to measure in this run; 0 (with --resume): none, only the check "
+                  "of the file's records in the model")
+      ->check(CLI::NonNegativeNumber)
       ->capture_default_str();
   cmd->add_option("--time-budget", o->timeBudget, "Stop after this long: 30m, 90s, 1h");
   cmd->add_option("--kernels", o->kernels, "Only kernels whose name contains this");
@@ -291,6 +309,12 @@ void addTuneCommands(CLI::App& app, int& exitCode) {
                   "After the search, run the model with its defaults and with the records in "
                   "turns, this many times each (10 runs a turn), and report both; 0: no check")
       ->check(CLI::Range(0, 1000))
+      ->capture_default_str();
+  cmd->add_option("--check-passes", o->checkPasses,
+                  "A record slower in the model is vetoed and its kernel's next best record is "
+                  "checked in another pass, up to this many passes in all; a veto in the last "
+                  "pass leaves the kernel on its default")
+      ->check(CLI::Range(1, 10))
       ->capture_default_str();
   cmd->add_option("--input-shapes", o->inputShapes,
                   "Fix symbolic input dims: \"name:[d0,d1,...] other:[...]\"");

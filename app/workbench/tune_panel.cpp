@@ -22,6 +22,7 @@
 #include <QTableView>
 #include <QThread>
 #include <QVBoxLayout>
+#include <algorithm>
 
 namespace lathe::workbench {
 namespace {} // namespace
@@ -280,9 +281,13 @@ void TunePanel::showReport(std::shared_ptr<const api::TuneReport> report) {
                           0, 'f', 2)
                      .arg(r.modelCheck->tunedKernels) +
                  (r.modelCheck->vetoes > 0
-                      ? tr("; %1 record(s) were slower there and are vetoed (their kernels keep "
-                           "the default)")
+                      ? tr("; %1 record(s) were slower there and are vetoed, %2 next best "
+                           "record(s) checked in their place, %3 workload(s) keep the default")
                             .arg(r.modelCheck->vetoes)
+                            .arg(r.modelCheck->nextBests)
+                            .arg(
+                                std::count_if(r.workloads.begin(), r.workloads.end(),
+                                              [](const api::TunedWorkload& w) { return w.vetoed; }))
                       : QString())
            : QString()));
 }

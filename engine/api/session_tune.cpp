@@ -47,66 +47,95 @@ std::optional<ModelCheck> Session::checkInModel(const CompileOptions& defaults,
   run.profile = true;
   run.cancel = options.cancel;
   run.inputsNpz = options.inputsFile;
-  ModelCheck check;
-  // Per compile (0: defaults, 1: records): latencies, and each kernel's time per run.
-  std::vector<double> latencies[2];
-  std::map<std::string, std::vector<double>> kernelMs[2];
-  for (int round = 0; round < options.checkRounds; ++round)
-    for (int tuned = 0; tuned < 2; ++tuned) {
-      if (options.cancel && options.cancel->load())
-        return std::nullopt;
-      // Both compiles stay in the session's cache: after the first round nothing compiles.
-      const CompileResult compiled = compile(tuned ? withRecords : defaults);
-      if (!compiled.ok())
-        throw Error(ErrorKind::Internal,
-                    "the check in the model could not compile it: " + compiled.failure->message);
-      if (tuned) {
-        check.tunedKernels = compiled.report->tunedKernels;
-        check.notes = compiled.report->tuningNotes;
-      }
-      const RunResult r = this->run(run);
-      if (!r.ok()) {
-        if (r.failure->kind == "cancelled")
-          return std::nullopt;
-        throw Error(ErrorKind::Internal,
-                    "the check in the model could not run it: " + r.failure->message);
-      }
-      latencies[tuned].insert(latencies[tuned].end(), r.report->latenciesMs.begin(),
-                              r.report->latenciesMs.end());
-      if (r.report->profile)
-        for (const KernelProfileRow& k : r.report->profile->rows)
-          kernelMs[tuned][k.kernel].push_back(k.totalMs / run.repeat);
-    }
-  check.rounds = options.checkRounds;
-  check.runs = options.checkRounds * run.repeat;
-  check.defaultMs = medianOf(latencies[0]);
-  check.tunedMs = medianOf(latencies[1]);
   const TuningMachine machine = tuningMachine(options.target, options.threads);
-  for (TunedWorkload& w : workloads) {
-    for (const std::string& kernel : w.kernels) {
-      w.inModelDefaultMs += medianOf(kernelMs[0][kernel]);
-      w.inModelTunedMs += medianOf(kernelMs[1][kernel]);
+  const tuner::MachineKey key{machine.target, machine.cpu, machine.threads};
+  ModelCheck check;
+  // Each pass times the model with the defaults and with the records in turns; a record that
+  // applied and made its kernels clearly slower is vetoed, and its workload's next best (if
+  // any) is checked in the next pass. The last pass's vetoes set every record of their
+  // workload aside, so that nothing unchecked applies.
+  std::vector<TunedWorkload*> checking;
+  for (TunedWorkload& w : workloads)
+    checking.push_back(&w);
+  for (int pass = 0; pass < std::max(1, options.checkPasses) && !checking.empty(); ++pass) {
+    // Per compile (0: defaults, 1: records): latencies, and each kernel's time per run.
+    std::vector<double> latencies[2];
+    std::map<std::string, std::vector<double>> kernelMs[2];
+    for (int round = 0; round < options.checkRounds; ++round)
+      for (int tuned = 0; tuned < 2; ++tuned) {
+        if (options.cancel && options.cancel->load())
+          return std::nullopt;
+        // Both compiles stay in the session's cache: after the first round nothing compiles
+        // (a veto changes the records file, so the next pass compiles them again).
+        const CompileResult compiled = compile(tuned ? withRecords : defaults);
+        if (!compiled.ok())
+          throw Error(ErrorKind::Internal,
+                      "the check in the model could not compile it: " + compiled.failure->message);
+        if (tuned) {
+          check.tunedKernels = compiled.report->tunedKernels;
+          check.notes = compiled.report->tuningNotes;
+        }
+        const RunResult r = this->run(run);
+        if (!r.ok()) {
+          if (r.failure->kind == "cancelled")
+            return std::nullopt;
+          throw Error(ErrorKind::Internal,
+                      "the check in the model could not run it: " + r.failure->message);
+        }
+        latencies[tuned].insert(latencies[tuned].end(), r.report->latenciesMs.begin(),
+                                r.report->latenciesMs.end());
+        if (r.report->profile)
+          for (const KernelProfileRow& k : r.report->profile->rows)
+            kernelMs[tuned][k.kernel].push_back(k.totalMs / run.repeat);
+      }
+    check.passes = pass + 1;
+    check.rounds = options.checkRounds;
+    check.runs = options.checkRounds * run.repeat;
+    check.defaultMs = medianOf(latencies[0]);
+    check.tunedMs = medianOf(latencies[1]);
+    const bool last = pass + 1 == std::max(1, options.checkPasses);
+    std::vector<TunedWorkload*> next;
+    for (TunedWorkload* w : checking) {
+      w->inModelDefaultMs = w->inModelTunedMs = 0;
+      for (const std::string& kernel : w->kernels) {
+        w->inModelDefaultMs += medianOf(kernelMs[0][kernel]);
+        w->inModelTunedMs += medianOf(kernelMs[1][kernel]);
+      }
+      if (!clearWin(w->bestMs, w->bestDefaultMs) || w->inModelTunedMs <= 0 ||
+          !clearWin(w->inModelDefaultMs, w->inModelTunedMs))
+        continue;
+      tuner::TuningRecord veto;
+      veto.workload = w->workload;
+      veto.kernel = w->kernels.front();
+      veto.machine = key;
+      veto.trace = w->bestTrace;
+      std::ostringstream why;
+      why << (last ? tuner::kInModelVeto : tuner::kInModelTraceVeto) << std::fixed
+          << std::setprecision(4) << w->inModelTunedMs << " ms against the default's "
+          << w->inModelDefaultMs << " ms per run (" << check.runs << " runs each, in turns)";
+      veto.error = why.str();
+      veto.time = tuner::utcNow();
+      veto.version = tuner::latheVersion();
+      tuner::appendRecord(options.recordsPath, veto);
+      ++check.vetoes;
+      // The next best, if it is still a clear win where it was measured, is checked next.
+      if (!last) {
+        tuner::RecordDatabase records;
+        records.addFile(options.recordsPath);
+        const tuner::TuningRecord* best = records.best(w->workload, key);
+        if (best && clearWin(best->medianMs, best->defaultMedianMs)) {
+          w->bestMs = best->medianMs;
+          w->bestDefaultMs = best->defaultMedianMs;
+          w->bestTrace = best->trace;
+          ++w->nextBests;
+          ++check.nextBests;
+          next.push_back(w);
+          continue;
+        }
+      }
+      w->vetoed = true;
     }
-    // A record that applied and made its kernels clearly slower in the model is vetoed:
-    // from now on the default applies to them (until a later run checks another best).
-    if (!clearWin(w.bestMs, w.bestDefaultMs) || w.inModelTunedMs <= 0 ||
-        !clearWin(w.inModelDefaultMs, w.inModelTunedMs))
-      continue;
-    tuner::TuningRecord veto;
-    veto.workload = w.workload;
-    veto.kernel = w.kernels.front();
-    veto.machine = {machine.target, machine.cpu, machine.threads};
-    veto.trace = w.bestTrace;
-    std::ostringstream why;
-    why << tuner::kInModelVeto << std::fixed << std::setprecision(4) << w.inModelTunedMs
-        << " ms against the default's " << w.inModelDefaultMs << " ms per run (" << check.runs
-        << " runs each, in turns)";
-    veto.error = why.str();
-    veto.time = tuner::utcNow();
-    veto.version = tuner::latheVersion();
-    tuner::appendRecord(options.recordsPath, veto);
-    w.vetoed = true;
-    ++check.vetoes;
+    checking = std::move(next);
   }
   return check;
 }

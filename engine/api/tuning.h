@@ -51,6 +51,9 @@ struct TuneOptions {
   // can win where, inside the model, its input is hot and the win is gone. 0: no check.
   int checkRounds = 4;
   int checkRepeat = 10;
+  // A vetoed record's workload is checked again with its next best, for at most this many
+  // passes over the model in all; the last pass's vetoes leave their workloads on the default.
+  int checkPasses = 3;
   std::function<void(const TuneProgressSummary&)> onProgress;
   const std::atomic<bool>* cancel = nullptr; // stops after the candidate in flight
   const std::atomic<bool>* pause = nullptr;  // while true, waits after the candidate in flight
@@ -72,13 +75,17 @@ struct TunedWorkload {
   // Its record made the kernels clearly slower in the model: a veto was appended to the
   // records (engine/tuner/records.h), and the default applies from now on.
   bool vetoed = false;
+  // Records that replaced a vetoed best and were checked in turn (best* is the last).
+  int nextBests = 0;
 };
 
 // The whole model compiled with its defaults and with the records, run in turns.
 struct ModelCheck {
   int rounds = 0, runs = 0;       // turns each, and timed runs in all per compile
   int tunedKernels = 0;           // kernels a record applied to
-  int vetoes = 0;                 // workloads whose record was clearly slower in the model
+  int vetoes = 0;                 // records clearly slower in the model (vetoed)
+  int nextBests = 0;              // next bests checked after a veto of their workload's best
+  int passes = 0;                 // times the check ran over the model (1 without vetoes)
   double defaultMs = 0;           // median latency of the model's runs, with the defaults
   double tunedMs = 0;             // and with the records
   std::vector<std::string> notes; // tuning notes of the compile with the records

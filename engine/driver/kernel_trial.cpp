@@ -11,18 +11,31 @@
 
 namespace lathe::driver {
 
-KernelArguments::KernelArguments(const lowering::LoweredModel& lowered, const std::string& kernel) {
+namespace {
+
+const lowering::KernelCall& firstCallOf(const lowering::LoweredModel& lowered,
+                                        const std::string& kernel) {
   const auto call = std::find_if(lowered.calls.begin(), lowered.calls.end(),
                                  [&](const auto& c) { return c.kernel == kernel; });
   if (call == lowered.calls.end())
     throw Error(ErrorKind::Invalid, "kernel " + kernel + " is never called");
+  return *call;
+}
+
+} // namespace
+
+KernelArguments::KernelArguments(const lowering::LoweredModel& lowered, const std::string& kernel)
+    : KernelArguments(lowered, firstCallOf(lowered, kernel)) {}
+
+KernelArguments::KernelArguments(const lowering::LoweredModel& lowered,
+                                 const lowering::KernelCall& call) {
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> uniform(-1.0f, 1.0f);
-  for (int slotIndex : call->args) {
+  for (int slotIndex : call.args) {
     const lowering::TensorSlot& slot = lowered.slots[slotIndex];
     if (slot.dynamicShape)
       throw Error(ErrorKind::Unsupported,
-                  "kernel " + kernel + " writes a tensor of run-time shape");
+                  "kernel " + call.kernel + " writes a tensor of run-time shape");
     auto& bytes = storage_.emplace_back(static_cast<std::size_t>(slot.byteSize()) + 64, 0);
     auto* base = reinterpret_cast<unsigned char*>(
         (reinterpret_cast<std::uintptr_t>(bytes.data()) + 63) / 64 * 64);

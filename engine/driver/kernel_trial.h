@@ -16,6 +16,8 @@ namespace lathe::driver {
 class KernelArguments {
 public:
   KernelArguments(const lowering::LoweredModel& lowered, const std::string& kernel);
+  // The same for one call (of a kernel, not of control flow) of `lowered`.
+  KernelArguments(const lowering::LoweredModel& lowered, const lowering::KernelCall& call);
   void** args() { return args_.data(); }
   std::size_t size() const { return args_.size(); }
   // The bytes of parameter `i` (its tensor's size), as the last call left them.

@@ -6,6 +6,7 @@
 #include "engine/runtime/timing_stats.h"
 #include "engine/support/diagnostics.h"
 #include "engine/support/timer.h"
+#include "engine/tuner/producers.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -15,6 +16,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <poll.h>
 #include <string>
 #include <sys/wait.h>
@@ -67,13 +69,15 @@ struct PairedTimes {
 };
 PairedTimes timeCalls(codegen::KernelFunction candidate, driver::KernelArguments& candidateArgs,
                       codegen::KernelFunction reference, driver::KernelArguments& referenceArgs,
-                      int repeat, std::vector<unsigned char>& flush) {
+                      int repeat, std::vector<unsigned char>& flush,
+                      const std::function<void(driver::KernelArguments&)>& before) {
   candidate(candidateArgs.args()); // warm-up: code paged in, pool threads started
   reference(referenceArgs.args());
   PairedTimes ms;
   const auto timed = [&](codegen::KernelFunction f, driver::KernelArguments& args) {
     for (std::size_t i = 0; i < flush.size(); i += 64)
       flush[i] = static_cast<unsigned char>(flush[i] + 1);
+    before(args);
     Stopwatch watch;
     f(args.args());
     return watch.elapsedMs();
@@ -130,8 +134,9 @@ std::string compareOutputs(const loop::Kernel& kernel, driver::KernelArguments& 
 }
 
 [[noreturn]] void runChild(int fd, const lowering::LoweredModel& lowered,
-                           const loop::Kernel& reference, const loop::Kernel& candidate,
-                           const target::Target& target, const MeasureOptions& options) {
+                           const loop::Kernel& reference, const Baseline* prepared,
+                           const loop::Kernel& candidate, const target::Target& target,
+                           const MeasureOptions& options) {
   // Generated code that faults ends the child by its signal, whatever handlers the parent
   // installed (a sanitizer's, Qt's), so the parent can tell a crash from an error.
   for (int sig : {SIGSEGV, SIGBUS, SIGFPE, SIGILL}) {
@@ -143,21 +148,39 @@ std::string compareOutputs(const loop::Kernel& kernel, driver::KernelArguments& 
   try {
     runtime::ThreadPool pool(options.threads);
     runtime::ScopedCurrentThreadPool current(&pool);
+    std::unique_ptr<Baseline> compiledHere;
+    if (!prepared)
+      compiledHere = std::make_unique<Baseline>(lowered, reference, target, options.warmInputs);
+    const Baseline& baseline = prepared ? *prepared : *compiledHere;
+    const std::vector<ProducerCall>& producers = baseline.producers();
     codegen::CodegenOptions codegen;
     codegen.target = target;
-    const auto referenceCode = codegen::jitKernels({reference}, codegen);
     const auto candidateCode = codegen::jitKernels({candidate}, codegen);
     driver::KernelArguments referenceArgs(lowered, reference.name);
     driver::KernelArguments candidateArgs(lowered, reference.name);
-    const auto f = referenceCode->function(reference.name);
+    const auto f = baseline.function(reference.name);
     const auto g = candidateCode->function(candidate.name);
     f(referenceArgs.args());
     g(candidateArgs.args());
     const std::string wrong = compareOutputs(reference, referenceArgs, candidateArgs, options);
     if (!wrong.empty())
       throw Error(ErrorKind::Invalid, wrong);
+    // Each producer writes its outputs that the kernel reads into the kernel's buffers.
+    std::vector<driver::KernelArguments> producerArgs;
+    for (const ProducerCall& p : producers)
+      producerArgs.emplace_back(lowered, lowered.calls[p.call]);
+    const auto writeInputs = [&](driver::KernelArguments& args) {
+      for (std::size_t i = 0; i < producers.size(); ++i) {
+        std::vector<void*> pointers(producerArgs[i].args(),
+                                    producerArgs[i].args() + producerArgs[i].size());
+        for (const auto& [out, in] : producers[i].feeds)
+          pointers[out] = args.args()[in];
+        baseline.function(lowered.calls[producers[i].call].kernel)(pointers.data());
+      }
+    };
     std::vector<unsigned char> flush(options.flushCaches ? flushBytes() : 0);
-    const PairedTimes paired = timeCalls(g, candidateArgs, f, referenceArgs, options.repeat, flush);
+    const PairedTimes paired =
+        timeCalls(g, candidateArgs, f, referenceArgs, options.repeat, flush, writeInputs);
     const std::vector<double>& times = paired.candidate;
     const std::vector<double>& defaults = paired.reference;
     report.medianMs = runtime::computeTimingStats(times).median;
@@ -181,9 +204,36 @@ std::string compareOutputs(const loop::Kernel& kernel, driver::KernelArguments& 
 
 } // namespace
 
-Measurement measureInChild(const lowering::LoweredModel& lowered, const loop::Kernel& reference,
-                           const loop::Kernel& candidate, const target::Target& target,
-                           const MeasureOptions& options) {
+Baseline::Baseline(const lowering::LoweredModel& lowered, const loop::Kernel& reference,
+                   const target::Target& target, bool warmInputs)
+    : reference_(&reference), warmInputs_(warmInputs),
+      producers_(warmInputs ? producersOf(lowered, reference.name) : std::vector<ProducerCall>{}) {
+  // The default kernel and the producers of its inputs (as the model compiled them) in one
+  // module.
+  std::vector<loop::Kernel> kernels{reference};
+  for (const ProducerCall& p : producers_) {
+    const std::string& name = lowered.calls[p.call].kernel;
+    if (std::none_of(kernels.begin(), kernels.end(),
+                     [&](const loop::Kernel& k) { return k.name == name; }))
+      kernels.push_back(*std::find_if(lowered.kernels.begin(), lowered.kernels.end(),
+                                      [&](const loop::Kernel& k) { return k.name == name; }));
+  }
+  codegen::CodegenOptions codegen;
+  codegen.target = target;
+  code_ = codegen::jitKernels(kernels, codegen);
+}
+
+Baseline::~Baseline() = default;
+
+codegen::KernelFunction Baseline::function(const std::string& name) const {
+  return code_->function(name);
+}
+
+namespace {
+
+Measurement measureWith(const lowering::LoweredModel& lowered, const loop::Kernel& reference,
+                        const Baseline* prepared, const loop::Kernel& candidate,
+                        const target::Target& target, const MeasureOptions& options) {
   Measurement m;
   int fds[2];
   if (::pipe(fds) != 0) {
@@ -199,7 +249,7 @@ Measurement measureInChild(const lowering::LoweredModel& lowered, const loop::Ke
   }
   if (pid == 0) {
     ::close(fds[0]);
-    runChild(fds[1], lowered, reference, candidate, target, options);
+    runChild(fds[1], lowered, reference, prepared, candidate, target, options);
   }
   ::close(fds[1]);
   ChildReport report;
@@ -253,6 +303,20 @@ Measurement measureInChild(const lowering::LoweredModel& lowered, const loop::Ke
     m.defaultMedianMs = report.defaultMedianMs;
   }
   return m;
+}
+
+} // namespace
+
+Measurement measureInChild(const lowering::LoweredModel& lowered, const loop::Kernel& reference,
+                           const loop::Kernel& candidate, const target::Target& target,
+                           const MeasureOptions& options) {
+  return measureWith(lowered, reference, nullptr, candidate, target, options);
+}
+
+Measurement measureInChild(const lowering::LoweredModel& lowered, const Baseline& baseline,
+                           const loop::Kernel& candidate, const target::Target& target,
+                           const MeasureOptions& options) {
+  return measureWith(lowered, baseline.reference(), &baseline, candidate, target, options);
 }
 
 Measurement lessFavourable(const Measurement& a, const Measurement& b) {

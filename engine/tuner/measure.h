@@ -4,15 +4,24 @@
 // it). The child compiles the default kernel and the candidate for this machine, runs both
 // on the same arguments (the model's weights, seeded random activations), checks that the
 // candidate computes what the default does, and times both: one warm-up call, then
-// `repeat` calls each after a cache flush, the two alternating (as in a model, weights are not
-// in cache; alternating, what else the machine does falls on both alike), medians
-// and spread.
+// `repeat` calls each after a cache flush and a run of the kernels that write its inputs in
+// the model, the two alternating (as in a model, weights are not in cache and the inputs
+// are where their producers left them; alternating, what else the machine does falls on
+// both alike), medians and spread.
 
 #include "engine/loop_ir/ir.h"
 #include "engine/lowering/lowered_model.h"
 #include "engine/target/target.h"
+#include "engine/tuner/producers.h"
 
+#include <memory>
 #include <string>
+#include <vector>
+
+namespace lathe::codegen {
+class JitKernels;
+using KernelFunction = void (*)(void** args);
+} // namespace lathe::codegen
 
 namespace lathe::tuner {
 
@@ -27,6 +36,10 @@ struct MeasureOptions {
   // Flush the caches before each timed call (see measure.cpp); off for tests that only
   // need a time.
   bool flushCaches = true;
+  // After each flush, run the kernels that write the kernel's inputs in the model (the
+  // default schedules, on the same threads; producers.h), so that the timed call finds its
+  // inputs where the model leaves them, not in memory.
+  bool warmInputs = true;
 };
 
 struct Measurement {
@@ -48,11 +61,41 @@ inline bool clearWin(double medianMs, double defaultMedianMs) {
 // lucky measurement otherwise decides what compiles.
 Measurement lessFavourable(const Measurement& a, const Measurement& b);
 
+// The default kernel and (with warmInputs) the producers of its inputs, compiled once: each
+// child forked to measure a candidate inherits the code instead of compiling it again (at
+// 2 threads on ResNet-50 that was two of a child's three compiles).
+class Baseline {
+public:
+  // `reference` (a kernel of `lowered`) must outlive this. Throws lathe::Error when the code
+  // cannot be compiled.
+  Baseline(const lowering::LoweredModel& lowered, const loop::Kernel& reference,
+           const target::Target& target, bool warmInputs);
+  ~Baseline();
+  Baseline(const Baseline&) = delete;
+  Baseline& operator=(const Baseline&) = delete;
+
+  const loop::Kernel& reference() const { return *reference_; }
+  bool warmInputs() const { return warmInputs_; }
+  const std::vector<ProducerCall>& producers() const { return producers_; }
+  codegen::KernelFunction function(const std::string& name) const;
+
+private:
+  const loop::Kernel* reference_;
+  bool warmInputs_;
+  std::vector<ProducerCall> producers_;
+  std::unique_ptr<codegen::JitKernels> code_;
+};
+
 // `reference` and `candidate` are the same kernel of `lowered` (by name) before and after a
 // schedule; `lowered` gives its arguments (its first call). Never throws for what the child
 // does; the error says: "crashed (signal 11, SIGSEGV)", "timed out after 20 s", "wrong
 // result: output 0 element 17 is 1.5, the default gives 1.25", or the compile's message.
+// This one compiles the default in the child too.
 Measurement measureInChild(const lowering::LoweredModel& lowered, const loop::Kernel& reference,
+                           const loop::Kernel& candidate, const target::Target& target,
+                           const MeasureOptions& options);
+// The same with the default compiled before (options.warmInputs must be baseline's).
+Measurement measureInChild(const lowering::LoweredModel& lowered, const Baseline& baseline,
                            const loop::Kernel& candidate, const target::Target& target,
                            const MeasureOptions& options);
 

@@ -149,22 +149,33 @@ bool ranksBefore(const TuningRecord& a, const TuningRecord& b) {
   return ra < rb || (ra == rb && a.medianMs < b.medianMs);
 }
 
+bool isTraceVeto(const TuningRecord& record) {
+  return record.error.rfind(kInModelTraceVeto, 0) == 0;
+}
+
 bool isVeto(const TuningRecord& record) {
-  return record.error.rfind(kInModelVeto, 0) == 0;
+  return record.error.rfind(kInModelVeto, 0) == 0 || isTraceVeto(record);
 }
 
 std::vector<bool> setAsideByVetoes(const std::vector<TuningRecord>& records) {
   std::vector<bool> aside(records.size(), false);
-  // Backwards: a record is set aside when a veto of its workload and machine came after it.
-  std::vector<std::pair<std::string, MachineKey>> vetoed;
+  // Backwards: a record is set aside when a veto of its workload and machine (of every
+  // trace, or of its own) came after it.
+  using Key = std::pair<std::string, MachineKey>;
+  std::vector<Key> vetoed;
+  std::vector<std::pair<Key, std::string>> refuted;
   for (std::size_t i = records.size(); i-- > 0;) {
     const TuningRecord& r = records[i];
-    const auto key = std::make_pair(r.workload, r.machine);
-    if (isVeto(r)) {
+    Key key{r.workload, r.machine};
+    if (isTraceVeto(r)) {
+      refuted.emplace_back(std::move(key), r.trace);
+    } else if (isVeto(r)) {
       if (std::find(vetoed.begin(), vetoed.end(), key) == vetoed.end())
-        vetoed.push_back(key);
+        vetoed.push_back(std::move(key));
     } else {
-      aside[i] = std::find(vetoed.begin(), vetoed.end(), key) != vetoed.end();
+      aside[i] =
+          std::find(vetoed.begin(), vetoed.end(), key) != vetoed.end() ||
+          std::find(refuted.begin(), refuted.end(), std::make_pair(key, r.trace)) != refuted.end();
     }
   }
   return aside;

@@ -45,11 +45,17 @@ double relativeTime(const TuningRecord& record);
 bool ranksBefore(const TuningRecord& a, const TuningRecord& b);
 
 // A veto: the check in the whole model (lathe tune, after the search) found the workload's
-// best slower there than the default. Its `error` starts with this; its trace is the one
-// refuted. A veto sets aside every good record of its workload and machine that comes
-// before it, so the default applies until a later run (--resume) finds and checks another.
+// best slower there than the default. Its `error` starts with one of these; its trace is the
+// one refuted.
+// - kInModelTraceVeto sets aside the good records of its workload and machine before it
+//   that have its trace: the next best applies, and the check goes on to check that one.
+// - kInModelVeto sets aside every good record of its workload and machine before it, so the
+//   default applies until a later run (--resume) finds and checks another. The check writes
+//   it when it has no more rounds for the workload's next best.
 inline constexpr const char* kInModelVeto = "slower in the model: ";
+inline constexpr const char* kInModelTraceVeto = "slower in the model (this trace): ";
 bool isVeto(const TuningRecord& record);
+bool isTraceVeto(const TuningRecord& record);
 // For each record, whether a veto later in `records` sets it aside.
 std::vector<bool> setAsideByVetoes(const std::vector<TuningRecord>& records);
 

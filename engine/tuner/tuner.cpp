@@ -12,6 +12,7 @@
 #include <chrono>
 #include <cmath>
 #include <map>
+#include <memory>
 #include <random>
 #include <thread>
 
@@ -29,11 +30,15 @@ struct Task {
   WorkloadResult result;
   const loop::Kernel* kernel = nullptr;    // the first kernel with this workload, as lowered
   const loop::Kernel* reference = nullptr; // that kernel with its default trace replayed
-  schedule::Schedule defaults;             // its default trace (empty: none)
-  std::vector<std::string> seen;           // traces tried (this run and resumed)
-  double lastGain = 1;                     // relative improvement of its last round
-  int rounds = 0;                          // rounds given to it in this run
-  bool exhausted = false;                  // the space has no new legal trace
+  // The reference (and its inputs' producers) compiled once for every child that measures
+  // one of its candidates; null until first needed, or when it could not be compiled here.
+  std::unique_ptr<Baseline> baseline;
+  bool baselineTried = false;
+  schedule::Schedule defaults;   // its default trace (empty: none)
+  std::vector<std::string> seen; // traces tried (this run and resumed)
+  double lastGain = 1;           // relative improvement of its last round
+  int rounds = 0;                // rounds given to it in this run
+  bool exhausted = false;        // the space has no new legal trace
   // This run's good candidates: (time, knobs), parents for mutations.
   std::vector<std::pair<double, std::vector<std::size_t>>> measured;
 };
@@ -227,14 +232,27 @@ TuneReport tuneModel(const lowering::LoweredModel& lowered, const TuneOptions& o
       record.version = LATHE_VERSION;
       MeasureOptions measure = options.measure;
       measure.threads = options.machine.threads;
-      Measurement m =
-          measureInChild(lowered, *next->reference, c.scheduled, options.target, measure);
+      if (!next->baselineTried) {
+        next->baselineTried = true;
+        try {
+          next->baseline = std::make_unique<Baseline>(lowered, *next->reference, options.target,
+                                                      measure.warmInputs);
+        } catch (const Error&) {
+          // Each child compiles the default itself, and reports what fails there.
+        }
+      }
+      const auto measured = [&] {
+        return next->baseline
+                   ? measureInChild(lowered, *next->baseline, c.scheduled, options.target, measure)
+                   : measureInChild(lowered, *next->reference, c.scheduled, options.target,
+                                    measure);
+      };
+      Measurement m = measured();
       // A candidate that would be the workload's new best and applied is measured again;
       // the record keeps the measurement less in its favour.
       if (m.ok() && clearWin(m.medianMs, m.defaultMedianMs) &&
           m.medianMs / m.defaultMedianMs < bestRelative(next->result) && !outOfTime()) {
-        const Measurement again =
-            measureInChild(lowered, *next->reference, c.scheduled, options.target, measure);
+        const Measurement again = measured();
         ++report.remeasured;
         m = lessFavourable(m, again);
         report.heldUp += m.ok() && clearWin(m.medianMs, m.defaultMedianMs);

@@ -1164,6 +1164,16 @@ def check_tune(lathe, models):
     keys = [(r["workload"], r["trace"]) for r in lines]
     expect(len(lines) == 12 and len(set(keys)) == 12, "resumed: 4 more, none measured twice",
            str(len(lines)))
+    # --trials 0 measures nothing: it only checks an existing file's records in the model.
+    rc, out, err = run(lathe, "tune", model, "--records", f"{work}/none.jsonl", "--trials", "0")
+    expect(rc == 2 and "--trials 0" in err and not os.path.exists(f"{work}/none.jsonl"),
+           "tune --trials 0 needs a file to check", out + err)
+    rc, out, err = run(lathe, "tune", model, "--records", records, "--trials", "0", "--resume",
+                       "--threads", "1", "--check-rounds", "1")
+    expect(rc == 0 and " 0 trials" in out and "in the model (10 runs each" in out
+           and len(trials_in(records)) == 12,
+           "tune --trials 0 --resume checks the records in the model and measures nothing",
+           out + err)
     rc, out, err = run(lathe, "records", records)
     expect(rc == 0 and "workloads in" in out, "lathe records", out + err)
     # The default a summary shows is the median of its timings, not the first (taken

@@ -12,6 +12,7 @@
 #include "engine/tuner/cost_model.h"
 #include "engine/tuner/features.h"
 #include "engine/tuner/measure.h"
+#include "engine/tuner/producers.h"
 #include "engine/tuner/records.h"
 #include "engine/tuner/search_space.h"
 #include "engine/tuner/tuner.h"
@@ -177,6 +178,40 @@ TEST(TunerRecords, AVetoSetsAsideTheRecordsBeforeIt) {
       EXPECT_EQ(w.bestTrace, later.trace);
     }
   fs::remove(path);
+}
+
+// A veto of one trace sets aside that trace's records only: the next best applies.
+TEST(TunerRecords, ATraceVetoSetsAsideOnlyItsTrace) {
+  tuner::RecordDatabase db;
+  tuner::TuningRecord fast = record("abc", 0.4), slower = record("abc", 0.6);
+  fast.trace = "split(i, 16)\n";
+  slower.trace = "split(i, 4)\n";
+  db.add(fast);
+  db.add(slower);
+  db.add(record("abc", 0.5, 2)); // two threads, same trace as the veto below
+  const tuner::MachineKey one{"llvm", "znver4", 1}, two{"llvm", "znver4", 2};
+  ASSERT_EQ(db.best("abc", one)->trace, fast.trace);
+  tuner::TuningRecord veto = fast;
+  veto.error = std::string(tuner::kInModelTraceVeto) + "0.2 ms against the default's 0.1 ms";
+  veto.medianMs = veto.defaultMedianMs = 0;
+  EXPECT_TRUE(tuner::isVeto(veto));
+  EXPECT_TRUE(tuner::isTraceVeto(veto));
+  db.add(veto);
+  ASSERT_NE(db.best("abc", one), nullptr);
+  EXPECT_EQ(db.best("abc", one)->trace, slower.trace) << "the next best applies";
+  EXPECT_NE(db.best("abc", two), nullptr) << "another machine is untouched";
+  // The same trace measured again after the veto counts again.
+  tuner::TuningRecord again = fast;
+  again.medianMs = 0.3;
+  db.add(again);
+  EXPECT_EQ(db.best("abc", one)->medianMs, 0.3);
+  // A veto of every trace ends it: the default applies.
+  tuner::TuningRecord all = veto;
+  all.error = std::string(tuner::kInModelVeto) + "0.2 ms against the default's 0.1 ms";
+  EXPECT_FALSE(tuner::isTraceVeto(all));
+  db.add(all);
+  EXPECT_EQ(db.best("abc", one), nullptr);
+  EXPECT_EQ(db.trials("abc", one), 3) << "vetoes are not trials";
 }
 
 // Two files tuned at different times: each best is weighed against the default timed next to
@@ -426,6 +461,163 @@ TEST(TunerMeasure, SurvivesCandidatesThatCrashHangOrComputeSomethingElse) {
   // And the default itself measures fine afterwards.
   m = tuner::measureInChild(lowered, k, k, host, options);
   EXPECT_TRUE(m.ok()) << m.error;
+}
+
+// Whether `call` has `slot` among its outputs.
+bool writes(const lowering::LoweredModel& lowered, const lowering::KernelCall& call, int slot) {
+  const auto kernel = std::find_if(lowered.kernels.begin(), lowered.kernels.end(),
+                                   [&](const auto& k) { return k.name == call.kernel; });
+  const std::size_t first = kernel == lowered.kernels.end() ? 0 : kernel->inputs.size();
+  return std::find(call.args.begin() + std::ptrdiff_t(std::min(first, call.args.size())),
+                   call.args.end(), slot) != call.args.end();
+}
+
+// The producers of a kernel's inputs are the last calls before it that wrote each of its f32
+// activations; graph inputs and weights have none.
+TEST(TunerMeasure, ProducersAreTheLastWritersOfEachActivationInput) {
+  int fed = 0;
+  for (const char* model : {"residual_add.onnx", "sample_cnn.onnx", "nchwc_zoo.onnx"}) {
+    const auto lowered = lowerSample(model);
+    for (std::size_t c = 0; c < lowered.calls.size(); ++c) {
+      const lowering::KernelCall& consumer = lowered.calls[c];
+      const auto first = std::find_if(lowered.calls.begin(), lowered.calls.end(),
+                                      [&](const auto& x) { return x.kernel == consumer.kernel; });
+      if (consumer.kernel.empty() || first != lowered.calls.begin() + std::ptrdiff_t(c))
+        continue;
+      const auto kernel = std::find_if(lowered.kernels.begin(), lowered.kernels.end(),
+                                       [&](const auto& k) { return k.name == consumer.kernel; });
+      ASSERT_NE(kernel, lowered.kernels.end());
+      std::set<std::size_t> feeds;
+      std::size_t last = 0;
+      for (const tuner::ProducerCall& p : tuner::producersOf(lowered, consumer.kernel)) {
+        EXPECT_LT(p.call, c) << model << " " << consumer.kernel;
+        EXPECT_GE(p.call, last) << "in execution order";
+        last = p.call;
+        for (const auto& [out, in] : p.feeds) {
+          const int slot = consumer.args[in];
+          EXPECT_EQ(lowered.calls[p.call].args[out], slot);
+          EXPECT_LT(in, kernel->inputs.size());
+          feeds.insert(in);
+          ++fed;
+          // Nothing between the producer and the consumer writes the slot again.
+          for (std::size_t between = p.call + 1; between < c; ++between)
+            EXPECT_FALSE(writes(lowered, lowered.calls[between], slot))
+                << model << " " << lowered.calls[between].kernel;
+        }
+      }
+      for (std::size_t in = 0; in < kernel->inputs.size(); ++in) {
+        const lowering::TensorSlot& slot = lowered.slots[consumer.args[in]];
+        const bool activation = slot.kind == lowering::SlotKind::Intermediate ||
+                                slot.kind == lowering::SlotKind::Output;
+        EXPECT_EQ(feeds.count(in) == 1, activation && slot.dtype == graph::DType::F32)
+            << model << " " << consumer.kernel << " input " << in << " (" << slot.name << ")";
+      }
+    }
+  }
+  EXPECT_GT(fed, 3);
+
+  // The residual block's last kernel reads the first Conv's result (fed) and the graph's
+  // input x (cold).
+  const auto lowered = lowerSample("residual_add.onnx");
+  const lowering::KernelCall& last = lowered.calls.back();
+  const auto producers = tuner::producersOf(lowered, last.kernel);
+  ASSERT_EQ(producers.size(), 1u) << last.kernel;
+  EXPECT_EQ(producers[0].feeds.size(), 1u);
+  const int xSlot = lowered.inputs.at(0);
+  EXPECT_NE(std::find(last.args.begin(), last.args.end(), xSlot), last.args.end());
+  EXPECT_NE(last.args[producers[0].feeds[0].second], xSlot);
+  EXPECT_TRUE(tuner::producersOf(lowered, lowered.calls.front().kernel).empty());
+  EXPECT_TRUE(tuner::producersOf(lowered, "no_such_kernel").empty());
+
+  // Measured with its producer run before each timed call.
+  const auto kernel = std::find_if(lowered.kernels.begin(), lowered.kernels.end(),
+                                   [&](const auto& k) { return k.name == last.kernel; });
+  ASSERT_NE(kernel, lowered.kernels.end());
+  tuner::MeasureOptions options;
+  options.repeat = 2;
+  ASSERT_TRUE(options.warmInputs);
+  const auto m =
+      tuner::measureInChild(lowered, *kernel, *kernel, target::parseTarget("llvm"), options);
+  EXPECT_TRUE(m.ok()) << m.error;
+  EXPECT_GT(m.medianMs, 0);
+  // The same with the default and its producer compiled once, before the child.
+  const tuner::Baseline baseline(lowered, *kernel, target::parseTarget("llvm"), true);
+  EXPECT_EQ(baseline.producers().size(), 1u);
+  const auto again =
+      tuner::measureInChild(lowered, baseline, *kernel, target::parseTarget("llvm"), options);
+  EXPECT_TRUE(again.ok()) << again.error;
+  EXPECT_GT(again.medianMs, 0);
+}
+
+// The check in the model vetoes a record that is slower there and checks its workload's next
+// best in another pass; a veto on the last pass sets every record of the workload aside.
+TEST(TunerCheck, AVetoedBestMakesWayForTheNextBest) {
+  const auto lowered = lowerSample("residual_add.onnx");
+  const auto naive = std::find_if(lowered.unscheduled.begin(), lowered.unscheduled.end(),
+                                  [](const loop::Kernel& k) { return !k.defaultTrace.empty(); });
+  ASSERT_NE(naive, lowered.unscheduled.end());
+  const std::string key = tuner::workloadKey(*naive);
+  const api::TuningMachine m = api::tuningMachine("llvm", 1);
+  const tuner::MachineKey machine{m.target, m.cpu, m.threads};
+  // The first step of the default trace alone leaves the nest scalar and serial: many times
+  // slower in the model than the default, whatever its (made-up) record claims.
+  const std::string slowTrace = naive->defaultTrace.substr(0, naive->defaultTrace.find('\n') + 1);
+  ASSERT_NE(slowTrace, naive->defaultTrace);
+  const auto made = [&](const std::string& trace, double ms) {
+    tuner::TuningRecord r = record(key, ms);
+    r.kernel = naive->name;
+    r.machine = machine;
+    r.trace = trace;
+    r.defaultMedianMs = 1.0;
+    return r;
+  };
+  for (const int passes : {3, 1}) {
+    const fs::path path = tempFile("check" + std::to_string(passes) + ".jsonl");
+    fs::remove(path);
+    tuner::appendRecord(path.string(), made(naive->defaultTrace, 0.5)); // the next best
+    tuner::appendRecord(path.string(), made(slowTrace, 0.1));           // the best
+    api::Session session;
+    const api::OpenResult opened =
+        session.openModel(std::string(LATHE_MODEL_DIR) + "/residual_add.onnx");
+    ASSERT_TRUE(opened.ok()) << opened.failure->message;
+    api::TuneOptions options;
+    options.trials = 0; // only the check
+    options.recordsPath = path.string();
+    options.checkRounds = 2;
+    options.checkPasses = passes;
+    const api::TuneResult result = session.tune(options);
+    ASSERT_TRUE(result.ok()) << result.failure->message;
+    ASSERT_TRUE(result.report->modelCheck);
+    const api::ModelCheck& check = *result.report->modelCheck;
+    const auto w = std::find_if(result.report->workloads.begin(), result.report->workloads.end(),
+                                [&](const api::TunedWorkload& x) { return x.workload == key; });
+    ASSERT_NE(w, result.report->workloads.end()) << naive->name;
+    const auto records = tuner::readRecords(path.string());
+    ASSERT_GE(records.size(), 3u);
+    EXPECT_TRUE(tuner::isVeto(records[2]));
+    EXPECT_EQ(records[2].trace, slowTrace) << "the slow best is vetoed first";
+    EXPECT_EQ(tuner::isTraceVeto(records[2]), passes > 1)
+        << "only its trace, while passes are left";
+    tuner::RecordDatabase db;
+    db.addFile(path.string());
+    const tuner::TuningRecord* best = db.best(key, machine);
+    if (passes > 1) {
+      EXPECT_EQ(w->nextBests, 1);
+      EXPECT_EQ(check.nextBests, 1);
+      EXPECT_GE(check.passes, 2);
+      // The next best (the default's own trace) stands unless the check found it slower too.
+      if (w->vetoed)
+        EXPECT_EQ(best, nullptr);
+      else
+        EXPECT_TRUE(best && best->trace == naive->defaultTrace && w->bestTrace == best->trace);
+    } else {
+      EXPECT_TRUE(w->vetoed);
+      EXPECT_EQ(check.passes, 1);
+      EXPECT_EQ(check.vetoes, 1);
+      EXPECT_EQ(best, nullptr) << "the last pass's veto leaves the default";
+    }
+    fs::remove(path);
+  }
 }
 
 TEST(TunerLoop, TunesWritesRecordsAndResumes) {
