@@ -33,6 +33,7 @@ struct ConformanceOptions {
   bool quiet = false;
   std::string knownFailures; // file: one test label per line, '#' comments
   bool gpuSchedulesOnHost = false;
+  std::string target = "llvm";
 };
 
 // Labels listed in a known-failures file (one per line; text after '#' ignored).
@@ -83,8 +84,11 @@ std::vector<TestCase> findModels(const std::string& dir) {
 [[noreturn]] void childMain(const TestCase& test, const ConformanceOptions& o, int fd) {
   std::string line;
   if (!o.importOnly) {
-    const api::BackendTestResult r = api::runBackendTest(
-        std::filesystem::path(test.model).parent_path().string(), 1e-3, 1e-5, o.gpuSchedulesOnHost);
+    api::BackendTestOptions options;
+    options.gpuSchedulesOnHost = o.gpuSchedulesOnHost;
+    options.target = o.target;
+    const api::BackendTestResult r =
+        api::runBackendTest(std::filesystem::path(test.model).parent_path().string(), options);
     line = (r.status == "pass" ? "PASS" : r.status == "skip" ? "SKIP " : "FAIL ") + r.message;
     line = line.substr(0, 2000);
     for (char& c : line)
@@ -130,6 +134,17 @@ std::string describeExit(int status) {
 }
 
 int runConformance(const ConformanceOptions& o) {
+  if (!api::runsInThisProcess(o.target) || api::isGpuTarget(o.target)) {
+    std::cerr << "lathe conformance: error: --target \"" << o.target
+              << "\" does not run in this process: the suite runs each model here (see lathe "
+                 "targets for the CPUs this machine runs)\n";
+    return 2;
+  }
+  if (o.gpuSchedulesOnHost && o.target != "llvm") {
+    std::cerr << "lathe conformance: error: --gpu-schedules-on-host runs the GPU schedules for "
+                 "this machine; leave --target out\n";
+    return 2;
+  }
   std::vector<TestCase> cases;
   for (const std::string& d : o.dirs) {
     if (!fs::is_directory(d)) {
@@ -261,6 +276,10 @@ void addConformanceCommand(CLI::App& app, int& exitCode) {
   cmd->add_flag("--gpu-schedules-on-host", options->gpuSchedulesOnHost,
                 "Lower and schedule each model as for a CUDA GPU and run every block and thread in "
                 "turn on this CPU: checks the GPU lowering and default schedules without a GPU");
+  cmd->add_option("--target", options->target,
+                  "Compile for this target, one that runs on this machine: \"llvm -mcpu=x86-64\" "
+                  "checks the kernels as a CPU with the narrowest vectors gets them")
+      ->capture_default_str();
   cmd->add_option("--filter", options->filter, "Only tests whose label contains this text");
   cmd->add_flag("-q,--quiet", options->quiet, "Print only SKIP and FAIL lines and the summary");
   cmd->add_option("--known-failures", options->knownFailures,

@@ -16,8 +16,9 @@ namespace lathe::api {
 
 namespace fs = std::filesystem;
 
-BackendTestResult runBackendTest(const std::string& testDir, double rtol, double atol,
-                                 bool gpuSchedulesOnHost) {
+BackendTestResult runBackendTest(const std::string& testDir, const BackendTestOptions& options) {
+  const double rtol = options.rtol, atol = options.atol;
+  const bool gpuSchedulesOnHost = options.gpuSchedulesOnHost;
   BackendTestResult out;
   Session session;
   const std::string model = (fs::path(testDir) / "model.onnx").string();
@@ -35,6 +36,7 @@ BackendTestResult runBackendTest(const std::string& testDir, double rtol, double
     return fail(*opened.failure);
   CompileOptions compile;
   compile.gpuSchedulesOnHost = gpuSchedulesOnHost;
+  compile.target = options.target;
   const CompileResult compiled = session.compile(compile);
   if (!compiled.ok())
     return fail(*compiled.failure);

@@ -12,10 +12,17 @@ struct BackendTestResult {
   std::string message;
   double maxAbsDiff = 0;
 };
+struct BackendTestOptions {
+  double rtol = 1e-3, atol = 1e-5;
+  // Opened and compiled as for a CUDA GPU, run block by block on this CPU (CompileOptions).
+  bool gpuSchedulesOnHost = false;
+  // The target compiled for; it must run in this process (runsInThisProcess), e.g.
+  // "llvm -mcpu=x86-64" for the narrowest vectors an x86-64 has.
+  std::string target = "llvm";
+};
 // Imports, compiles and runs the folder's model on each data set and compares its outputs
-// with the expected ones within atol + rtol * |expected|. `gpuSchedulesOnHost`: opened and
-// compiled as for a CUDA GPU, run block by block on this CPU (CompileOptions).
-BackendTestResult runBackendTest(const std::string& testDir, double rtol = 1e-3, double atol = 1e-5,
-                                 bool gpuSchedulesOnHost = false);
+// with the expected ones within atol + rtol * |expected|.
+BackendTestResult runBackendTest(const std::string& testDir,
+                                 const BackendTestOptions& options = {});
 
 } // namespace lathe::api

@@ -477,7 +477,8 @@ ScheduleSetFile parseScheduleSet(const std::string& text);
 // The text form of a schedule set: `kernel NAME:` and the steps indented below it.
 std::string formatScheduleSet(const std::vector<std::pair<std::string, std::string>>& kernels);
 
-struct BackendTestResult; // backend_test.h
+struct BackendTestResult;  // backend_test.h
+struct BackendTestOptions; // backend_test.h
 
 struct CompareOptions; // numerics_compare.h
 struct CompareResult;
@@ -539,7 +540,7 @@ private:
                                          std::vector<TunedWorkload>& workloads);
   // runOnTarget for a CUDA target on a machine whose driver works (session_target_run.cpp).
   std::shared_ptr<RunReport> runOnGpu(const CompileOptions& compile, const RunOptions& run);
-  friend BackendTestResult runBackendTest(const std::string&, double, double, bool);
+  friend BackendTestResult runBackendTest(const std::string&, const BackendTestOptions&);
   friend CompareResult compareNumerics(const CompareOptions&);
   struct State;
   std::unique_ptr<State> state_;

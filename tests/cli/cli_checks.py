@@ -1370,6 +1370,10 @@ def check_run_on_target(lathe, models):
     expect(p.returncode == 1 and "qemu-aarch64" in p.stderr and "qemu-user" in p.stderr
            and "kws_cnn.onnx" in p.stderr, "a missing emulator is named with its package",
            p.stdout + p.stderr)
+    # The conformance suite runs each model in this process: only targets that run here.
+    rc, out, err = run(lathe, "conformance", "--target", targets[0][1], models)
+    expect(rc == 2 and "does not run in this process" in err and "lathe targets" in err,
+           "conformance refuses a target that runs elsewhere", out + err)
 
 
 def check_session(lathe, models):
