@@ -163,9 +163,14 @@ int tune(const TuneCommandOptions& o) {
   if (checked) {
     const api::ModelCheck& c = *r.modelCheck;
     std::cout << "in the model (" << c.runs << " runs each, in turns, in this process): default "
-              << ms(c.defaultMs) << ", with the records " << ms(c.tunedMs) << " (" << std::fixed
-              << std::setprecision(2) << (c.tunedMs > 0 ? c.defaultMs / c.tunedMs : 0) << "x), "
-              << c.tunedKernels << " kernels tuned\n";
+              << ms(c.defaultMs) << ", with the records " << ms(c.tunedMs);
+    // With no record applied the two compiles are the same code: their ratio is noise.
+    if (c.tunedKernels > 0)
+      std::cout << " (" << std::fixed << std::setprecision(2)
+                << (c.tunedMs > 0 ? c.defaultMs / c.tunedMs : 0) << "x), " << c.tunedKernels
+                << " kernels tuned\n";
+    else
+      std::cout << " (the same code: no record beat its default by 3 % or more)\n";
     if (c.vetoes > 0) {
       const auto onDefault = std::count_if(r.workloads.begin(), r.workloads.end(),
                                            [](const api::TunedWorkload& w) { return w.vetoed; });

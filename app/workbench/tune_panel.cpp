@@ -269,7 +269,13 @@ void TunePanel::showReport(std::shared_ptr<const api::TuneReport> report) {
           .arg(r.machine.threads)
           .arg(tuneMsText(best), tuneMsText(defaults)) +
       // The records where they matter: the whole model, defaults against records, in turns.
-      (r.modelCheck
+      // With no record applied the two compiles are the same code: their ratio is noise.
+      (r.modelCheck && r.modelCheck->tunedKernels == 0
+           ? tr(". In the model (%1 runs each): %2; no record beat its default by 3 % or more, "
+                "so it compiles with its defaults")
+                 .arg(r.modelCheck->runs)
+                 .arg(tuneMsText(r.modelCheck->defaultMs))
+       : r.modelCheck
            ? tr(". In the model (%1 runs each): %2 with the defaults, %3 with the "
                 "records (%4\u00d7), %5 kernel(s) tuned")
                      .arg(r.modelCheck->runs)
