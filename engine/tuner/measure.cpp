@@ -206,7 +206,7 @@ std::string compareOutputs(const loop::Kernel& kernel, driver::KernelArguments& 
 
 Baseline::Baseline(const lowering::LoweredModel& lowered, const loop::Kernel& reference,
                    const target::Target& target, bool warmInputs)
-    : reference_(&reference), warmInputs_(warmInputs),
+    : reference_(&reference),
       producers_(warmInputs ? producersOf(lowered, reference.name) : std::vector<ProducerCall>{}) {
   // The default kernel and the producers of its inputs (as the model compiled them) in one
   // module.

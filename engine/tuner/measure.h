@@ -75,13 +75,11 @@ public:
   Baseline& operator=(const Baseline&) = delete;
 
   const loop::Kernel& reference() const { return *reference_; }
-  bool warmInputs() const { return warmInputs_; }
   const std::vector<ProducerCall>& producers() const { return producers_; }
   codegen::KernelFunction function(const std::string& name) const;
 
 private:
   const loop::Kernel* reference_;
-  bool warmInputs_;
   std::vector<ProducerCall> producers_;
   std::unique_ptr<codegen::JitKernels> code_;
 };
@@ -94,7 +92,8 @@ private:
 Measurement measureInChild(const lowering::LoweredModel& lowered, const loop::Kernel& reference,
                            const loop::Kernel& candidate, const target::Target& target,
                            const MeasureOptions& options);
-// The same with the default compiled before (options.warmInputs must be baseline's).
+// The same with the default compiled before; its producers run whatever
+// options.warmInputs says (the baseline was made with or without them).
 Measurement measureInChild(const lowering::LoweredModel& lowered, const Baseline& baseline,
                            const loop::Kernel& candidate, const target::Target& target,
                            const MeasureOptions& options);
