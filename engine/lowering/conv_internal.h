@@ -51,6 +51,14 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
 Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& ops,
                     const std::vector<WindowAxis>& axes);
 
+// Depthwise 2-D Conv (group == channels, one output channel per group) as a plain nest and its
+// default trace: a task per channel plane that pads its plane into a scratch of its own, then
+// keeps vectors of one output row in registers across the taps (conv_nchw_traced.cpp). An
+// undefined Stmt when it does not apply (rows narrower than the window kernels take, 1x1
+// windows, other types).
+Stmt tracedDepthwiseConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& ops,
+                         const std::vector<WindowAxis>& axes);
+
 // Pooling (conv_pool.cpp): the kinds, the lowest value of a type (MaxPool's start), |x|^p
 // and its root for LpPool, and the number of taps of output position `o` along one axis that
 // AveragePool divides by.
@@ -60,9 +68,10 @@ Expr lpPower(const Expr& v, std::int64_t p);
 Expr lpRoot(const Expr& sum, std::int64_t p);
 Expr tapCount(const WindowAxis& a, const Expr& o, bool includePad);
 
-// 2-D pooling in NCHW (f32, no Indices output) as a plain nest and its default trace: vectors
-// of one output row kept in registers across the window (pool_nchw_traced.cpp). `p` is
-// LpPool's. An undefined Stmt when it does not apply.
+// 2-D pooling in NCHW (f32, no Indices output) as a plain nest and its default trace: a task
+// per plane that pads its plane into a scratch of its own, then keeps tiles of output rows x
+// vectors of a row in registers across the window (pool_nchw_traced.cpp). `p` is LpPool's. An
+// undefined Stmt when it does not apply.
 Stmt tracedNchwPool(KernelBuilder& kb, const Epilogue& epilogue, const TensorRef& x,
                     const TensorRef& y, const std::vector<WindowAxis>& axes, PoolKind kind,
                     std::int64_t p, bool includePad);
@@ -74,8 +83,9 @@ Stmt pointwiseConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperan
                    const std::vector<WindowAxis>& axes);
 
 // Depthwise 2-D Conv (group == channels, one output channel per group) vectorized along the
-// output rows, the input plane padded in a per-task scratch (conv_depthwise.cpp). An
-// undefined Stmt when it does not apply.
+// output rows, the input plane padded in a per-task scratch (conv_depthwise.cpp): the
+// hand-written kernel for what tracedDepthwiseConv leaves (rows narrower than it takes, 1x1
+// windows). An undefined Stmt when it does not apply.
 Stmt depthwiseConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& ops,
                    const std::vector<WindowAxis>& axes);
 

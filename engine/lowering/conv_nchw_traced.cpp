@@ -31,7 +31,8 @@ struct NchwTile {
 // 32 vector registers with AVX-512, 16 with AVX2), cheapest first. Per input channel and tap
 // a tile issues R*V multiply-adds and V + R loads (two of each per cycle, a strided input
 // vector counting twice) plus a few of loop upkeep; a row that the width does not divide
-// ends in a tile of its remaining vectors; each tile also stores R*V vectors.
+// ends in a tile of its remaining whole vectors and one of the shorter last vector (as
+// remainderTiles makes them); each tile also stores R*V vectors.
 std::vector<NchwTile> rankedTiles(int lanes, std::int64_t M, std::int64_t OW,
                                   std::int64_t reduction, std::int64_t stride) {
   const std::int64_t registers = lanes >= 16 ? 32 : 16;
@@ -46,10 +47,12 @@ std::vector<NchwTile> rankedTiles(int lanes, std::int64_t M, std::int64_t OW,
       const std::int64_t TW = V * lanes;
       if (R * V + V + 1 > registers || TW > OW)
         continue;
-      const std::int64_t full = OW / TW, rem = OW % TW, remVectors = (rem + lanes - 1) / lanes;
+      const std::int64_t full = OW / TW, rem = OW % TW;
       double row = double(full) * (stepCost(R, V) * double(reduction) + 4.0 * double(R * V));
-      if (rem > 0)
-        row += stepCost(R, remVectors) * double(reduction) + 4.0 * double(R * remVectors);
+      // The remainder: a tile of its whole vectors, then one of the shorter vector.
+      for (const std::int64_t v : {rem / lanes, std::int64_t{rem % lanes > 0}})
+        if (v > 0)
+          row += stepCost(R, v) * double(reduction) + 4.0 * double(R * v);
       out.push_back(NchwTile{R, V, row * double(M / R)});
     }
   }
@@ -60,25 +63,34 @@ std::vector<NchwTile> rankedTiles(int lanes, std::int64_t M, std::int64_t OW,
 
 constexpr std::size_t kVariants = 8; // tiles the tuner may try instead of the best
 
+// A 1-D Conv runs as a 2-D Conv of one row, over views of X, W and Y with a unit axis; the
+// epilogue sees the index without it.
+bool isOneRow(const ConvOperands& ops, const std::vector<WindowAxis>& axes) {
+  return axes.size() == 1 && ops.x.rank() == 3 && ops.y.rank() == 3 && ops.w.rank() == 3;
+}
+
+template <typename Lower>
+Stmt asOneRow(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& ops,
+              const std::vector<WindowAxis>& axes, Lower lower) {
+  const auto withRow = [](const TensorRef& t) {
+    return TensorRef{t.buffer, {t.shape[0], t.shape[1], 1, t.shape[2]}, t.dtype};
+  };
+  ConvOperands rows = ops;
+  rows.x = withRow(ops.x);
+  rows.w = withRow(ops.w);
+  rows.y = withRow(ops.y);
+  const Epilogue dropRow = [&](Expr value, const std::vector<Expr>& idx) {
+    return epilogue(std::move(value), {idx[0], idx[1], idx[3]});
+  };
+  return lower(kb, dropRow, rows, {WindowAxis{}, axes[0]});
+}
+
 } // namespace
 
 Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& ops,
                     const std::vector<WindowAxis>& axes) {
-  // 1-D: a 2-D Conv of one row, over views of X, W and Y with a unit axis; the epilogue sees
-  // the index without it.
-  if (axes.size() == 1 && ops.x.rank() == 3 && ops.y.rank() == 3 && ops.w.rank() == 3) {
-    const auto withRow = [](const TensorRef& t) {
-      return TensorRef{t.buffer, {t.shape[0], t.shape[1], 1, t.shape[2]}, t.dtype};
-    };
-    ConvOperands rows = ops;
-    rows.x = withRow(ops.x);
-    rows.w = withRow(ops.w);
-    rows.y = withRow(ops.y);
-    const Epilogue dropRow = [&](Expr value, const std::vector<Expr>& idx) {
-      return epilogue(std::move(value), {idx[0], idx[1], idx[3]});
-    };
-    return tracedNchwConv(kb, dropRow, rows, {WindowAxis{}, axes[0]});
-  }
+  if (isOneRow(ops, axes))
+    return asOneRow(kb, epilogue, ops, axes, tracedNchwConv);
   const TensorRef &x = ops.x, &w = ops.w, &y = ops.y;
   const int lanes = kb.vectorBits() / 32;
   if (!windowRowsApply(x, axes, lanes) || y.rank() != 4 || x.dtype != graph::DType::F32 ||
@@ -90,8 +102,8 @@ Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOpera
   // With groups, output channel g*Mg + m reads input channels g*Cg .. g*Cg + Cg - 1.
   const std::int64_t G = ops.group, Mg = M / G, Cg = C / G;
   // A reduction of one term has no loop to keep the tile across. One output channel a group
-  // (depthwise) shares no input within a tile: the hand-written depthwise kernel pads each
-  // plane inside its task instead of copying the whole input first (1.2-1.8x faster).
+  // (depthwise) shares no input within a tile: tracedDepthwiseConv pads each plane inside its
+  // task instead of copying the whole input first (1.2-1.8x faster).
   if (M == 0 || Cg * KH * KW < 2 || (G > 1 && Mg == 1))
     return Stmt();
   for (const WindowAxis& a : axes)
@@ -155,15 +167,11 @@ Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOpera
   const std::vector<NchwTile> tiles = rankedTiles(lanes, Mg, OW, Cg * KH * KW, ac.stride);
   if (tiles.empty())
     return Stmt();
+  std::vector<std::vector<std::string>> traces;
+  for (const NchwTile& t : tiles)
+    traces.push_back(stepsOf(t));
+  registerTraces(kb, traces, kVariants);
   const NchwTile& best = tiles.front();
-  for (const std::string& step : stepsOf(best))
-    kb.defaultStep(step);
-  for (std::size_t i = 1; i < tiles.size() && i <= kVariants; ++i) {
-    std::string trace;
-    for (const std::string& step : stepsOf(tiles[i]))
-      trace += step + "\n";
-    kb.traceVariant(std::move(trace));
-  }
 
   const std::int64_t TW = best.V * lanes;
   kb.describe("register-tiled convolution (default trace): " +
@@ -181,6 +189,89 @@ Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOpera
   if (!copy)
     return nest;
   return kb.allocate(src, loop::Block::make(planes.copy, nest), true);
+}
+
+// Depthwise (one input and one output channel a group, as in MobileNet): a task per (batch,
+// channel) plane. The nest, with the plane zero padded into a scratch of the task's own first
+// (when there is padding; the copy is part of the task, so the plane stays in the cache of the
+// core that reads it, where one copy of the whole input first was 1.2-1.8x slower):
+//   for n, g: [P = padded plane (n, g)]; for oh, ow: Y = 0; for kh, kw:
+//   Y += P(oh*s + kh*d, ow*s + kw*d) * W(g, 0, kh, kw); Y = epilogue(Y + bias(g))
+// The trace vectorizes the copy's rows, unrolls the taps, splits oh and ow into tiles of Q
+// rows x V vectors kept in registers across the taps (register_tile), remainder tiles where
+// the width does not divide the row, and runs the planes as one parallel loop. A 1-D one is a 2-D
+// one of one row.
+Stmt tracedDepthwiseConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& ops,
+                         const std::vector<WindowAxis>& axes) {
+  if (isOneRow(ops, axes))
+    return asOneRow(kb, epilogue, ops, axes, tracedDepthwiseConv);
+  const TensorRef &x = ops.x, &w = ops.w, &y = ops.y;
+  const int lanes = kb.vectorBits() / 32;
+  if (!windowRowsApply(x, axes, lanes) || y.rank() != 4 || w.rank() != 4 ||
+      x.dtype != graph::DType::F32 || w.dtype != graph::DType::F32 || y.dtype != graph::DType::F32)
+    return Stmt();
+  const WindowAxis &ar = axes[0], &ac = axes[1];
+  const std::int64_t N = x.shape[0], C = x.shape[1];
+  const std::int64_t OH = ar.out, OW = ac.out, KH = ar.kernel, KW = ac.kernel;
+  if (C < 2 || ops.group != C || y.shape[1] != C || w.shape[0] != C || w.shape[1] != 1 ||
+      KH * KW < 2)
+    return Stmt();
+  for (const WindowAxis& a : axes)
+    if ((a.out - 1) * a.stride + (a.kernel - 1) * a.dilation >= a.in + a.padBegin + a.padEnd)
+      return Stmt();
+  const std::vector<PlaneTile> tiles = rankedPlaneTiles(lanes, OH, OW, KH * KW, ac.stride);
+  if (tiles.empty())
+    return Stmt();
+  // Work in multiply-adds, not vectors of them as for the Conv above: a plane's copy and its
+  // few taps per value make the kernel move more bytes a multiply-add, and two cores move
+  // more of them (as the hand-written kernel had it).
+  const std::int64_t work = N * C * OH * OW * KH * KW;
+
+  // --- the nest (a dim of extent 1 has no loop) ---
+  const Expr n = axisVar(kb, "n", N), g = axisVar(kb, "g", C);
+  const Expr plane = n * C + g;
+  const PaddedPlanes planes = windowRowPlanes(kb, x, axes, lanes, false, Expr(), plane);
+  const TensorRef& src = planes.planes;
+  const bool copy = planes.copy.defined();
+  const Expr oh = axisVar(kb, "oh", OH), ow = kb.freshVar("ow");
+  const Expr kh = axisVar(kb, "kh", KH), kw = axisVar(kb, "kw", KW);
+  const std::vector<Expr> idx{n, g, oh, ow};
+  const Expr row = oh * ar.stride + kh * ar.dilation, col = ow * ac.stride + kw * ac.dilation;
+  const Expr at = planeAt(planes, plane, row, col);
+  const Expr zero = loop::makeIndex(0);
+  const Stmt update = y.store(idx, y.load(idx) + src.loadFlat(at) * w.load({g, zero, kh, kw}));
+  Expr value = y.load(idx);
+  if (ops.bias)
+    value = value + ops.bias->load({g});
+  const Stmt element = loop::Block::make({y.store(idx, constantOf(y.dtype, 0)),
+                                          loopOver(kh, KH, loopOver(kw, KW, update)),
+                                          y.store(idx, epilogue(value, idx))});
+  const Stmt nest = loopOver(
+      n, N, loopOver(g, C, planeTask(kb, planes, loopOver(oh, OH, forCount(ow, OW, element)))));
+
+  // --- the trace ---
+  const PlaneLoops loops = planeLoops(n, N, g, C, oh, OH, ow, kh, KH, kw, KW);
+  std::vector<std::vector<std::string>> traces;
+  for (const PlaneTile& t : tiles) {
+    traces.push_back(planes.steps);
+    for (std::string& step : planeTileSteps(t, loops, N * C, OH, OW, lanes, work))
+      traces.back().push_back(std::move(step));
+  }
+  registerTraces(kb, traces, kVariants);
+  const PlaneTile& best = tiles.front();
+
+  const std::int64_t TW = best.V * lanes;
+  kb.describe("depthwise convolution (default trace): " + std::to_string(N * C) +
+              (parallelFor(work) == loop::ForKind::Parallel ? " parallel" : "") +
+              " tasks, one per channel plane; tiles of " + std::to_string(best.Q) + " row(s) x " +
+              std::to_string(best.V) + " vector(s) of " + std::to_string(lanes) +
+              " positions, accumulated in registers over the " + std::to_string(KH * KW) + " taps");
+  if (OW % TW != 0)
+    kb.describe("the last " + std::to_string(OW % TW) +
+                " positions of each row run as smaller remainder tiles");
+  kb.describe(copy ? "each task first copies its plane into a zero-padded scratch of its own"
+                   : "the input is read in place");
+  return nest;
 }
 
 } // namespace lathe::lowering

@@ -15,6 +15,7 @@
 // one element at a time.
 #include "engine/lowering/conv_nchwc_internal.h"
 #include "engine/lowering/matrix_product.h"
+#include "engine/support/diagnostics.h"
 
 #include <algorithm>
 #include <map>
@@ -109,7 +110,7 @@ void vectorizeRow(std::vector<std::string>& steps, const Expr& var, std::int64_t
 // Conv over 3 x 224 x 224 took 0.080 ms at 2 threads against 0.050 ms at 1).
 void plainPaddedCopy(KernelBuilder& kb, const TensorRef& x, PaddedPlanes& out, std::int64_t planes,
                      std::int64_t H, std::int64_t W, std::int64_t top, std::int64_t left, int lanes,
-                     const Expr& zero) {
+                     const Expr& zero, const Expr& firstPlane) {
   const std::int64_t Hp = out.H, Wp = out.W;
   const std::int64_t Wc = std::min(W, Wp - left), right = Wp - left - Wc;
   const TensorRef& src = out.planes;
@@ -117,11 +118,12 @@ void plainPaddedCopy(KernelBuilder& kb, const TensorRef& x, PaddedPlanes& out, s
   const Expr wl = kb.freshVar("wl"), w = kb.freshVar("w"), wr = kb.freshVar("wr"),
              wp = kb.freshVar("wp");
   const Expr at = (plane * Hp + hp) * Wp;
+  const Expr from = firstPlane.defined() ? firstPlane + plane : plane; // x's plane
   std::vector<Stmt> inside;
   if (left > 0)
     inside.push_back(forCount(wl, left, src.storeFlat(at + wl, zero)));
   inside.push_back(
-      forCount(w, Wc, src.storeFlat(at + left + w, x.loadFlat((plane * H + hp - top) * W + w))));
+      forCount(w, Wc, src.storeFlat(at + left + w, x.loadFlat((from * H + hp - top) * W + w))));
   if (right > 0)
     inside.push_back(forCount(wr, right, src.storeFlat(at + left + Wc + wr, zero)));
   // Rows of padding only when there are some (a 1-D Conv's one row has none).
@@ -182,7 +184,8 @@ Stmt scalarConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands&
 PaddedPlanes paddedPlanes(KernelBuilder& kb, const TensorRef& x, std::int64_t planes,
                           std::int64_t H, std::int64_t W, std::int64_t top, std::int64_t left,
                           std::int64_t Hp, std::int64_t Wp, bool copy, int lanes,
-                          std::int64_t block, const Expr& fill) {
+                          std::int64_t block, const Expr& fill, const Expr& firstPlane) {
+  LATHE_CHECK(!firstPlane.defined() || block == 1, "a first plane offsets NCHW planes only");
   PaddedPlanes out;
   if (!copy) {
     out.planes = TensorRef{x.buffer, {x.numElements()}, x.dtype};
@@ -196,7 +199,7 @@ PaddedPlanes paddedPlanes(KernelBuilder& kb, const TensorRef& x, std::int64_t pl
   const TensorRef& src = out.planes;
   const Expr padding = fill.defined() ? fill : constantOf(x.dtype, 0);
   if (block == 1) {
-    plainPaddedCopy(kb, x, out, planes, H, W, top, left, lanes, padding);
+    plainPaddedCopy(kb, x, out, planes, H, W, top, left, lanes, padding, firstPlane);
     return out;
   }
   const Expr plane = kb.freshVar("plane"), hp = kb.freshVar("hp"), wp = kb.freshVar("wp"),
@@ -238,16 +241,17 @@ bool windowRowsApply(const TensorRef& x, const std::vector<WindowAxis>& axes, in
 
 PaddedPlanes windowRowPlanes(KernelBuilder& kb, const TensorRef& x,
                              const std::vector<WindowAxis>& axes, int lanes, bool parallel,
-                             const Expr& fill) {
+                             const Expr& fill, const Expr& onePlane) {
   const WindowAxis &ar = axes[0], &ac = axes[1];
   const std::int64_t H = x.shape[2], W = x.shape[3];
   const std::int64_t Hp = (ar.out - 1) * ar.stride + (ar.kernel - 1) * ar.dilation + 1;
   const std::int64_t Wp = (ac.out - 1) * ac.stride + (ac.kernel - 1) * ac.dilation + 1;
   const bool copy =
       ar.padBegin > 0 || ac.padBegin > 0 || Hp > H + ar.padBegin || Wp > W + ac.padBegin;
-  PaddedPlanes planes = paddedPlanes(kb, x, x.shape[0] * x.shape[1], H, W, ar.padBegin, ac.padBegin,
-                                     Hp, Wp, copy, lanes, 1, fill);
-  if (!parallel)
+  PaddedPlanes planes =
+      paddedPlanes(kb, x, onePlane.defined() ? 1 : x.shape[0] * x.shape[1], H, W, ar.padBegin,
+                   ac.padBegin, Hp, Wp, copy, lanes, 1, fill, onePlane);
+  if (!parallel || onePlane.defined())
     planes.steps = serialSteps(std::move(planes.steps));
   return planes;
 }

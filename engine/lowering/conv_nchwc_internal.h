@@ -24,7 +24,8 @@ struct NchwcGeometry {
 // H x W values at (top, left) (a nest and the default trace steps that vectorize and
 // parallelize it), or x itself when `copy` is false. A position holds `block` values: 16
 // channels, or 1 for NCHW planes (copied row by row over all planes). The padding holds
-// `fill` (zero when undefined).
+// `fill` (zero when undefined). With `firstPlane` (NCHW planes only) the copy's plane p holds
+// x's plane firstPlane + p.
 struct PaddedPlanes {
   Stmt copy; // undefined without a copy
   std::vector<std::string> steps;
@@ -34,7 +35,8 @@ struct PaddedPlanes {
 PaddedPlanes paddedPlanes(KernelBuilder& kb, const TensorRef& x, std::int64_t planes,
                           std::int64_t H, std::int64_t W, std::int64_t top, std::int64_t left,
                           std::int64_t Hp, std::int64_t Wp, bool copy, int lanes,
-                          std::int64_t block = kNchwcBlock, const Expr& fill = Expr());
+                          std::int64_t block = kNchwcBlock, const Expr& fill = Expr(),
+                          const Expr& firstPlane = Expr());
 
 // The convolution over `src` as a plain nest (for n, mb, oh, ow, j: y = 0; for cb, kh, kw,
 // ci: y += src * w; y = epilogue(y + bias)) whose default trace keeps a tile of Q rows x P
@@ -76,9 +78,11 @@ bool windowRowsApply(const TensorRef& x, const std::vector<WindowAxis>& axes, in
 // `fill` (zero when undefined). The copy runs in parallel only when `parallel` (its reader
 // does): copied by two threads and read by one, half of what the reader reads comes from the
 // other core's cache (a 3x3 MaxPool over 8 x 112 x 112 took 0.032 ms against 0.022 ms).
+// With `onePlane` only that plane of x (flat over N*C) is copied, serially: a copy made inside
+// the task that reads it (the depthwise Conv's).
 PaddedPlanes windowRowPlanes(KernelBuilder& kb, const TensorRef& x,
                              const std::vector<WindowAxis>& axes, int lanes, bool parallel,
-                             const Expr& fill = Expr());
+                             const Expr& fill = Expr(), const Expr& onePlane = Expr());
 
 // The steps that tile an output row `ow` of OW positions into V vectors of `lanes` kept in
 // registers across the reduction loop `k` (the NCHW Conv and pools): ow split into tiles,
@@ -90,6 +94,50 @@ void rowTileSteps(std::vector<std::string>& steps, std::vector<std::string>& tas
                   const std::vector<std::string>& after, const std::string& rows,
                   const std::string& ow, std::int64_t OW, std::int64_t V, int lanes,
                   const std::string& k);
+
+// A window over one plane a task (the depthwise Conv and the NCHW pools, plane_tiles.cpp):
+// tiles of Q output rows x V vectors of a row kept in registers across the taps, cheapest
+// first by a model of loads, operations and their latency (Q divides the rows; at most 4 of
+// each).
+struct PlaneTile {
+  std::int64_t Q = 1, V = 1;
+  double cost = 0;
+};
+std::vector<PlaneTile> rankedPlaneTiles(int lanes, std::int64_t OH, std::int64_t OW,
+                                        std::int64_t taps, std::int64_t stride);
+
+// The loops of such a nest: the plane loops (outermost first), the output rows and columns
+// and the taps; a name is empty where the nest has no loop (an extent of 1), except ow's.
+struct PlaneLoops {
+  std::vector<std::string> planes;
+  std::string oh, ow, kh, kw;
+};
+
+// The loops of a plane window's nest: n and c (those of an extent above 1) are the plane
+// loops.
+PlaneLoops planeLoops(const Expr& n, std::int64_t N, const Expr& c, std::int64_t C, const Expr& oh,
+                      std::int64_t OH, const Expr& ow, const Expr& kh, std::int64_t KH,
+                      const Expr& kw, std::int64_t KW);
+
+// Where (row, col) of plane `plane` (flat over N*C) lies in `planes`: in the task's copy when
+// there is one, else in x.
+Expr planeAt(const PaddedPlanes& planes, const Expr& plane, const Expr& row, const Expr& col);
+
+// A plane's task: its padded copy (allocated inside the task, on the heap when large) before
+// `rows`, or `rows` alone when the planes are read in place.
+Stmt planeTask(KernelBuilder& kb, const PaddedPlanes& planes, Stmt rows);
+
+// The first trace as the kernel's default, the next ones (at most `variants`) as the tuner's
+// whole-trace variants.
+void registerTraces(KernelBuilder& kb, const std::vector<std::vector<std::string>>& traces,
+                    std::size_t variants);
+
+// The steps that unroll the taps, tile the rows into `t` (remainder tiles where the width
+// does not divide a row) and run the `planes` tasks as one parallel loop when `work` is worth
+// it.
+std::vector<std::string> planeTileSteps(const PlaneTile& t, const PlaneLoops& loops,
+                                        std::int64_t planes, std::int64_t OH, std::int64_t OW,
+                                        int lanes, std::int64_t work);
 
 // lathe::ConvWinogradNCHWc (conv_winograd.cpp).
 Stmt lowerConvWinogradNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilogue);

@@ -320,6 +320,8 @@ Stmt lowerConv(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
   if (kb.gpu())
     if (Stmt plain = gpuConv(node, kb, epilogue, ops, axes); plain.defined())
       return plain;
+  if (Stmt depthwise = tracedDepthwiseConv(kb, epilogue, ops, axes); depthwise.defined())
+    return depthwise;
   if (Stmt depthwise = depthwiseConv(kb, epilogue, ops, axes); depthwise.defined())
     return depthwise;
   const bool unitStrides =

@@ -206,26 +206,56 @@ TEST(DefaultTrace, AGroupedNchwConvRunsItsGroupsAsTasks) {
   expectTraceReplays(lowered, 0);
 }
 
+TEST(DefaultTrace, ADepthwiseNchwConvPadsEachPlaneInsideItsTask) {
+  // Eight channels do not fill a block, so the depthwise Conv stays in NCHW: a task per
+  // (image, channel) plane, which first copies its plane into a padded scratch of its own
+  // (vectorized rows), then keeps tiles of 4 output rows x 3 vectors in registers across the
+  // 3x3 taps (AVX2: 8 lanes; the 30-wide rows end in a shorter vector of 6).
+  const auto lowered = lower("graph @dw opset 17 {\n  input %x: f32[2,8,16,30]\n"
+                             "  input %w: f32[8,1,3,3]\n  input %b: f32[8]\n"
+                             "  %y: f32[2,8,16,30] = Conv(%x, %w, %b) {group = 8, "
+                             "pads = [1, 1, 1, 1]}\n  output %y\n}\n");
+  ASSERT_EQ(lowered.kernels.size(), 1u);
+  const loop::Kernel& naive = lowered.unscheduledKernel(0);
+  EXPECT_EQ(naive.defaultTrace,
+            "split(w, 8)\npartition(w.i)\nvectorize(w.i)\nvectorize(w.i.r1)\nsplit(wp, 8)\n"
+            "vectorize(wp.i)\nunroll(kw)\nunroll(kh)\nsplit(oh, 4)\nsplit(ow, 24)\n"
+            "reorder(oh.o, ow.o, oh.i, ow.i)\npartition(oh.i)\nsplit(ow.i, 8)\n"
+            "register_tile(oh.i, kh)\nregister_tile(oh.i.r1, kh.r1)\nparallel(n)\nfuse(n, g)\n");
+  const std::string plain = loop::toString(naive);
+  const std::size_t planes = plain.find("for (g, 0, 8)"), scratch = plain.find("xpad");
+  ASSERT_NE(planes, std::string::npos) << plain;
+  EXPECT_NE(scratch, std::string::npos) << plain;
+  EXPECT_GT(scratch, planes) << plain; // allocated inside the task
+  EXPECT_NE(plain.find("for (kh, 0, 3)"), std::string::npos) << plain;
+  EXPECT_EQ(plain.find("ramp("), std::string::npos) << plain;
+  const std::string tiled = loop::toString(lowered.kernels[0]);
+  EXPECT_NE(tiled.find("parallel for (n.g.fused, 0, 16)"), std::string::npos) << tiled;
+  EXPECT_NE(tiled.find("+ broadcast(b["), std::string::npos) << tiled; // bias on the registers
+  expectTraceReplays(lowered, 0);
+}
+
 TEST(DefaultTrace, AnNchwMaxPoolKeepsVectorsOfARowAcrossItsWindow) {
-  // Two channels do not fill a block, so the pool stays in NCHW: tiles of 2 vectors of 8
-  // positions (AVX2) and a shorter one for the last 4 of each 20-wide row, kept in registers
-  // across the 3x3 window; the padding holds the lowest float, which never wins.
+  // Two channels do not fill a block, so the pool stays in NCHW: a task per plane, which
+  // copies its plane padded with the lowest float (which never wins) first; tiles of 3 rows x
+  // 2 vectors of 8 positions (AVX2), and 3 rows x a shorter vector for the last 4 of each
+  // 20-wide row, kept in registers across the unrolled 3x3 window. Too little work to run the
+  // two planes in parallel.
   const auto lowered = lower("graph @p opset 17 {\n  input %x: f32[1,2,9,20]\n"
                              "  %y: f32[1,2,9,20] = MaxPool(%x) {kernel_shape = [3, 3], "
                              "pads = [1, 1, 1, 1]}\n  output %y\n}\n");
   ASSERT_EQ(lowered.kernels.size(), 1u);
   const loop::Kernel& naive = lowered.unscheduledKernel(0);
   EXPECT_EQ(naive.defaultTrace,
-            "fuse(hp, plane)\nsplit(w, 8)\npartition(w.i)\nvectorize(w.i)\nvectorize(w.i.r1)\n"
-            "split(wp, 8)\npartition(wp.i)\nvectorize(wp.i)\nvectorize(wp.i.r1)\n"
-            "split(ow, 16)\nreorder(oh, ow.o, c, ow.i)\npartition(ow.i)\nsplit(ow.i, 8)\n"
-            "register_tile(ow.i.o, kh)\nregister_tile(ow.i.r1, kh.r1)\nfuse(oh, ow.o)\n"
-            "fuse(oh.ow.o.fused, c)\n");
+            "split(w, 8)\npartition(w.i)\nvectorize(w.i)\nvectorize(w.i.r1)\nsplit(wp, 8)\n"
+            "partition(wp.i)\nvectorize(wp.i)\nvectorize(wp.i.r1)\nunroll(kw)\nunroll(kh)\n"
+            "split(oh, 3)\nsplit(ow, 16)\nreorder(oh.o, ow.o, oh.i, ow.i)\npartition(oh.i)\n"
+            "split(ow.i, 8)\nregister_tile(oh.i, kh)\nregister_tile(oh.i.r1, kh.r1)\n");
   const std::string plain = loop::toString(naive);
   EXPECT_NE(plain.find("for (kh, 0, 3)"), std::string::npos) << plain;
   EXPECT_NE(plain.find("-3.40282"), std::string::npos) << plain; // the padding value
   const std::string tiled = loop::toString(lowered.kernels[0]);
-  EXPECT_NE(tiled.find("y.ow.i.r1.tile"), std::string::npos) << tiled;
+  EXPECT_NE(tiled.find("y.oh.i.r1.tile"), std::string::npos) << tiled;
   expectTraceReplays(lowered, 0);
 }
 
