@@ -126,12 +126,18 @@ bool poolsBlocked(const Node& n, const std::unordered_set<const Value*>& candida
   return blockable(n.input(0)) && !padded(n.input(0)) && blockable(n.output(0));
 }
 
-// A 2-D MaxPool of a blocked value (no Indices output, a window of at least 2 x 2): it slides
-// over one channel at a time, so it keeps the layout, and a chain goes on through it (ResNet's
-// stem Conv and its pool join the chain after them).
-bool maxPoolsBlocked(const Node& n, const std::unordered_set<const Value*>& candidates) {
-  if (!n.domain().empty() || n.opType() != "MaxPool" || n.group >= 0 || n.outputs().size() != 1 ||
-      !n.output(0) || !n.input(0) || !candidates.count(n.input(0)))
+// A 2-D MaxPool, AveragePool or LpPool of a blocked value (no Indices output, a window of at
+// least 2 x 2): it slides over one channel at a time, so it keeps the layout, and a chain goes
+// on through it (ResNet's stem Conv and its pool join the chain after them; an Inception
+// block's pooled branch stays blocked). Padding channels stay finite through a maximum or a
+// mean of finite values; LpPool's powers might not, so it takes whole blocks only.
+bool windowPoolsBlocked(const Node& n, const std::unordered_set<const Value*>& candidates) {
+  const std::string& op = n.opType();
+  if (!n.domain().empty() || (op != "MaxPool" && op != "AveragePool" && op != "LpPool") ||
+      n.group >= 0 || n.outputs().size() != 1 || !n.output(0) || !n.input(0) ||
+      !candidates.count(n.input(0)))
+    return false;
+  if (op == "LpPool" && (!blockable(n.input(0)) || padded(n.input(0))))
     return false;
   const std::vector<std::int64_t> kernel = n.attrInts("kernel_shape", {});
   return kernel.size() == 2 && kernel[0] > 1 && kernel[1] > 1 &&
@@ -283,8 +289,8 @@ public:
                          {g_.uniqueName(n.output(0)->name() + "_nchwc")},
                          std::string(graph::kLatheDomain));
     p->name = n.name;
-    for (const char* key :
-         {"kernel_shape", "strides", "pads", "dilations", "auto_pad", "ceil_mode"})
+    for (const char* key : {"kernel_shape", "strides", "pads", "dilations", "auto_pad", "ceil_mode",
+                            "count_include_pad", "p"})
       if (const graph::Attribute* a = n.findAttribute(key))
         p->attributes[key] = *a;
     p->output()->type = graph::TensorType::of(DType::F32, blockedDims(n.output(0)));
@@ -321,7 +327,7 @@ bool layoutNchwc(graph::Graph& graph) {
   std::unordered_set<const Value*> candidateOutputs;
   for (const auto& n : graph.nodes())
     if (eligibleConv(*n) || follows(*n, candidateOutputs) || poolsBlocked(*n, candidateOutputs) ||
-        maxPoolsBlocked(*n, candidateOutputs)) {
+        windowPoolsBlocked(*n, candidateOutputs)) {
       candidates.push_back(n.get());
       candidateSet.insert(n.get());
       candidateOutputs.insert(n->output(0));
@@ -382,7 +388,7 @@ bool layoutNchwc(graph::Graph& graph) {
     if (n->opType() == "Conv")
       rewrite.conv(*n);
     else if (n->opType() == "GlobalAveragePool" || n->opType() == "GlobalMaxPool" ||
-             n->opType() == "MaxPool")
+             n->opType() == "MaxPool" || n->opType() == "AveragePool" || n->opType() == "LpPool")
       rewrite.pool(*n);
     else
       rewrite.follower(*n);

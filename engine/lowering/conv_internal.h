@@ -112,10 +112,12 @@ Stmt gpuConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilogu
 
 // lathe::ConvNCHWc, the blocked-layout Conv of the layout-nchwc pass (conv_nchwc.cpp).
 Stmt lowerConvNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilogue);
-// lathe::DepthwiseConvNCHWc, its depthwise counterpart, and lathe::MaxPoolNCHWc
-// (window_nchwc.cpp).
+// lathe::DepthwiseConvNCHWc, its depthwise counterpart, and the blocked pools
+// lathe::MaxPoolNCHWc, AveragePoolNCHWc and LpPoolNCHWc (window_nchwc.cpp).
 Stmt lowerDepthwiseConvNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilogue);
 Stmt lowerMaxPoolNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilogue);
+Stmt lowerAveragePoolNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilogue);
+Stmt lowerLpPoolNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilogue);
 // lathe::GlobalAveragePoolNCHWc and lathe::GlobalMaxPoolNCHWc (pool_nchwc.cpp).
 Stmt lowerGlobalAveragePoolNchwc(const graph::Node& node, KernelBuilder& kb,
                                  const Epilogue& epilogue);

@@ -634,6 +634,8 @@ void registerConvPoolRules(RuleTable& table) {
   k["lathe::ConvWinogradNCHWc"] = lowerConvWinogradNchwc;
   k["lathe::DepthwiseConvNCHWc"] = lowerDepthwiseConvNchwc;
   k["lathe::MaxPoolNCHWc"] = lowerMaxPoolNchwc;
+  k["lathe::AveragePoolNCHWc"] = lowerAveragePoolNchwc;
+  k["lathe::LpPoolNCHWc"] = lowerLpPoolNchwc;
   k["lathe::GlobalAveragePoolNCHWc"] = lowerGlobalAveragePoolNchwc;
   k["lathe::GlobalMaxPoolNCHWc"] = lowerGlobalMaxPoolNchwc;
   k["MaxPool"] = lowerMaxPool;

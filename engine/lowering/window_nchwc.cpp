@@ -1,7 +1,7 @@
 // Windows over one channel at a time on channel-blocked tensors, made by the layout-nchwc
 // pass: lathe::DepthwiseConvNCHWc (one filter per channel; weights packed at compile time as
-// [C/16, kh, kw, 16], bias [C]) and lathe::MaxPoolNCHWc. X is [N, C/16, H, W, 16] and Y
-// [N, C/16, OH, OW, 16].
+// [C/16, kh, kw, 16], bias [C]) and the pools lathe::MaxPoolNCHWc, AveragePoolNCHWc and
+// LpPoolNCHWc (ONNX's attributes). X is [N, C/16, H, W, 16] and Y [N, C/16, OH, OW, 16].
 //
 // A channel block is one vector (two with AVX2), so every tap of every output position is a
 // vector operation with no lane wasted however small the plane, and strides cost nothing: a
@@ -21,6 +21,7 @@
 #include <array>
 #include <optional>
 #include <set>
+#include <string>
 
 namespace lathe::lowering {
 namespace {
@@ -96,12 +97,23 @@ std::vector<std::string> windowSteps(const WindowGeometry& g, int lanes, std::in
   return steps;
 }
 
-// The window op of a node: a depthwise Conv (weights and an optional bias) or a max pool.
+// The window op of a node: a depthwise Conv (weights and an optional bias) or a pool (its
+// kind, LpPool's p, AveragePool's count_include_pad).
 struct WindowOp {
   TensorRef x, y;
   std::optional<TensorRef> w, bias;
   std::int64_t KH = 0, KW = 0;
+  PoolKind kind = PoolKind::Max;
+  std::int64_t p = 2;
+  bool includePad = false;
   bool pool() const { return !w.has_value(); }
+  // What the kernel describes itself as.
+  std::string what() const {
+    return !pool()                 ? "depthwise convolution"
+           : kind == PoolKind::Max ? "max pooling"
+           : kind == PoolKind::Lp  ? "Lp pooling"
+                                   : "average pooling";
+  }
 };
 
 Stmt lowerWindowNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilogue,
@@ -157,16 +169,25 @@ Stmt lowerWindowNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue
     const Expr ih = oh * ar.stride + kh * ar.dilation - ar.padBegin;
     const Expr iw = ow * ac.stride + kw * ac.dilation - ac.padBegin;
     const Expr acc = y.load(idx), in = x.load({n, cb, ih, iw, j});
-    const Stmt update = y.store(idx, op.pool() ? loop::select(in > acc, in, acc)
-                                               : acc + in * op.w->load({cb, kh, kw, j}));
+    const Expr next = !op.pool()                 ? acc + in * op.w->load({cb, kh, kw, j})
+                      : op.kind == PoolKind::Max ? loop::select(in > acc, in, acc)
+                      : op.kind == PoolKind::Lp  ? acc + lpPower(in, op.p)
+                                                 : acc + in;
+    const Stmt update = y.store(idx, next);
     const IndexRange tapCols =
         i == 1 ? IndexRange{loop::makeIndex(0), loop::makeIndex(g.KW)}
                : validRange(g.KW, ac.dilation, ow * ac.stride - ac.padBegin, g.W);
     Expr value = y.load(idx);
     if (op.bias)
       value = value + op.bias->load({cb * kBlock + j});
+    if (op.pool() && op.kind == PoolKind::Average)
+      value = value / loop::cast(loopType(y.dtype),
+                                 tapCount(ar, oh, op.includePad) * tapCount(ac, ow, op.includePad));
+    else if (op.pool() && op.kind == PoolKind::Lp)
+      value = lpRoot(value, op.p);
+    const bool maxPool = op.pool() && op.kind == PoolKind::Max;
     const Stmt element = loop::Block::make(
-        {y.store(idx, op.pool() ? lowestOf(loop::f32()) : constantOf(y.dtype, 0)),
+        {y.store(idx, maxPool ? lowestOf(loop::f32()) : constantOf(y.dtype, 0)),
          forRange(kh, tapRows.lo, tapRows.extent, forRange(kw, tapCols.lo, tapCols.extent, update)),
          y.store(idx, epilogue(value, idx))});
     row.push_back(loopOver(p, count, forCount(j, kBlock, element)));
@@ -180,8 +201,7 @@ Stmt lowerWindowNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue
 
   const int lanes = kb.vectorBits() / 32;
   if (lanes < 4 || kBlock % lanes != 0) {
-    kb.describe(std::string("blocked ") + (op.pool() ? "max pooling" : "depthwise convolution") +
-                ", one output element at a time (no vector width known)");
+    kb.describe("blocked " + op.what() + ", one output element at a time (no vector width known)");
     return nest;
   }
   std::vector<std::string> tasks;
@@ -201,8 +221,7 @@ Stmt lowerWindowNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue
       kb.traceVariant(std::move(trace));
     }
   kb.describe(
-      std::string("blocked (NCHW16c) ") + (op.pool() ? "max pooling" : "depthwise convolution") +
-      ", default trace: " + std::to_string(g.N * g.Cb * g.OH) +
+      "blocked (NCHW16c) " + op.what() + ", default trace: " + std::to_string(g.N * g.Cb * g.OH) +
       " tasks, one output row of 16 channels each; " + "interior tiles of " + std::to_string(P) +
       " positions in registers across the " + std::to_string(g.KH * g.KW) + " taps");
   if (interior % std::max<std::int64_t>(P, 1) != 0)
@@ -230,15 +249,39 @@ Stmt lowerDepthwiseConvNchwc(const graph::Node& node, KernelBuilder& kb, const E
                           WindowOp{ops.x, ops.y, w, ops.bias, w.shape[1], w.shape[2]});
 }
 
-Stmt lowerMaxPoolNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
+namespace {
+
+Stmt lowerPoolNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilogue,
+                    PoolKind kind) {
   if (node.outputs().size() != 1)
-    unsupportedNode(node, "the blocked max pool has no Indices output");
+    unsupportedNode(node, "the blocked pools have no Indices output");
   const std::vector<std::int64_t> kernel = node.attrInts("kernel_shape", {});
   if (kernel.size() != 2)
     unsupportedNode(node, "needs a 2-D kernel_shape");
-  return lowerWindowNchwc(node, kb, epilogue,
-                          WindowOp{kb.input(*node.input(0), node), kb.output(*node.output(0), node),
-                                   std::nullopt, std::nullopt, kernel[0], kernel[1]});
+  WindowOp op{kb.input(*node.input(0), node),
+              kb.output(*node.output(0), node),
+              std::nullopt,
+              std::nullopt,
+              kernel[0],
+              kernel[1]};
+  op.kind = kind;
+  op.p = node.attrInt("p", 2);
+  if (kind == PoolKind::Lp && op.p < 1)
+    unsupportedNode(node, "p must be positive");
+  op.includePad = node.attrInt("count_include_pad", 0) != 0;
+  return lowerWindowNchwc(node, kb, epilogue, op);
+}
+
+} // namespace
+
+Stmt lowerMaxPoolNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
+  return lowerPoolNchwc(node, kb, epilogue, PoolKind::Max);
+}
+Stmt lowerAveragePoolNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
+  return lowerPoolNchwc(node, kb, epilogue, PoolKind::Average);
+}
+Stmt lowerLpPoolNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
+  return lowerPoolNchwc(node, kb, epilogue, PoolKind::Lp);
 }
 
 } // namespace lathe::lowering

@@ -125,6 +125,28 @@ TEST(DefaultTrace, ABlockedMaxPoolSlidesItsWindowLikeADepthwiseConv) {
   expectTraceReplays(lowered, 0);
 }
 
+TEST(DefaultTrace, BlockedAverageAndLpPoolsShareTheWindowNest) {
+  // The same window nest with a sum: AveragePool divides by the taps inside the input
+  // (count_include_pad = 0: corner positions divide by 4, not 9), LpPool takes the root of
+  // its sum of squares (p = 2: a square root).
+  const char* avg = "graph @ap opset 17 {\n  input %x: f32[1,2,7,7,16]\n"
+                    "  %y: f32[1,2,7,7,16] = lathe::AveragePoolNCHWc(%x) {kernel_shape = [3, 3], "
+                    "pads = [1, 1, 1, 1]}\n  output %y\n}\n";
+  const char* lp = "graph @lp opset 17 {\n  input %x: f32[1,2,7,7,16]\n"
+                   "  %y: f32[1,2,3,3,16] = lathe::LpPoolNCHWc(%x) {kernel_shape = [2, 2], "
+                   "strides = [2, 2], p = 2}\n  output %y\n}\n";
+  for (const char* text : {avg, lp}) {
+    const auto lowered = lower(text);
+    ASSERT_EQ(lowered.kernels.size(), 1u);
+    const loop::Kernel& naive = lowered.unscheduledKernel(0);
+    const std::string plain = loop::toString(naive);
+    EXPECT_EQ(plain.find("select("), std::string::npos) << plain; // sums, no maximum
+    EXPECT_NE(plain.find(text == avg ? "/f32(max(" : "sqrt("), std::string::npos) << plain;
+    EXPECT_NE(naive.defaultTrace.find("register_tile("), std::string::npos) << naive.defaultTrace;
+    expectTraceReplays(lowered, 0);
+  }
+}
+
 TEST(DefaultTrace, ABlockedGlobalPoolKeepsABlockInRegistersAcrossThePlane) {
   const auto lowered = lower("graph @gap opset 17 {\n  input %x: f32[2,3,7,7,16]\n"
                              "  %y: f32[2,3,1,1,16] = lathe::GlobalAveragePoolNCHWc(%x)\n"

@@ -200,6 +200,57 @@ TEST(LayoutNchwc, AStemAndItsMaxPoolStartTheChain) {
   EXPECT_EQ(count(*g, "Transpose"), 1); // out only
 }
 
+TEST(LayoutNchwc, AverageAndLpPoolsKeepTheChainBlocked) {
+  // An Inception block's pooled branch: AveragePool (with its count_include_pad) and LpPool
+  // (with its p) between Convs slide over one channel at a time, so the chain goes through
+  // them with their attributes; without them blocked the chain would split in two, each half
+  // with too few Convs for its conversions.
+  const std::string text = "graph @pools opset 17 {\n  input %x: f32[1,32,8,8]\n" +
+                           weight("w", 32, 32) +
+                           "  %a: f32[1,32,8,8] = Conv(%x, %w)\n"
+                           "  %b: f32[1,32,8,8] = Conv(%a, %w)\n"
+                           "  %c: f32[1,32,8,8] = AveragePool(%b) {kernel_shape = [3, 3], pads = "
+                           "[1, 1, 1, 1], count_include_pad = 1}\n"
+                           "  %d: f32[1,32,4,4] = LpPool(%c) {kernel_shape = [2, 2], strides = "
+                           "[2, 2], p = 3}\n"
+                           "  %e: f32[1,32,4,4] = Conv(%d, %w)\n"
+                           "  %f: f32[1,32,4,4] = Conv(%e, %w)\n"
+                           "  output %f\n}\n";
+  auto g = graph::parseGraph(text);
+  ASSERT_TRUE(passes::layoutNchwc(*g));
+  EXPECT_EQ(count(*g, "AveragePool") + count(*g, "LpPool"), 0);
+  EXPECT_EQ(count(*g, "ConvNCHWc"), 4);
+  EXPECT_EQ(count(*g, "Transpose"), 2); // in and out, nothing between
+  for (const auto& node : g->nodes()) {
+    if (node->opType() == "AveragePoolNCHWc") {
+      EXPECT_EQ(node->attrInt("count_include_pad", 0), 1);
+    }
+    if (node->opType() == "LpPoolNCHWc") {
+      EXPECT_EQ(node->attrInt("p", 2), 3);
+    }
+  }
+  EXPECT_EQ(count(*g, "AveragePoolNCHWc"), 1);
+  EXPECT_EQ(count(*g, "LpPoolNCHWc"), 1);
+}
+
+TEST(LayoutNchwc, AnLpPoolOfPaddingChannelsStaysInNchw) {
+  // 24 channels in two blocks: the padding channels are only kept finite, and |x|^p of a
+  // finite value need not be, so LpPool does not join the chain; AveragePool (a mean of
+  // finite values) does.
+  const std::string text = "graph @lp opset 17 {\n  input %x: f32[1,24,8,8]\n" +
+                           constant("wa", {24, 24, 1, 1}) +
+                           "  %a: f32[1,24,8,8] = Conv(%x, %wa)\n"
+                           "  %b: f32[1,24,8,8] = LpPool(%a) {kernel_shape = [2, 2], pads = "
+                           "[0, 0, 1, 1]}\n"
+                           "  %c: f32[1,24,8,8] = AveragePool(%a) {kernel_shape = [2, 2], "
+                           "pads = [0, 0, 1, 1]}\n"
+                           "  output %b\n  output %c\n}\n";
+  auto g = graph::parseGraph(text);
+  passes::layoutNchwc(*g);
+  EXPECT_EQ(count(*g, "LpPoolNCHWc"), 0);
+  EXPECT_EQ(count(*g, "LpPool"), 1);
+}
+
 TEST(LayoutNchwc, PaddedConvsCountTheOperationsOfTheChannelsTheModelHas) {
   // 24 -> 40 channels computed as 32 -> 48: the profile counts 24 x 40 multiply-adds a
   // position, not the padded 32 x 48.

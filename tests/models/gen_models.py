@@ -716,7 +716,8 @@ def depthwise_zoo(seed):
     asymmetric pads, a 5x5 with dilation 2, one without bias, planes down to 2 x 2 where no
     position has its whole window inside), 24-channel values held in two blocks with padding
     channels, a residual Add on them, epilogues, and pools of blocked values (a padded 3x3
-    MaxPool after the stem, a 2x2 one with ceil_mode, global ones); batch 2."""
+    MaxPool after the stem, a 2x2 one with ceil_mode, AveragePools with and without
+    count_include_pad, an LpPool, global ones); batch 2."""
     g = GraphBuilder(seed)
 
     def conv(x, cin, cout, kernel, name, bias=True, group=1, **attrs):
@@ -749,10 +750,17 @@ def depthwise_zoo(seed):
     g.op("GlobalMaxPool", ["ymid"], "gmp", outputs=["ymax"])
     g.op("MaxPool", ["ymid"], "mp_ceil", kernel_shape=[2, 2], strides=[2, 2], ceil_mode=1,
          outputs=["ypool"])                                                            # 4 x 4
+    # Blocked AveragePools (taps inside the input only; with count_include_pad and
+    # ceil_mode) and an LpPool, one after the other: one more exit, not three
+    y = g.op("AveragePool", ["ymid"], "ap3", kernel_shape=[3, 3], pads=[1, 1, 1, 1])  # 7 x 7
+    y = g.op("AveragePool", [y], "ap_ceil", kernel_shape=[3, 3], strides=[2, 2],
+             pads=[1, 1, 1, 1], count_include_pad=1, ceil_mode=1)                      # 4 x 4
+    g.op("LpPool", [y], "lp2", kernel_shape=[2, 2], strides=[2, 2], p=2,
+         outputs=["ylp"])                                                              # 2 x 2
     return g.model("depthwise_zoo", [f32_info("x", [2, 3, 23, 29])],
                    [f32_info("y", [2, 32, 2, 2]), f32_info("ymid", [2, 32, 7, 7]),
                     f32_info("yavg", [2, 32, 1, 1]), f32_info("ymax", [2, 32, 1, 1]),
-                    f32_info("ypool", [2, 32, 4, 4])])
+                    f32_info("ypool", [2, 32, 4, 4]), f32_info("ylp", [2, 32, 2, 2])])
 
 
 def winograd_zoo(seed):
