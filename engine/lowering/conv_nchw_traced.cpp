@@ -207,7 +207,7 @@ Stmt tracedDepthwiseConv(KernelBuilder& kb, const Epilogue& epilogue, const Conv
     return asOneRow(kb, epilogue, ops, axes, tracedDepthwiseConv);
   const TensorRef &x = ops.x, &w = ops.w, &y = ops.y;
   const int lanes = kb.vectorBits() / 32;
-  if (!windowRowsApply(x, axes, lanes) || y.rank() != 4 || w.rank() != 4 ||
+  if (!planeRowsApply(x, axes, lanes) || y.rank() != 4 || w.rank() != 4 ||
       x.dtype != graph::DType::F32 || w.dtype != graph::DType::F32 || y.dtype != graph::DType::F32)
     return Stmt();
   const WindowAxis &ar = axes[0], &ac = axes[1];

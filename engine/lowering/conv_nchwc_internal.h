@@ -98,7 +98,7 @@ void rowTileSteps(std::vector<std::string>& steps, std::vector<std::string>& tas
 // A window over one plane a task (the depthwise Conv and the NCHW pools, plane_tiles.cpp):
 // tiles of Q output rows x V vectors of a row kept in registers across the taps, cheapest
 // first by a model of loads, operations and their latency (Q divides the rows; at most 4 of
-// each).
+// each; a row narrower than a vector is one shorter vector).
 struct PlaneTile {
   std::int64_t Q = 1, V = 1;
   double cost = 0;
@@ -118,6 +118,11 @@ struct PlaneLoops {
 PlaneLoops planeLoops(const Expr& n, std::int64_t N, const Expr& c, std::int64_t C, const Expr& oh,
                       std::int64_t OH, const Expr& ow, const Expr& kh, std::int64_t KH,
                       const Expr& kw, std::int64_t KW);
+
+// Whether such a window may run on vectors of output rows: as windowRowsApply, or rows of 4
+// to lanes - 1 positions at unit stride as one shorter vector each (14 x 14 or 7 x 7
+// planes with 16 lanes).
+bool planeRowsApply(const TensorRef& x, const std::vector<WindowAxis>& axes, int lanes);
 
 // Where (row, col) of plane `plane` (flat over N*C) lies in `planes`: in the task's copy when
 // there is one, else in x.

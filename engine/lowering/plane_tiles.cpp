@@ -24,6 +24,10 @@ std::vector<PlaneTile> rankedPlaneTiles(int lanes, std::int64_t OH, std::int64_t
   for (std::int64_t Q : {1, 2, 3, 4}) {
     if (Q > OH || OH % Q != 0)
       continue;
+    if (OW < lanes) { // a row narrower than a vector: Q shorter vectors
+      out.push_back(PlaneTile{Q, 1, tileCost(Q, 1) * double(OH / Q)});
+      continue;
+    }
     for (std::int64_t V = 1; V <= 4; ++V) {
       const std::int64_t TW = V * lanes;
       if (Q * V + 4 > registers || TW > OW)
@@ -54,6 +58,13 @@ PlaneLoops planeLoops(const Expr& n, std::int64_t N, const Expr& c, std::int64_t
   loops.kh = KH > 1 ? loopName(kh) : "";
   loops.kw = KW > 1 ? loopName(kw) : "";
   return loops;
+}
+
+bool planeRowsApply(const TensorRef& x, const std::vector<WindowAxis>& axes, int lanes) {
+  if (windowRowsApply(x, axes, lanes))
+    return true;
+  return axes.size() == 2 && x.rank() == 4 && lanes >= 4 && x.numElements() > 0 &&
+         axes[1].out >= 4 && axes[1].out < lanes && axes[1].stride == 1;
 }
 
 Expr planeAt(const PaddedPlanes& planes, const Expr& plane, const Expr& row, const Expr& col) {
@@ -105,7 +116,10 @@ std::vector<std::string> planeTileSteps(const PlaneTile& t, const PlaneLoops& lo
     tasks.push_back(loops.oh);
   }
   const std::string& k = loops.kh.empty() ? loops.kw : loops.kh;
-  rowTileSteps(steps, tasks, {}, rows, loops.ow, OW, t.V, lanes, k);
+  if (OW < lanes) // the tile is Q rows of one shorter vector: nothing to split or reorder
+    steps.push_back("register_tile(" + (rows.empty() ? loops.ow : rows) + ", " + k + ")");
+  else
+    rowTileSteps(steps, tasks, {}, rows, loops.ow, OW, t.V, lanes, k);
   for (std::string& step : parallelTaskSteps(loops.planes, planes, work))
     steps.push_back(std::move(step));
   return steps;

@@ -281,6 +281,23 @@ TEST(DefaultTrace, AnNchwMaxPoolKeepsVectorsOfARowAcrossItsWindow) {
   expectTraceReplays(lowered, 0);
 }
 
+TEST(DefaultTrace, ARowNarrowerThanAVectorIsOneShorterVector) {
+  // 6-wide rows with 8 lanes (AVX2): each row of a tile is one vector of 6, kept in
+  // registers across the window like a whole one; no split of the row, no remainder.
+  const auto lowered = lower("graph @dw opset 17 {\n  input %x: f32[1,4,6,6]\n"
+                             "  input %w: f32[4,1,3,3]\n"
+                             "  %y: f32[1,4,6,6] = Conv(%x, %w) {group = 4, pads = [1, 1, 1, 1]}\n"
+                             "  output %y\n}\n");
+  ASSERT_EQ(lowered.kernels.size(), 1u);
+  const loop::Kernel& naive = lowered.unscheduledKernel(0);
+  EXPECT_EQ(naive.defaultTrace, "vectorize(wp)\nunroll(kw)\nunroll(kh)\nsplit(oh, 3)\n"
+                                "register_tile(oh.i, kh)\n"); // the padded rows are 8 wide
+  const std::string tiled = loop::toString(lowered.kernels[0]);
+  EXPECT_NE(tiled.find("ramp("), std::string::npos) << tiled;
+  EXPECT_NE(tiled.find(", 1, 6)]"), std::string::npos) << tiled; // vectors of 6
+  expectTraceReplays(lowered, 0);
+}
+
 TEST(DefaultTrace, ARowTimesAMatrixTakesItsRemainderToo) {
   // One row: tiles of 8 vectors of 8 columns; 72 columns leave one vector.
   const auto lowered = lower("graph @gemv opset 17 {\n  input %a: f32[1,16]\n"
