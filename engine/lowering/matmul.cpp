@@ -158,6 +158,76 @@ void remainderTiles(std::vector<std::string>& steps, const std::string& rows, co
   step("register_tile(" + (r1.empty() ? columns + ".i.r1" : r1 + ".r1") + ", " + k1 + ".r1)");
 }
 
+namespace {
+
+// The plain nest of the product: for b, i, j: Y = 0; for k: Y += A(b, i, k) * B(b, k, j);
+// Y = finish(Y) (b and i only when they have more than one iteration).
+struct ProductNest {
+  Stmt nest;
+  std::string bn, in, jn, kn; // loop names; bn and in empty without their loop
+};
+ProductNest productNest(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p) {
+  const Expr b = p.batch > 1 ? kb.freshVar("b") : loop::makeIndex(0);
+  const Expr i = p.M > 1 ? kb.freshVar("i") : loop::makeIndex(0);
+  const Expr j = kb.freshVar("j"), k = kb.freshVar("k");
+  const std::vector<Expr> idx = p.yIndex(b, i, j);
+  std::vector<Stmt> element{
+      y.store(idx, constantOf(y.dtype, 0)),
+      forCount(k, p.K, y.store(idx, y.load(idx) + p.a(b, i, k) * p.b(b, k, j)))};
+  if (p.finish)
+    element.push_back(y.store(idx, p.finish(y.load(idx), idx)));
+  ProductNest out;
+  out.nest = forCount(j, p.N, loop::Block::make(element));
+  if (p.M > 1)
+    out.nest = forCount(i, p.M, out.nest);
+  if (p.batch > 1)
+    out.nest = forCount(b, p.batch, out.nest);
+  out.bn = p.batch > 1 ? loopName(b) : "";
+  out.in = p.M > 1 ? loopName(i) : "";
+  out.jn = loopName(j);
+  out.kn = loopName(k);
+  return out;
+}
+
+// A product narrower than a vector (2 <= N < lanes: a classifier's 10 classes, a 3x3
+// plane's positions): each row of Y is one shorter vector, R rows of them kept in registers
+// across k (one load of B's row and R broadcasts of A per k), the row blocks one parallel
+// loop.
+Stmt narrowProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p, int lanes) {
+  const std::int64_t R = p.M % 8 == 0 ? 8 : p.M % 4 == 0 ? 4 : p.M % 2 == 0 ? 2 : 1;
+  const ProductNest n = productNest(kb, y, p);
+  std::vector<std::string> tasks;
+  if (!n.bn.empty())
+    tasks.push_back(n.bn);
+  std::string top = n.jn; // the tile's outermost loop
+  if (!n.in.empty() && R > 1 && R < p.M) {
+    kb.defaultStep("split(" + n.in + ", " + std::to_string(R) + ")");
+    tasks.push_back(n.in + ".o");
+    top = n.in + ".i";
+  } else if (!n.in.empty() && R > 1) {
+    top = n.in;
+  } else if (!n.in.empty()) {
+    tasks.push_back(n.in);
+  }
+  kb.defaultStep("register_tile(" + top + ", " + n.kn + ")");
+  std::string fused;
+  for (const std::string& t : tasks) {
+    if (!fused.empty())
+      kb.defaultStep("fuse(" + fused + ", " + t + ")");
+    fused = fused.empty() ? t : fused + "." + t + ".fused";
+  }
+  const std::int64_t taskCount = p.batch * (p.M / R);
+  if (taskCount > 1 && parallelFor(p.batch * p.M * p.N * p.K) == loop::ForKind::Parallel)
+    kb.defaultStep("parallel(" + fused + ")");
+  kb.describe("register-tiled product (default trace): " + std::to_string(taskCount) +
+              " tasks, each " + std::to_string(R) + " row(s) of " + std::to_string(p.N) +
+              " columns, one vector shorter than " + std::to_string(lanes) + " lanes a row, " +
+              "summing " + std::to_string(p.K) + " products per element in order");
+  return n.nest;
+}
+
+} // namespace
+
 // The register-tiled product as a plain nest and the default trace that tiles it: for f32
 // with B contiguous in j and N at least one vector wide. The nest is
 //   for b, i, j: Y = 0; for k: Y += A(b, i, k) * B(b, k, j); Y = finish(Y)
@@ -168,8 +238,10 @@ void remainderTiles(std::vector<std::string>& steps, const std::string& rows, co
 // a remainder tile per row (remainderTiles). Undefined when it does not apply.
 Stmt tracedProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p) {
   const int lanes = kb.vectorBits() / 32;
-  if (lanes < 4 || y.dtype != graph::DType::F32 || !p.bContiguous || p.N < lanes)
+  if (lanes < 4 || y.dtype != graph::DType::F32 || !p.bContiguous || p.N < 2)
     return Stmt();
+  if (p.N < lanes) // (a sum of one product has no loop to keep the tile across)
+    return p.K > 1 ? narrowProduct(kb, y, p, lanes) : Stmt();
   // With long sums (BERT's 768 and 3072) 32 vector registers hold 8 rows x 2 vectors: the
   // column block of B a task streams over k is half as wide, and twice as many rows share
   // each load of it. Measured on BERT (AVX-512, kernel sums): 7.23 -> 6.29 ms at 1 thread,
@@ -185,23 +257,8 @@ Stmt tracedProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p
   const std::int64_t TW = V * lanes;
   const bool remainder = p.N % TW != 0;
 
-  const Expr b = p.batch > 1 ? kb.freshVar("b") : loop::makeIndex(0);
-  const Expr i = p.M > 1 ? kb.freshVar("i") : loop::makeIndex(0);
-  const Expr j = kb.freshVar("j"), k = kb.freshVar("k");
-  const std::vector<Expr> idx = p.yIndex(b, i, j);
-  std::vector<Stmt> element{
-      y.store(idx, constantOf(y.dtype, 0)),
-      forCount(k, p.K, y.store(idx, y.load(idx) + p.a(b, i, k) * p.b(b, k, j)))};
-  if (p.finish)
-    element.push_back(y.store(idx, p.finish(y.load(idx), idx)));
-  Stmt nest = forCount(j, p.N, loop::Block::make(element));
-  if (p.M > 1)
-    nest = forCount(i, p.M, nest);
-  if (p.batch > 1)
-    nest = forCount(b, p.batch, nest);
-
-  const std::string jn = loopName(j), kn = loopName(k);
-  const std::string in = p.M > 1 ? loopName(i) : "", bn = p.batch > 1 ? loopName(b) : "";
+  const ProductNest n = productNest(kb, y, p);
+  const std::string &jn = n.jn, &kn = n.kn, &in = n.in, &bn = n.bn;
   // The loops after the splits, in the order the trace wants them.
   std::vector<std::string> order, tile;
   if (!bn.empty())
@@ -254,7 +311,7 @@ Stmt tracedProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p
     kb.describe("the last " + std::to_string(p.N % TW) +
                 " columns of each row run as a smaller "
                 "remainder tile");
-  return nest;
+  return n.nest;
 }
 
 namespace {

@@ -310,6 +310,21 @@ TEST(DefaultTrace, ARowTimesAMatrixTakesItsRemainderToo) {
   expectTraceReplays(lowered, 0);
 }
 
+TEST(DefaultTrace, AProductNarrowerThanAVectorTilesRowsOfOneShorterVector) {
+  // Six classes with 8 lanes (AVX2): each row of the result is one vector of 6 lanes; 24
+  // rows are 3 tiles of 8 rows kept in registers across the sum.
+  const auto lowered = lower("graph @cls opset 17 {\n  input %a: f32[24,32]\n"
+                             "  input %b: f32[32,6]\n  %y: f32[24,6] = MatMul(%a, %b)\n"
+                             "  output %y\n}\n");
+  ASSERT_EQ(lowered.kernels.size(), 1u);
+  const loop::Kernel& naive = lowered.unscheduledKernel(0);
+  EXPECT_EQ(naive.defaultTrace, "split(i, 8)\nregister_tile(i.i, k)\n");
+  const std::string tiled = loop::toString(lowered.kernels[0]);
+  EXPECT_NE(tiled.find(", 1, 6)]"), std::string::npos) << tiled; // rows of 6 lanes
+  EXPECT_NE(tiled.find("y.tile"), std::string::npos) << tiled;
+  expectTraceReplays(lowered, 0);
+}
+
 TEST(DefaultTrace, AWidthThatIsNoWholeNumberOfVectorsEndsInAShorterOne) {
   // AVX2: 8 lanes. One row of 100 columns: a tile of 8 vectors, then the last 36 columns as
   // 4 vectors and one vector of 4.
