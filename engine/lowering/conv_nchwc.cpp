@@ -260,6 +260,17 @@ void rowTileSteps(std::vector<std::string>& steps, std::vector<std::string>& tas
                   const std::vector<std::string>& after, const std::string& rows,
                   const std::string& ow, std::int64_t OW, std::int64_t V, int lanes,
                   const std::string& k) {
+  if (OW < lanes) { // the row is one shorter vector: nothing to split
+    tasks.insert(tasks.end(), after.begin(), after.end());
+    std::vector<std::string> order = tasks;
+    if (!rows.empty())
+      order.push_back(rows);
+    order.push_back(ow);
+    if (order.size() > 1)
+      steps.push_back("reorder(" + loopList(order) + ")");
+    steps.push_back("register_tile(" + (rows.empty() ? ow : rows) + ", " + k + ")");
+    return;
+  }
   const std::int64_t TW = V * lanes, rem = OW % TW;
   std::string cols = ow; // the tile's column loop (split into vectors below)
   if (TW < OW) {

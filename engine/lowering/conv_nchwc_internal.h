@@ -88,8 +88,9 @@ PaddedPlanes windowRowPlanes(KernelBuilder& kb, const TensorRef& x,
 // registers across the reduction loop `k` (the NCHW Conv and pools): ow split into tiles,
 // the loops reordered as `tasks` (outermost, first), the tile-column loop, `after` (more task
 // loops), then the tile (`rows`, when the tile has a row loop, and the columns); remainder
-// tiles when the width does not divide the row. `tasks` gets the tile-column loop and
-// `after` appended: all the task loops, for parallelTaskSteps.
+// tiles when the width does not divide the row; a row narrower than a vector (OW < lanes)
+// is one shorter vector, not split. `tasks` gets the tile-column loop and `after` appended:
+// all the task loops, for parallelTaskSteps.
 void rowTileSteps(std::vector<std::string>& steps, std::vector<std::string>& tasks,
                   const std::vector<std::string>& after, const std::string& rows,
                   const std::string& ow, std::int64_t OW, std::int64_t V, int lanes,

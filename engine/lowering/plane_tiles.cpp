@@ -116,10 +116,7 @@ std::vector<std::string> planeTileSteps(const PlaneTile& t, const PlaneLoops& lo
     tasks.push_back(loops.oh);
   }
   const std::string& k = loops.kh.empty() ? loops.kw : loops.kh;
-  if (OW < lanes) // the tile is Q rows of one shorter vector: nothing to split or reorder
-    steps.push_back("register_tile(" + (rows.empty() ? loops.ow : rows) + ", " + k + ")");
-  else
-    rowTileSteps(steps, tasks, {}, rows, loops.ow, OW, t.V, lanes, k);
+  rowTileSteps(steps, tasks, {}, rows, loops.ow, OW, t.V, lanes, k);
   for (std::string& step : parallelTaskSteps(loops.planes, planes, work))
     steps.push_back(std::move(step));
   return steps;

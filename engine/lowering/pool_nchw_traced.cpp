@@ -15,6 +15,8 @@
 // as one parallel loop. Strided windows read with strided vector loads.
 #include "engine/lowering/conv_nchwc_internal.h"
 
+#include <algorithm>
+
 namespace lathe::lowering {
 
 Stmt tracedNchwPool(KernelBuilder& kb, const Epilogue& epilogue, const TensorRef& x,
@@ -77,14 +79,14 @@ Stmt tracedNchwPool(KernelBuilder& kb, const Epilogue& epilogue, const TensorRef
   registerTraces(kb, traces, 8);
   const PlaneTile& best = tiles.front();
 
-  const std::int64_t TW = best.V * lanes, rem = OW % TW;
+  const std::int64_t TW = std::min(best.V * lanes, OW), rem = OW % TW;
   kb.describe(std::string(kind == PoolKind::Max  ? "max"
                           : kind == PoolKind::Lp ? "Lp"
                                                  : "average") +
               " pooling (default trace): " + std::to_string(N * C) +
               (parallelFor(work) == loop::ForKind::Parallel ? " parallel" : "") +
               " tasks, one per channel plane; tiles of " + std::to_string(best.Q) + " row(s) x " +
-              std::to_string(best.V) + " vector(s) of " + std::to_string(lanes) +
+              std::to_string(best.V) + " vector(s) of " + std::to_string(TW / best.V) +
               " positions, kept in registers across the " + std::to_string(KH * KW) +
               " taps of the window");
   if (rem > 0)

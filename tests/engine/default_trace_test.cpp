@@ -290,11 +290,30 @@ TEST(DefaultTrace, ARowNarrowerThanAVectorIsOneShorterVector) {
                              "  output %y\n}\n");
   ASSERT_EQ(lowered.kernels.size(), 1u);
   const loop::Kernel& naive = lowered.unscheduledKernel(0);
-  EXPECT_EQ(naive.defaultTrace, "vectorize(wp)\nunroll(kw)\nunroll(kh)\nsplit(oh, 3)\n"
-                                "register_tile(oh.i, kh)\n"); // the padded rows are 8 wide
+  EXPECT_EQ(naive.defaultTrace,
+            "vectorize(wp)\nunroll(kw)\nunroll(kh)\nsplit(oh, 3)\nreorder(oh.o, oh.i, ow)\n"
+            "register_tile(oh.i, kh)\n"); // the padded rows are 8 wide
   const std::string tiled = loop::toString(lowered.kernels[0]);
   EXPECT_NE(tiled.find("ramp("), std::string::npos) << tiled;
   EXPECT_NE(tiled.find(", 1, 6)]"), std::string::npos) << tiled; // vectors of 6
+  expectTraceReplays(lowered, 0);
+}
+
+TEST(DefaultTrace, AnNchwConvOnNarrowRowsTakesMoreChannelsInItsTile) {
+  // 7-wide rows with 8 lanes (AVX2): a row is one vector of 7, and the tile takes all 6
+  // output channels (a divisor of M beyond 1, 2, 4 and 8) across the 3 input channels x 9
+  // taps; nothing splits the row.
+  const auto lowered = lower("graph @c opset 17 {\n  input %x: f32[1,3,7,7]\n"
+                             "  input %w: f32[6,3,3,3]\n"
+                             "  %y: f32[1,6,7,7] = Conv(%x, %w) {pads = [1, 1, 1, 1]}\n"
+                             "  output %y\n}\n");
+  ASSERT_EQ(lowered.kernels.size(), 1u);
+  const loop::Kernel& naive = lowered.unscheduledKernel(0);
+  EXPECT_NE(naive.defaultTrace.find("register_tile(m, c)"), std::string::npos)
+      << naive.defaultTrace;
+  EXPECT_EQ(naive.defaultTrace.find("split(ow"), std::string::npos) << naive.defaultTrace;
+  const std::string tiled = loop::toString(lowered.kernels[0]);
+  EXPECT_NE(tiled.find(", 1, 7)]"), std::string::npos) << tiled; // rows of 7 lanes
   expectTraceReplays(lowered, 0);
 }
 
