@@ -102,7 +102,7 @@ Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOpera
     return asOneRow(kb, epilogue, ops, axes, tracedNchwConv);
   const TensorRef &x = ops.x, &w = ops.w, &y = ops.y;
   const int lanes = kb.vectorBits() / 32;
-  if (!planeRowsApply(x, axes, lanes) || y.rank() != 4 || x.dtype != graph::DType::F32 ||
+  if (!planeRowsApply(x, axes, lanes, false) || y.rank() != 4 || x.dtype != graph::DType::F32 ||
       w.dtype != graph::DType::F32 || y.dtype != graph::DType::F32)
     return Stmt();
   const WindowAxis &ar = axes[0], &ac = axes[1];
@@ -216,7 +216,7 @@ Stmt tracedDepthwiseConv(KernelBuilder& kb, const Epilogue& epilogue, const Conv
     return asOneRow(kb, epilogue, ops, axes, tracedDepthwiseConv);
   const TensorRef &x = ops.x, &w = ops.w, &y = ops.y;
   const int lanes = kb.vectorBits() / 32;
-  if (!planeRowsApply(x, axes, lanes) || y.rank() != 4 || w.rank() != 4 ||
+  if (!planeRowsApply(x, axes, lanes, true) || y.rank() != 4 || w.rank() != 4 ||
       x.dtype != graph::DType::F32 || w.dtype != graph::DType::F32 || y.dtype != graph::DType::F32)
     return Stmt();
   const WindowAxis &ar = axes[0], &ac = axes[1];

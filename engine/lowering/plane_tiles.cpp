@@ -60,11 +60,13 @@ PlaneLoops planeLoops(const Expr& n, std::int64_t N, const Expr& c, std::int64_t
   return loops;
 }
 
-bool planeRowsApply(const TensorRef& x, const std::vector<WindowAxis>& axes, int lanes) {
+bool planeRowsApply(const TensorRef& x, const std::vector<WindowAxis>& axes, int lanes,
+                    bool anyStride) {
   if (windowRowsApply(x, axes, lanes))
     return true;
-  return axes.size() == 2 && x.rank() == 4 && lanes >= 4 && x.numElements() > 0 &&
-         axes[1].out >= 4 && axes[1].out < lanes && axes[1].stride == 1;
+  if (axes.size() != 2 || x.rank() != 4 || lanes < 4 || x.numElements() == 0 || axes[1].out < 4)
+    return false;
+  return axes[1].stride == 1 ? axes[1].out < lanes : anyStride;
 }
 
 Expr planeAt(const PaddedPlanes& planes, const Expr& plane, const Expr& row, const Expr& col) {

@@ -23,7 +23,7 @@ Stmt tracedNchwPool(KernelBuilder& kb, const Epilogue& epilogue, const TensorRef
                     const TensorRef& y, const std::vector<WindowAxis>& axes, PoolKind kind,
                     std::int64_t p, bool includePad) {
   const int lanes = kb.vectorBits() / 32;
-  if (!planeRowsApply(x, axes, lanes) || y.rank() != 4 || x.dtype != graph::DType::F32 ||
+  if (!planeRowsApply(x, axes, lanes, true) || y.rank() != 4 || x.dtype != graph::DType::F32 ||
       y.dtype != graph::DType::F32)
     return Stmt();
   const WindowAxis &ar = axes[0], &ac = axes[1];
