@@ -67,6 +67,14 @@ Expr lowestOf(graph::DType dtype);
 Expr lpPower(const Expr& v, std::int64_t p);
 Expr lpRoot(const Expr& sum, std::int64_t p);
 Expr tapCount(const WindowAxis& a, const Expr& o, bool includePad);
+// A pool's accumulator: its start, one tap's update (MaxPool keeps the first maximum in tap
+// order: only a strictly greater value replaces it) and, for output position (oh, ow) of a
+// 2-D window, the finished value (AveragePool's mean over tapCount, LpPool's root).
+Expr poolStart(PoolKind kind, graph::DType dtype);
+Expr poolUpdate(PoolKind kind, const Expr& acc, const Expr& v, std::int64_t p);
+Expr poolFinish2d(PoolKind kind, Expr value, graph::DType dtype, std::int64_t p,
+                  const WindowAxis& rows, const WindowAxis& cols, const Expr& oh, const Expr& ow,
+                  bool includePad);
 
 // 2-D pooling in NCHW (f32, no Indices output) as a plain nest and its default trace: a task
 // per plane that pads its plane into a scratch of its own, then keeps tiles of output rows x

@@ -302,23 +302,6 @@ void rowTileSteps(std::vector<std::string>& steps, std::vector<std::string>& tas
                     ", " + k + ")");
 }
 
-std::vector<std::string> parallelTaskSteps(const std::vector<std::string>& loops,
-                                           std::int64_t tasks, std::int64_t work) {
-  std::vector<std::string> steps;
-  if (loops.empty())
-    return steps;
-  // One parallel loop over the tasks: the outermost made parallel, then the others fused
-  // into it (each fuse checks that the loop it takes in has independent iterations).
-  std::string fused = loops.front();
-  if (tasks > 1 && parallelFor(work) == loop::ForKind::Parallel)
-    steps.push_back("parallel(" + fused + ")");
-  for (std::size_t l = 1; l < loops.size(); ++l) {
-    steps.push_back("fuse(" + fused + ", " + loops[l] + ")");
-    fused += "." + loops[l] + ".fused";
-  }
-  return steps;
-}
-
 // The plain nest and the default trace that tiles it (kernel notes at the top of the file):
 // the trace splits oh, ow and the channels into the tile (Q rows, P columns, R vectors of
 // channels), moves the tile inside the tasks, lifts the remainder of a split that does not

@@ -60,11 +60,6 @@ Stmt loopOver(const Expr& var, std::int64_t extent, Stmt body);
 // X, W, the optional bias and Y of a blocked convolution node.
 ConvOperands blockedConvOperands(const graph::Node& node, KernelBuilder& kb);
 
-// The steps that make `loops` (outermost first, all task loops of one nest) one parallel
-// loop of `tasks` iterations when `work` is worth it: parallel the first, fuse the others.
-std::vector<std::string> parallelTaskSteps(const std::vector<std::string>& loops,
-                                           std::int64_t tasks, std::int64_t work);
-
 // Whether a 2-D window over NCHW x [N, C, H, W] may run as vectors of output rows (the traced
 // NCHW Conv and pools): a vector width known, something to compute, rows of at least a
 // vector (strided: two; the hand-written tiles read those through stride-phase copies in
@@ -142,6 +137,18 @@ Stmt planeTask(KernelBuilder& kb, const PaddedPlanes& planes, Stmt rows);
 // whole-trace variants.
 void registerTraces(KernelBuilder& kb, const std::vector<std::vector<std::string>>& traces,
                     std::size_t variants);
+
+// Registers the default trace (the best tile's) and the tuner's variants (the next ones) of
+// a plane window's nest whose other steps are `prefix` (the padded copy's), and returns the
+// best tile.
+PlaneTile registerPlaneTraces(KernelBuilder& kb, const std::vector<PlaneTile>& tiles,
+                              const std::vector<std::string>& prefix, const PlaneLoops& loops,
+                              std::int64_t planes, std::int64_t OH, std::int64_t OW, int lanes,
+                              std::int64_t work);
+
+// Whether a window reaches past the padded input along some axis (a Conv's never should; the
+// traced Convs leave such geometry to the hand-written kernels).
+bool reachesPastPadding(const std::vector<WindowAxis>& axes);
 
 // The steps that unroll the taps, tile the rows into `t` (remainder tiles where the width
 // does not divide a row) and run the `planes` tasks as one parallel loop when `work` is worth

@@ -438,6 +438,27 @@ Expr tapCount(const WindowAxis& a, const Expr& o, bool includePad) {
   return loop::max(end - first, loop::makeIndex(1));
 }
 
+Expr poolStart(PoolKind kind, graph::DType dtype) {
+  return kind == PoolKind::Max ? lowestOf(dtype) : constantOf(dtype, 0);
+}
+
+Expr poolUpdate(PoolKind kind, const Expr& acc, const Expr& v, std::int64_t p) {
+  return kind == PoolKind::Max  ? loop::select(v > acc, v, acc)
+         : kind == PoolKind::Lp ? acc + lpPower(v, p)
+                                : acc + v;
+}
+
+Expr poolFinish2d(PoolKind kind, Expr value, graph::DType dtype, std::int64_t p,
+                  const WindowAxis& rows, const WindowAxis& cols, const Expr& oh, const Expr& ow,
+                  bool includePad) {
+  if (kind == PoolKind::Average)
+    return value / loop::cast(loopType(dtype),
+                              tapCount(rows, oh, includePad) * tapCount(cols, ow, includePad));
+  if (kind == PoolKind::Lp)
+    return lpRoot(value, p);
+  return value;
+}
+
 namespace {
 
 Stmt lowerPool(const Node& node, KernelBuilder& kb, const Epilogue& epilogue, PoolKind kind) {

@@ -210,15 +210,9 @@ Stmt narrowProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p
     tasks.push_back(n.in);
   }
   kb.defaultStep("register_tile(" + top + ", " + n.kn + ")");
-  std::string fused;
-  for (const std::string& t : tasks) {
-    if (!fused.empty())
-      kb.defaultStep("fuse(" + fused + ", " + t + ")");
-    fused = fused.empty() ? t : fused + "." + t + ".fused";
-  }
   const std::int64_t taskCount = p.batch * (p.M / R);
-  if (taskCount > 1 && parallelFor(p.batch * p.M * p.N * p.K) == loop::ForKind::Parallel)
-    kb.defaultStep("parallel(" + fused + ")");
+  for (const std::string& step : parallelTaskSteps(tasks, taskCount, p.batch * p.M * p.N * p.K))
+    kb.defaultStep(step);
   kb.describe("register-tiled product (default trace): " + std::to_string(taskCount) +
               " tasks, each " + std::to_string(R) + " row(s) of " + std::to_string(p.N) +
               " columns, one vector shorter than " + std::to_string(lanes) + " lanes a row, " +

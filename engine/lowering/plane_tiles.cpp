@@ -124,4 +124,25 @@ std::vector<std::string> planeTileSteps(const PlaneTile& t, const PlaneLoops& lo
   return steps;
 }
 
+PlaneTile registerPlaneTraces(KernelBuilder& kb, const std::vector<PlaneTile>& tiles,
+                              const std::vector<std::string>& prefix, const PlaneLoops& loops,
+                              std::int64_t planes, std::int64_t OH, std::int64_t OW, int lanes,
+                              std::int64_t work) {
+  constexpr std::size_t kVariants = 8; // tiles the tuner may try instead of the best
+  std::vector<std::vector<std::string>> traces;
+  for (std::size_t i = 0; i < tiles.size() && i <= kVariants; ++i) {
+    traces.push_back(prefix);
+    for (std::string& step : planeTileSteps(tiles[i], loops, planes, OH, OW, lanes, work))
+      traces.back().push_back(std::move(step));
+  }
+  registerTraces(kb, traces, kVariants);
+  return tiles.front();
+}
+
+bool reachesPastPadding(const std::vector<WindowAxis>& axes) {
+  return std::any_of(axes.begin(), axes.end(), [](const WindowAxis& a) {
+    return (a.out - 1) * a.stride + (a.kernel - 1) * a.dilation >= a.in + a.padBegin + a.padEnd;
+  });
+}
+
 } // namespace lathe::lowering

@@ -39,7 +39,7 @@ Stmt tracedNchwPool(KernelBuilder& kb, const Epilogue& epilogue, const TensorRef
   const std::vector<PlaneTile> tiles = rankedPlaneTiles(lanes, OH, OW, KH * KW, ac.stride);
   if (tiles.empty())
     return Stmt();
-  const Expr start = kind == PoolKind::Max ? lowestOf(y.dtype) : constantOf(y.dtype, 0);
+  const Expr start = poolStart(kind, y.dtype);
   const Expr n = axisVar(kb, "n", N), c = axisVar(kb, "c", C);
   const Expr plane = n * C + c;
   const PaddedPlanes planes = windowRowPlanes(kb, x, axes, lanes, false, start, plane);
@@ -52,16 +52,8 @@ Stmt tracedNchwPool(KernelBuilder& kb, const Epilogue& epilogue, const TensorRef
   const std::vector<Expr> idx{n, c, oh, ow};
   const Expr row = oh * ar.stride + kh * ar.dilation, col = ow * ac.stride + kw * ac.dilation;
   const Expr xv = src.loadFlat(planeAt(planes, plane, row, col));
-  const Expr acc = y.load(idx);
-  const Expr next = kind == PoolKind::Max  ? loop::select(xv > acc, xv, acc)
-                    : kind == PoolKind::Lp ? acc + lpPower(xv, p)
-                                           : acc + xv;
-  Expr value = y.load(idx);
-  if (kind == PoolKind::Average)
-    value = value / loop::cast(loopType(y.dtype),
-                               tapCount(ar, oh, includePad) * tapCount(ac, ow, includePad));
-  else if (kind == PoolKind::Lp)
-    value = lpRoot(value, p);
+  const Expr next = poolUpdate(kind, y.load(idx), xv, p);
+  const Expr value = poolFinish2d(kind, y.load(idx), y.dtype, p, ar, ac, oh, ow, includePad);
   const Stmt element = loop::Block::make({y.store(idx, start),
                                           loopOver(kh, KH, loopOver(kw, KW, y.store(idx, next))),
                                           y.store(idx, epilogue(value, idx))});
@@ -69,15 +61,9 @@ Stmt tracedNchwPool(KernelBuilder& kb, const Epilogue& epilogue, const TensorRef
       n, N, loopOver(c, C, planeTask(kb, planes, loopOver(oh, OH, forCount(ow, OW, element)))));
 
   // --- the trace (the tuner's variants: the next tiles) ---
-  const PlaneLoops loops = planeLoops(n, N, c, C, oh, OH, ow, kh, KH, kw, KW);
-  std::vector<std::vector<std::string>> traces;
-  for (const PlaneTile& t : tiles) {
-    traces.push_back(planes.steps);
-    for (std::string& step : planeTileSteps(t, loops, N * C, OH, OW, lanes, work))
-      traces.back().push_back(std::move(step));
-  }
-  registerTraces(kb, traces, 8);
-  const PlaneTile& best = tiles.front();
+  const PlaneTile best = registerPlaneTraces(kb, tiles, planes.steps,
+                                             planeLoops(n, N, c, C, oh, OH, ow, kh, KH, kw, KW),
+                                             N * C, OH, OW, lanes, work);
 
   const std::int64_t TW = std::min(best.V * lanes, OW), rem = OW % TW;
   kb.describe(std::string(kind == PoolKind::Max  ? "max"

@@ -155,6 +155,23 @@ loop::ForKind parallelFor(std::int64_t work) {
   return work >= (std::int64_t{1} << 16) ? loop::ForKind::Parallel : loop::ForKind::Serial;
 }
 
+std::vector<std::string> parallelTaskSteps(const std::vector<std::string>& loops,
+                                           std::int64_t tasks, std::int64_t work) {
+  std::vector<std::string> steps;
+  if (loops.empty())
+    return steps;
+  // One parallel loop over the tasks: the outermost made parallel, then the others fused
+  // into it (each fuse checks that the loop it takes in has independent iterations).
+  std::string fused = loops.front();
+  if (tasks > 1 && parallelFor(work) == loop::ForKind::Parallel)
+    steps.push_back("parallel(" + fused + ")");
+  for (std::size_t l = 1; l < loops.size(); ++l) {
+    steps.push_back("fuse(" + fused + ", " + loops[l] + ")");
+    fused += "." + loops[l] + ".fused";
+  }
+  return steps;
+}
+
 std::vector<Expr> unflatten(const Expr& flat, const std::vector<std::int64_t>& shape) {
   std::vector<Expr> index(shape.size());
   Expr rest = flat;

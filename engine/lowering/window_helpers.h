@@ -85,6 +85,11 @@ Expr freshScalar(KernelBuilder& kb, const std::string& hint, loop::Type type);
 // waking the thread pool, else serial.
 loop::ForKind parallelFor(std::int64_t work);
 
+// The steps that make `loops` (outermost first, all task loops of one nest) one parallel
+// loop of `tasks` iterations when `work` is worth it: parallel the first, fuse the others.
+std::vector<std::string> parallelTaskSteps(const std::vector<std::string>& loops,
+                                           std::int64_t tasks, std::int64_t work);
+
 // Row-major index of flat position `flat` in `shape` (empty shape: no index).
 std::vector<Expr> unflatten(const Expr& flat, const std::vector<std::int64_t>& shape);
 

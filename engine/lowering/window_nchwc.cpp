@@ -169,25 +169,19 @@ Stmt lowerWindowNchwc(const graph::Node& node, KernelBuilder& kb, const Epilogue
     const Expr ih = oh * ar.stride + kh * ar.dilation - ar.padBegin;
     const Expr iw = ow * ac.stride + kw * ac.dilation - ac.padBegin;
     const Expr acc = y.load(idx), in = x.load({n, cb, ih, iw, j});
-    const Expr next = !op.pool()                 ? acc + in * op.w->load({cb, kh, kw, j})
-                      : op.kind == PoolKind::Max ? loop::select(in > acc, in, acc)
-                      : op.kind == PoolKind::Lp  ? acc + lpPower(in, op.p)
-                                                 : acc + in;
-    const Stmt update = y.store(idx, next);
+    const Stmt update = y.store(idx, op.pool() ? poolUpdate(op.kind, acc, in, op.p)
+                                               : acc + in * op.w->load({cb, kh, kw, j}));
     const IndexRange tapCols =
         i == 1 ? IndexRange{loop::makeIndex(0), loop::makeIndex(g.KW)}
                : validRange(g.KW, ac.dilation, ow * ac.stride - ac.padBegin, g.W);
     Expr value = y.load(idx);
     if (op.bias)
       value = value + op.bias->load({cb * kBlock + j});
-    if (op.pool() && op.kind == PoolKind::Average)
-      value = value / loop::cast(loopType(y.dtype),
-                                 tapCount(ar, oh, op.includePad) * tapCount(ac, ow, op.includePad));
-    else if (op.pool() && op.kind == PoolKind::Lp)
-      value = lpRoot(value, op.p);
-    const bool maxPool = op.pool() && op.kind == PoolKind::Max;
+    if (op.pool())
+      value = poolFinish2d(op.kind, value, y.dtype, op.p, ar, ac, oh, ow, op.includePad);
     const Stmt element = loop::Block::make(
-        {y.store(idx, maxPool ? lowestOf(loop::f32()) : constantOf(y.dtype, 0)),
+        {y.store(idx, op.pool() && op.kind == PoolKind::Max ? lowestOf(loop::f32())
+                                                            : constantOf(y.dtype, 0)),
          forRange(kh, tapRows.lo, tapRows.extent, forRange(kw, tapCols.lo, tapCols.extent, update)),
          y.store(idx, epilogue(value, idx))});
     row.push_back(loopOver(p, count, forCount(j, kBlock, element)));
