@@ -234,21 +234,31 @@ TEST(LayoutNchwc, AverageAndLpPoolsKeepTheChainBlocked) {
 }
 
 TEST(LayoutNchwc, AnLpPoolOfPaddingChannelsStaysInNchw) {
-  // 24 channels in two blocks: the padding channels are only kept finite, and |x|^p of a
-  // finite value need not be, so LpPool does not join the chain; AveragePool (a mean of
-  // finite values) does.
-  const std::string text = "graph @lp opset 17 {\n  input %x: f32[1,24,8,8]\n" +
-                           constant("wa", {24, 24, 1, 1}) +
-                           "  %a: f32[1,24,8,8] = Conv(%x, %wa)\n"
-                           "  %b: f32[1,24,8,8] = LpPool(%a) {kernel_shape = [2, 2], pads = "
-                           "[0, 0, 1, 1]}\n"
-                           "  %c: f32[1,24,8,8] = AveragePool(%a) {kernel_shape = [2, 2], "
-                           "pads = [0, 0, 1, 1]}\n"
-                           "  output %b\n  output %c\n}\n";
-  auto g = graph::parseGraph(text);
-  passes::layoutNchwc(*g);
-  EXPECT_EQ(count(*g, "LpPoolNCHWc"), 0);
-  EXPECT_EQ(count(*g, "LpPool"), 1);
+  // 24 channels in two blocks between Convs of 16: the padding channels are only kept
+  // finite, and |x|^p of a finite value need not be, so LpPool does not join the chain (and
+  // the chain, cut in two, is too short for its conversions); AveragePool, a mean of finite
+  // values, does, and the four Convs run blocked.
+  const auto chain = [](const std::string& pool) {
+    return "graph @pad opset 17 {\n  input %x: f32[1,16,8,8]\n" + weight("w1", 24, 16) +
+           weight("w2", 16, 24) + weight("w3", 16, 16) +
+           "  %a: f32[1,24,8,8] = Conv(%x, %w1)\n"
+           "  %b: f32[1,24,8,8] = " +
+           pool +
+           "(%a) {kernel_shape = [2, 2], pads = [0, 0, 1, 1]}\n"
+           "  %c: f32[1,16,8,8] = Conv(%b, %w2)\n"
+           "  %d: f32[1,16,8,8] = Conv(%c, %w3)\n"
+           "  %e: f32[1,16,8,8] = Conv(%d, %w3)\n"
+           "  output %e\n}\n";
+  };
+  auto lp = graph::parseGraph(chain("LpPool"));
+  passes::layoutNchwc(*lp);
+  EXPECT_EQ(count(*lp, "LpPoolNCHWc"), 0);
+  EXPECT_EQ(count(*lp, "LpPool"), 1);
+  EXPECT_EQ(count(*lp, "ConvNCHWc"), 0);
+  auto avg = graph::parseGraph(chain("AveragePool"));
+  ASSERT_TRUE(passes::layoutNchwc(*avg));
+  EXPECT_EQ(count(*avg, "AveragePoolNCHWc"), 1);
+  EXPECT_EQ(count(*avg, "ConvNCHWc"), 4);
 }
 
 TEST(LayoutNchwc, PaddedConvsCountTheOperationsOfTheChannelsTheModelHas) {
