@@ -133,9 +133,9 @@ LoadedBundle::~LoadedBundle() {
 }
 
 std::unique_ptr<LoadedBundle> readBundle(const std::string& path) {
-  const std::vector<ArchiveEntry> entries = readTar(path);
-  auto find = [&](const std::string& name) -> const ArchiveEntry* {
-    for (const ArchiveEntry& e : entries)
+  std::vector<ArchiveEntry> entries = readTar(path);
+  auto find = [&](const std::string& name) -> ArchiveEntry* {
+    for (ArchiveEntry& e : entries)
       if (e.path == name)
         return &e;
     return nullptr;
@@ -147,7 +147,7 @@ std::unique_ptr<LoadedBundle> readBundle(const std::string& path) {
   loaded->manifest = manifestFromJson(manifest->bytes, path);
   validateManifest(loaded->manifest, path);
   const ArchiveEntry* library = find(loaded->manifest.library);
-  const ArchiveEntry* weights = find("weights.bin");
+  ArchiveEntry* weights = find("weights.bin");
   if (!library || !weights)
     throw Error(ErrorKind::Invalid,
                 "the bundle lacks " +
@@ -156,7 +156,7 @@ std::unique_ptr<LoadedBundle> readBundle(const std::string& path) {
   checkSeal(loaded->manifest.weightsSeal, "weights", "weights.bin", weights->bytes, path);
   checkSeal(loaded->manifest.librarySeal, "library", loaded->manifest.library, library->bytes,
             path);
-  loaded->weights = weights->bytes;
+  loaded->weights = std::move(weights->bytes);
   loaded->folder = makeTempFolder();
   loaded->cleanupSlot = registerTemp(loaded->folder, /*isFolder=*/true);
   loaded->libraryPath = (fs::path(loaded->folder) / loaded->manifest.library).string();

@@ -78,6 +78,9 @@ Executor::Executor(ExecutionPlan plan, std::shared_ptr<ThreadPool> pool)
                   "constant slot without data: " + plan_.slots[s].name);
       std::memcpy(constants_.data() + offsets_[s], plan_.slots[s].constantData,
                   plan_.slots[s].byteSize());
+      // From here on the plan points at the executor's copy: whoever handed in the bytes
+      // (a bundle's weights.bin) may release them.
+      plan_.slots[s].constantData = constants_.data() + offsets_[s];
     }
   arena_ = AlignedBuffer(static_cast<std::size_t>(std::max<std::uint64_t>(arenaBytes_, 64)));
 }

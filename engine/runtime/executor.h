@@ -24,7 +24,8 @@ struct PlanSlot {
   SlotRole role = SlotRole::Intermediate;
   ElementType type = ElementType::F32;
   std::vector<std::int64_t> shape;
-  const void* constantData = nullptr; // Constant slots: the bytes (copied by the executor)
+  const void* constantData = nullptr; // Constant slots: the bytes (the executor copies them
+                                      // and its plan() then points at its copy)
   // An output whose shape only a host call knows (-1 dims in `shape`): the call gets a
   // Tensor* instead of an address and assigns the result.
   bool dynamicShape = false;

@@ -50,6 +50,8 @@ TEST(DriverPlan, InMemoryAndBundleRunTheSamePlan) {
   const driver::CompileOutcome bundle = driver::compileModel(*g, settings);
   ASSERT_TRUE(jit.compiled && bundle.compiled);
   ASSERT_TRUE(bundle.compiled->bundle) << "a host bundle is loaded back from its file";
+  // The executor holds the only copy of the weights (a second one doubled ResNet-50's memory).
+  EXPECT_TRUE(bundle.compiled->bundle->weights.empty());
 
   const runtime::ExecutionPlan& a = jit.compiled->executor->plan();
   const runtime::ExecutionPlan& b = bundle.compiled->executor->plan();
