@@ -94,6 +94,10 @@ std::vector<TestCase> findModels(const std::string& dir) {
     for (char& c : line)
       if (c == '\n')
         c = ' ';
+    // What the model was compiled for, on a line of its own before the verdict: the parent
+    // checks it against --target.
+    if (!r.compiledFor.empty())
+      line = "TARGET " + r.compiledFor.substr(0, 500) + "\n" + line;
     (void)!::write(fd, line.data(), line.size());
     ::_exit(0);
   }
@@ -145,6 +149,10 @@ int runConformance(const ConformanceOptions& o) {
                  "this machine; leave --target out\n";
     return 2;
   }
+  const api::ResolvedTarget target = api::resolveTargetText(o.target);
+  if (!o.importOnly)
+    std::cout << "compiling for " << target.description
+              << (o.gpuSchedulesOnHost ? " (GPU schedules run on this CPU)" : "") << "\n";
   std::vector<TestCase> cases;
   for (const std::string& d : o.dirs) {
     if (!fs::is_directory(d)) {
@@ -169,6 +177,14 @@ int runConformance(const ConformanceOptions& o) {
   std::size_t next = 0;
   auto finish = [&](Running& r, const std::string& forced) {
     std::string out = forced.empty() ? r.output : forced;
+    if (out.rfind("TARGET ", 0) == 0) {
+      const std::size_t end = out.find('\n');
+      const std::string compiledFor = out.substr(7, end == std::string::npos ? end : end - 7);
+      out = end == std::string::npos ? "" : out.substr(end + 1);
+      if (compiledFor != target.canonical)
+        out = "FAIL compiled for \"" + compiledFor + "\", not for --target \"" + target.canonical +
+              "\"";
+    }
     std::string verdict = out.substr(0, 4);
     std::string reason = out.size() > 5 ? out.substr(5) : "";
     if (verdict == "PASS") {

@@ -40,6 +40,7 @@ BackendTestResult runBackendTest(const std::string& testDir, const BackendTestOp
   const CompileResult compiled = session.compile(compile);
   if (!compiled.ok())
     return fail(*compiled.failure);
+  out.compiledFor = compiled.report->target;
   try {
     runtime::Executor& exec = *session.state_->compiled->executor;
     std::vector<fs::path> sets;

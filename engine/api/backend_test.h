@@ -11,6 +11,9 @@ struct BackendTestResult {
   std::string status; // "pass", "fail", "skip" (unsupported)
   std::string message;
   double maxAbsDiff = 0;
+  // The target the model was compiled for, as the compile reported it (canonical form);
+  // empty when it did not get that far.
+  std::string compiledFor;
 };
 struct BackendTestOptions {
   double rtol = 1e-3, atol = 1e-5;

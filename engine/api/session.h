@@ -192,6 +192,13 @@ std::vector<TargetSummary> knownTargets();
 bool runsInThisProcess(const std::string& target);
 // Whether the target string names a GPU (CUDA) target; false for an invalid string.
 bool isGpuTarget(const std::string& target);
+// The canonical form of a target string (what a compile reports as its target) and what
+// LLVM resolves it to, e.g. "x86_64-pc-linux-gnu, cpu x86-64, 128-bit vectors"; both
+// empty for an invalid string.
+struct ResolvedTarget {
+  std::string canonical, description;
+};
+ResolvedTarget resolveTargetText(const std::string& target);
 
 // Whether the model file records no input shapes (a TorchScript archive), so that opening it
 // needs OpenOptions::inputShapes (or an inputs file). Decided by the file's contents.

@@ -65,4 +65,17 @@ bool isGpuTarget(const std::string& text) {
   }
 }
 
+ResolvedTarget resolveTargetText(const std::string& text) {
+  try {
+    const target::Target parsed = target::parseTarget(text);
+    if (parsed.kind == target::Kind::Cuda || !codegen::targetAvailable(parsed, nullptr))
+      return {parsed.text(), parsed.text()};
+    const target::Target resolved = codegen::resolveTarget(parsed);
+    return {parsed.text(), resolved.triple + ", cpu " + resolved.cpu + ", " +
+                               std::to_string(codegen::vectorBits(resolved)) + "-bit vectors"};
+  } catch (const Error&) {
+    return {};
+  }
+}
+
 } // namespace lathe::api

@@ -6,6 +6,7 @@ Each check runs lathe as a user would and asserts on its exit status and output.
 """
 import json
 import os
+import platform
 import subprocess
 import sys
 
@@ -1374,6 +1375,14 @@ def check_run_on_target(lathe, models):
     rc, out, err = run(lathe, "conformance", "--target", targets[0][1], models)
     expect(rc == 2 and "does not run in this process" in err and "lathe targets" in err,
            "conformance refuses a target that runs elsewhere", out + err)
+    # A target that runs here is the one every model is compiled for: the header says what
+    # LLVM made of it, and a model compiled for anything else would FAIL.
+    relu = "/usr/share/libonnx-testdata/data/node/test_relu"
+    if platform.machine() == "x86_64" and os.path.isdir(relu):
+        rc, out, err = run(lathe, "conformance", "--target", "llvm -mcpu=x86-64",
+                           os.path.dirname(relu), "--filter", "node/test_relu")
+        expect(rc == 0 and "cpu x86-64, 128-bit vectors" in out and "1 passed, 0 failed" in out,
+               "conformance compiles for the --target it is given", out + err)
 
 
 def check_session(lathe, models):
