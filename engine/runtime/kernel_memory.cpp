@@ -32,7 +32,7 @@ struct Block {
   std::size_t bytes = 0; // the whole block, header included
 };
 
-void* mapLarge(std::size_t bytes) {
+void* allocateLarge(std::size_t bytes) {
   void* base = std::aligned_alloc(kHuge, bytes);
 #if defined(__linux__) && defined(MADV_HUGEPAGE)
   if (base)
@@ -50,8 +50,9 @@ struct BlockCache {
     for (std::size_t i = 0; i < count; ++i)
       std::free(blocks[i].base);
   }
-  // The smallest cached block of at least `bytes`, taken out of the cache; null if none.
-  void* take(std::size_t want) {
+  // The smallest cached block of at least `want` bytes, taken out of the cache (its size in
+  // `bytes`); null if none.
+  void* take(std::size_t want, std::size_t& size) {
     std::size_t best = count;
     for (std::size_t i = 0; i < count; ++i)
       if (blocks[i].bytes >= want && (best == count || blocks[i].bytes < blocks[best].bytes))
@@ -59,7 +60,8 @@ struct BlockCache {
     if (best == count)
       return nullptr;
     void* base = blocks[best].base;
-    bytes -= blocks[best].bytes;
+    size = blocks[best].bytes;
+    bytes -= size;
     std::move(blocks.begin() + static_cast<std::ptrdiff_t>(best) + 1,
               blocks.begin() + static_cast<std::ptrdiff_t>(count),
               blocks.begin() + static_cast<std::ptrdiff_t>(best));
@@ -93,12 +95,16 @@ extern "C" void* lathe_alloc(int64_t bytes) {
     return nullptr;
   const std::size_t rounded = (static_cast<std::size_t>(bytes) + 63) / 64 * 64;
   const bool large = rounded >= kLarge;
-  // A large block is a whole number of huge pages, its header in the first cache line.
-  const std::size_t total = large ? (rounded + kHeader + kHuge - 1) / kHuge * kHuge
-                                  : std::max<std::size_t>(rounded, 64) + kHeader;
-  void* base = large ? tlsCache.take(total) : nullptr;
-  if (!base)
-    base = large ? mapLarge(total) : std::aligned_alloc(64, total);
+  // A large block is a whole number of huge pages, its header in the first cache line. The
+  // header records the block's own size: a cached block handed out may be larger than asked.
+  std::size_t total = large ? (rounded + kHeader + kHuge - 1) / kHuge * kHuge
+                            : std::max<std::size_t>(rounded, 64) + kHeader;
+  std::size_t cached = 0;
+  void* base = large ? tlsCache.take(total, cached) : nullptr;
+  if (base)
+    total = cached;
+  else
+    base = large ? allocateLarge(total) : std::aligned_alloc(64, total);
   if (!base)
     return nullptr;
   std::memcpy(base, &total, sizeof total);

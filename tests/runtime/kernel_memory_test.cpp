@@ -55,6 +55,20 @@ TEST(KernelMemory, LargeBlocksKeepTheirPlaceAndComeBack) {
   lathe_free(small);
 }
 
+TEST(KernelMemory, ABlockHandedOutSmallerKeepsItsSize) {
+  // Sizes no other test caches on this thread: 12 MiB and 10 MiB blocks with their headers.
+  void* big = lathe_alloc(11 * kMiB);
+  ASSERT_NE(big, nullptr);
+  lathe_free(big);
+  void* smaller = lathe_alloc(9 * kMiB); // the cached 12 MiB block is the smallest that fits
+  EXPECT_EQ(smaller, big);
+  lathe_free(smaller);
+  void* again = lathe_alloc(11 * kMiB); // still known as 12 MiB, so it fits again
+  EXPECT_EQ(again, big);
+  std::memset(again, 2, 11 * kMiB);
+  lathe_free(again);
+}
+
 TEST(KernelMemory, ThreadsKeepTheirOwnBlocks) {
   void* mine = lathe_alloc(4 * kMiB);
   ASSERT_NE(mine, nullptr);
