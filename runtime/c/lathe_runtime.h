@@ -145,6 +145,11 @@ int lathe_parallel_for(int64_t n, lathe_parallel_body body, void* closure);
 void* lathe_alloc(int64_t bytes);
 void lathe_free(void* pointer);
 
+/* Hosted builds keep the large temporaries a thread freed (at most 8 blocks, 64 MiB) for the
+ * kernels' next calls; this frees the calling thread's. The runtime's own worker threads free
+ * theirs when they end. Not to be called while a model runs. */
+void lathe_release_scratch(void);
+
 #ifdef __cplusplus
 }
 #endif
