@@ -1,9 +1,8 @@
 // Matrix products as kernel rules: Gemm, MatMul (1-D operands, numpy batch broadcasting,
 // integer types) and Einsum.
 //
-// Default schedule for f32 with B contiguous and N a multiple of the vector width: a plain
-// nest and a default trace that tiles it in registers (tracedProduct). Otherwise a
-// hand-written register tile (tiledProduct) or the following.
+// Default schedule for f32 with B contiguous and N at least two columns: a plain nest and a
+// default trace that tiles it in registers (tracedProduct). Otherwise the following.
 // Fallback schedule: one parallel task per pair of output rows and block of columns (blocks
 // of at most 1024 columns, narrower when there are too few rows to keep the threads busy).
 // A task accumulates acc[r, j] += A[i+r, k] * B[k, j] in a small stack scratch with k
@@ -29,95 +28,6 @@ using graph::Node;
 
 bool hasEpilogue(const Node& node) {
   return node.group >= 0;
-}
-
-// Register-tiled product for f32 with B contiguous in j and N a multiple of the tile width:
-// a task keeps R rows x V vectors of columns of Y in vector registers (a constant-indexed
-// stack buffer that LLVM promotes) across the whole sum over k, loading V vectors of B and
-// R broadcast elements of A per k for R*V fused multiply-adds. Each output element still
-// sums its k terms in order. Consecutive tasks share a block of B with other rows of A.
-// When N is not a multiple of the tile width the last tile of a row shifts back to end at
-// N (it recomputes a few columns rather than running past them). alpha, C and the fused
-// epilogue are applied to the registers before the store. A single row (a vector times a
-// matrix) takes wide tiles, so that each task streams long runs of B's rows.
-// An undefined Stmt when it does not apply.
-Stmt tiledProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p) {
-  const int lanes = kb.vectorBits() / 32;
-  if (lanes < 4 || y.dtype != graph::DType::F32 || !p.bContiguous || p.N < lanes)
-    return Stmt();
-  const std::int64_t R = p.M % 4 == 0 ? 4 : p.M % 2 == 0 ? 2 : 1;
-  const std::int64_t widest = p.M == 1 ? (lanes >= 16 ? 16 : 8) : (lanes >= 16 ? 4 : 2);
-  const std::int64_t V = std::min(widest, p.N / lanes);
-  const std::int64_t TW = V * lanes, JT = (p.N + TW - 1) / TW, MB = p.M / R;
-  const loop::Type vt = loop::f32().withLanes(lanes);
-
-  const Expr task = kb.freshVar("t");
-  const Expr jt = ((task / MB) % JT) * TW;
-  const Expr bi = task / (JT * MB), i0 = (task % MB) * R;
-  const Expr j0 = p.N % TW == 0 ? jt : loop::min(jt, loop::makeIndex(p.N - TW));
-  const Expr k = kb.freshVar("k");
-  // B(b, k, j .. j + lanes - 1): the scalar load at j, widened (B is contiguous in j).
-  auto bVector = [&](const Expr& j) -> Expr {
-    const Expr scalar = p.b(bi, k, j);
-    const loop::Load* load = scalar.as<loop::Load>();
-    if (!load)
-      return Expr();
-    return loop::Load::make(load->buffer, loop::Ramp::make(load->index, loop::makeIndex(1), lanes));
-  };
-  const RegisterTile tile(kb, y.dtype, R, V, lanes);
-  const TensorRef out = kb.scratch("out", y.dtype, {R * TW});
-  std::vector<Stmt> body = tile.clear(y.dtype);
-  std::vector<Expr> bs, as;
-  for (std::int64_t v = 0; v < V; ++v)
-    bs.push_back(freshScalar(kb, "bv", vt));
-  for (std::int64_t r = 0; r < R; ++r)
-    as.push_back(freshScalar(kb, "av", vt));
-  Stmt step = tile.accumulate(as, bs);
-  for (std::int64_t r = R; r-- > 0;)
-    step = loop::LetStmt::make(as[r], loop::Broadcast::make(p.a(bi, i0 + r, k), lanes), step);
-  for (std::int64_t v = V; v-- > 0;) {
-    const Expr bv = bVector(j0 + v * lanes);
-    if (!bv.defined())
-      return Stmt();
-    step = loop::LetStmt::make(bs[v], bv, step);
-  }
-  body.push_back(forCount(k, p.K, step));
-  kb.describe("register-tiled product: " + std::to_string(p.batch * MB * JT) +
-              " parallel tasks, each " + std::to_string(R) + " row(s) x " + std::to_string(V) +
-              " vector(s) of " + std::to_string(lanes) + " columns, summing " +
-              std::to_string(p.K) + " products per element in order");
-  // Y written once per element, with alpha, beta*C and the fused epilogue: on the registers
-  // when the finish has a vector form, else element by element from a scratch copy.
-  const VectorEpilogue finish(
-      kb, p.finish ? p.finish : [](Expr sum, const std::vector<Expr>&) { return sum; }, y.dtype,
-      y.rank(), lanes);
-  kb.describe(finish.defined() ? "alpha, C and the fused epilogue are applied in registers"
-                               : "alpha, C and the fused epilogue run per element from a copy");
-  if (finish.defined()) {
-    for (std::int64_t r = 0; r < R; ++r)
-      for (std::int64_t v = 0; v < V; ++v) {
-        const std::vector<Expr> idx = p.yIndex(bi, i0 + r, j0 + v * lanes);
-        body.push_back(loop::Store::make(
-            y.buffer, loop::Ramp::make(flatIndex(y.shape, idx), loop::makeIndex(1), lanes),
-            finish(tile.load(r, v), idx)));
-      }
-    return forCount(task, p.batch * MB * JT, kb.allocate(tile.scratch(), loop::Block::make(body)),
-                    parallelFor(p.batch * p.M * p.N * p.K));
-  }
-  for (std::int64_t r = 0; r < R; ++r)
-    for (std::int64_t v = 0; v < V; ++v)
-      body.push_back(loop::Store::make(
-          out.buffer,
-          loop::Ramp::make(loop::makeIndex(r * TW + v * lanes), loop::makeIndex(1), lanes),
-          tile.load(r, v)));
-  const Expr r = kb.freshVar("r"), j = kb.freshVar("e");
-  body.push_back(forCount(r, R, forCount(j, TW, [&] {
-                            const std::vector<Expr> idx = p.yIndex(bi, i0 + r, j0 + j);
-                            const Expr sum = out.loadFlat(r * TW + j);
-                            return y.store(idx, p.finish ? p.finish(sum, idx) : sum);
-                          }())));
-  const Stmt taskBody = kb.allocate(tile.scratch(), kb.allocate(out, loop::Block::make(body)));
-  return forCount(task, p.batch * MB * JT, taskBody, parallelFor(p.batch * p.M * p.N * p.K));
 }
 
 } // namespace
@@ -347,8 +257,6 @@ Stmt productLoops(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p)
       return plain;
   if (Stmt traced = tracedProduct(kb, y, p); traced.defined())
     return traced;
-  if (Stmt tiled = tiledProduct(kb, y, p); tiled.defined())
-    return tiled;
   // A task computes R rows, so that each element of B loaded feeds R multiply-adds. Two:
   // the inner loop is bound by the accumulator's loads and stores, and four rows measured
   // slower.
