@@ -1,11 +1,12 @@
-// 2-D (and 1-D, as one row) Conv in NCHW (f32; groups of several output channels) as a plain
-// nest plus the default trace that tiles it: the kernel of Convs outside blocked chains (too
-// few channels to fill blocks, or grouped).
+// 2-D, 3-D and 1-D (as one row) Conv in NCHW (f32; groups of several output channels) as a
+// plain nest plus the default trace that tiles it: the kernel of Convs outside blocked chains
+// (too few channels to fill blocks, grouped, or volumes).
 //
 // The nest, over the input planes (zero padded into a copy first when there is padding):
 //   for n, g, m, oh, ow: Y = 0; for c, kh, kw: Y += X(n, g*Cg + c, oh*s + kh*d, ow*s + kw*d) *
 //   W(g*Mg + m, c, kh, kw); Y = epilogue(Y + bias(g*Mg + m))
-// (Y at channel g*Mg + m; no g loop with one group).
+// (Y at channel g*Mg + m; no g loop with one group). A 3-D Conv has an od loop after m and a kd
+// loop after c, and reads plane od*s + kd*d of the (padded) volume.
 // The trace splits m into R output channels and ow into tiles of V vectors, moves the tile
 // (R channels x V vectors of one output row) inside the tasks, keeps it in registers across
 // the whole reduction over input channels and taps (register_tile: per tap V input vectors
@@ -102,57 +103,153 @@ Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOpera
     return asOneRow(kb, epilogue, ops, axes, tracedNchwConv);
   const TensorRef &x = ops.x, &w = ops.w, &y = ops.y;
   const int lanes = kb.vectorBits() / 32;
-  if (!planeRowsApply(x, axes, lanes, false) || y.rank() != 4 || x.dtype != graph::DType::F32 ||
+  // A 3-D Conv's output rows are those of a 2-D one over the volume's planes: its depth is
+  // one more task loop, and its depth taps one more reduction loop.
+  // Volumes strided along rows or columns stay with the hand-written tiles (tiledConv), whose
+  // stride-phase copies beat strided loads there (3 -> 16 channels, 3x7x7 taps, stride 2 on
+  // 16 x 112 x 112: 3.2 ms against 3.5 at 1 thread).
+  const bool volume = axes.size() == 3 && x.rank() == 5 && y.rank() == 5 && w.rank() == 5;
+  if (volume && (axes[1].stride != 1 || axes[2].stride != 1))
+    return Stmt();
+  const std::vector<WindowAxis> planeAxes =
+      volume ? std::vector<WindowAxis>{axes[1], axes[2]} : axes;
+  const TensorRef rowsOfX =
+      volume ? TensorRef{x.buffer,
+                         {x.shape[0], x.shape[1], x.shape[2] * x.shape[3], x.shape[4]},
+                         x.dtype}
+             : x;
+  // Rows too narrow for vectors of a row may still run as wide rows (below) at unit strides.
+  const bool rowsApply = planeRowsApply(rowsOfX, planeAxes, lanes, false);
+  const bool unitStrides =
+      planeAxes.size() == 2 && planeAxes[0].stride == 1 && planeAxes[1].stride == 1;
+  if ((!rowsApply && !unitStrides) || lanes < 4 || x.numElements() == 0 ||
+      (!volume && (x.rank() != 4 || y.rank() != 4)) || x.dtype != graph::DType::F32 ||
       w.dtype != graph::DType::F32 || y.dtype != graph::DType::F32)
     return Stmt();
-  const WindowAxis &ar = axes[0], &ac = axes[1];
+  const WindowAxis ad = volume ? axes[0] : WindowAxis{};
+  const WindowAxis &ar = planeAxes[0], &ac = planeAxes[1];
   const std::int64_t N = x.shape[0], C = x.shape[1];
-  const std::int64_t M = y.shape[1], OH = ar.out, OW = ac.out, KH = ar.kernel, KW = ac.kernel;
+  const std::int64_t M = y.shape[1], OD = ad.out, OH = ar.out, OW = ac.out, KD = ad.kernel,
+                     KH = ar.kernel, KW = ac.kernel;
   // With groups, output channel g*Mg + m reads input channels g*Cg .. g*Cg + Cg - 1.
   const std::int64_t G = ops.group, Mg = M / G, Cg = C / G;
   // A reduction of one term has no loop to keep the tile across. One output channel a group
   // (depthwise) shares no input within a tile: tracedDepthwiseConv pads each plane inside its
   // task instead of copying the whole input first (1.2-1.8x faster).
-  if (M == 0 || Cg * KH * KW < 2 || (G > 1 && Mg == 1))
+  if (M == 0 || Cg * KD * KH * KW < 2 || (G > 1 && Mg == 1))
     return Stmt();
   if (reachesPastPadding(axes))
     return Stmt();
   // Work in vector multiply-adds: a kernel of fewer than 2^16 finishes before a second
   // thread has woken (3 -> 8 channels on 64x64: 0.010 ms at 1 thread, 0.015 ms at 2).
-  const std::int64_t work = N * M * OH * OW * Cg * KH * KW / lanes;
+  const std::int64_t work = N * M * OD * OH * OW * Cg * KD * KH * KW / lanes;
   const bool parallel = parallelFor(work) == loop::ForKind::Parallel;
   const PaddedPlanes planes = windowRowPlanes(kb, x, axes, lanes, parallel);
   const TensorRef& src = planes.planes;
   const bool copy = planes.copy.defined();
 
+  const std::int64_t reduction = Cg * KD * KH * KW;
+  const std::vector<NchwTile> rowTiles =
+      rowsApply ? rankedTiles(lanes, Mg, OW, reduction, ac.stride) : std::vector<NchwTile>{};
+  // A plane's rows may instead run as one "wide" row: the output positions over the padded
+  // plane's width, f = oh * Wp + ow, so that tap (kh, kw) reads position f + kh*d*Wp + kw*d
+  // and tiles run on across rows (the columns past OW are computed and dropped). Worth it
+  // when the rows are narrow for the tiles (64 channels on 28-wide rows: a row is one vector
+  // and one shorter one); it costs a second pass that finishes the wide rows into Y. Volumes
+  // take whichever costs less; planes only when their rows are too narrow for vectors (the
+  // hand-written tiledConv did the same for them).
+  const std::int64_t F = (OH - 1) * planes.W + OW; // the last row needs no dropped columns
+  std::vector<NchwTile> wideTiles;
+  if ((volume || !rowsApply) && F >= lanes)
+    wideTiles = rankedTiles(lanes, Mg, F, reduction, 1);
+  const double finishCost = 4.0 * double(M * OH * ((OW + lanes - 1) / lanes)) / double(G);
+  if (rowTiles.empty() && wideTiles.empty())
+    return Stmt();
+  const bool wide = !wideTiles.empty() &&
+                    (rowTiles.empty() ||
+                     wideTiles.front().cost + finishCost < rowTiles.front().cost * double(OH));
+  const std::vector<NchwTile>& tiles = wide ? wideTiles : rowTiles;
+  const std::int64_t RW = wide ? F : OW; // a row's positions (the wide row: a plane's)
+  const std::int64_t RH = wide ? 1 : OH; // rows a plane
+
   // --- the nest (a dim of extent 1 has no loop) ---
   const Expr n = axisVar(kb, "n", N), g = axisVar(kb, "g", G), m = axisVar(kb, "m", Mg),
-             oh = axisVar(kb, "oh", OH), ow = kb.freshVar("ow");
-  const Expr c = axisVar(kb, "c", Cg), kh = axisVar(kb, "kh", KH), kw = axisVar(kb, "kw", KW);
+             od = volume ? axisVar(kb, "od", OD) : loop::makeIndex(0),
+             oh = wide ? loop::makeIndex(0) : axisVar(kb, "oh", OH),
+             ow = kb.freshVar(wide ? "f" : "ow");
+  const Expr c = axisVar(kb, "c", Cg), kd = volume ? axisVar(kb, "kd", KD) : loop::makeIndex(0),
+             kh = axisVar(kb, "kh", KH), kw = axisVar(kb, "kw", KW);
   const Expr channel = G > 1 ? g * Mg + m : m, inChannel = G > 1 ? g * Cg + c : c;
-  const std::vector<Expr> idx{n, channel, oh, ow};
-  const Expr row = oh * ar.stride + kh * ar.dilation, col = ow * ac.stride + kw * ac.dilation;
-  const Expr xv = src.loadFlat(((n * C + inChannel) * planes.H + row) * planes.W + col);
-  const Stmt update = y.store(idx, y.load(idx) + xv * w.load({channel, c, kh, kw}));
-  Expr value = y.load(idx);
-  if (ops.bias)
-    value = value + ops.bias->load({channel});
-  const Stmt element =
-      loop::Block::make({y.store(idx, constantOf(y.dtype, 0)),
-                         loopOver(c, Cg, loopOver(kh, KH, loopOver(kw, KW, update))),
-                         y.store(idx, epilogue(value, idx))});
+  Expr plane = n * C + inChannel; // the input plane read (of a volume: its first)
+  if (volume)
+    plane = plane * planes.D + od * ad.stride + kd * ad.dilation;
+  Expr xv;
+  if (wide) {
+    xv = src.loadFlat(plane * (planes.H * planes.W) + ow +
+                      (kh * (ar.dilation * planes.W) + kw * ac.dilation));
+  } else {
+    const Expr row = oh * ar.stride + kh * ar.dilation, col = ow * ac.stride + kw * ac.dilation;
+    xv = src.loadFlat((plane * planes.H + row) * planes.W + col);
+  }
+  const Expr wv = volume ? w.load({channel, c, kd, kh, kw}) : w.load({channel, c, kh, kw});
+  // The wide rows' sums go to a scratch, finished into Y by a second nest.
+  const TensorRef yw = wide ? kb.scratch("ywide", y.dtype, {N * M * OD * F}) : TensorRef{};
+  const std::vector<Expr> idx = wide     ? std::vector<Expr>{((n * M + channel) * OD + od) * F + ow}
+                                : volume ? std::vector<Expr>{n, channel, od, oh, ow}
+                                         : std::vector<Expr>{n, channel, oh, ow};
+  const TensorRef& acc = wide ? yw : y;
+  const Stmt update = acc.store(idx, acc.load(idx) + xv * wv);
+  const Stmt taps = loopOver(kh, KH, loopOver(kw, KW, update));
+  std::vector<Stmt> element{acc.store(idx, constantOf(y.dtype, 0)),
+                            loopOver(c, Cg, volume ? loopOver(kd, KD, taps) : taps)};
+  if (!wide) {
+    Expr value = y.load(idx);
+    if (ops.bias)
+      value = value + ops.bias->load({channel});
+    element.push_back(y.store(idx, epilogue(value, idx)));
+  }
+  const Stmt rows = loopOver(oh, RH, forCount(ow, RW, loop::Block::make(element)));
   const Stmt nest =
-      loopOver(n, N, loopOver(g, G, loopOver(m, Mg, loopOver(oh, OH, forCount(ow, OW, element)))));
+      loopOver(n, N, loopOver(g, G, loopOver(m, Mg, volume ? loopOver(od, OD, rows) : rows)));
+
+  // The finishing nest of wide rows: for n, channel, od, oh, ow: Y = epilogue(Yw + bias),
+  // vectorized along the row, the rows one parallel loop.
+  Stmt finish;
+  std::vector<std::string> finishSteps;
+  if (wide) {
+    const Expr fn = axisVar(kb, "n", N), fm = axisVar(kb, "m", M), fd = axisVar(kb, "od", OD),
+               fh = axisVar(kb, "oh", OH), fw = kb.freshVar("ow");
+    const std::vector<Expr> at =
+        volume ? std::vector<Expr>{fn, fm, fd, fh, fw} : std::vector<Expr>{fn, fm, fh, fw};
+    Expr value = yw.loadFlat(((fn * M + fm) * OD + fd) * F + fh * planes.W + fw);
+    if (ops.bias)
+      value = value + ops.bias->load({fm});
+    finish = loopOver(
+        fn, N,
+        loopOver(fm, M,
+                 loopOver(fd, OD,
+                          loopOver(fh, OH, forCount(fw, OW, y.store(at, epilogue(value, at)))))));
+    std::vector<std::string> outer;
+    for (const auto& [var, extent] :
+         {std::pair{fn, N}, std::pair{fm, M}, std::pair{fd, OD}, std::pair{fh, OH}})
+      if (extent > 1)
+        outer.push_back(loopName(var));
+    finishSteps = parallelTaskSteps(outer, N * M * OD * OH, N * M * OD * OH * OW);
+    vectorizeRow(finishSteps, fw, OW, lanes);
+  }
 
   // --- the trace ---
   const std::string mn = Mg > 1 ? loopName(m) : "", own = loopName(ow);
-  const std::string kn = loopName(Cg > 1 ? c : KH > 1 ? kh : kw); // the reduction's outermost
+  // the reduction's outermost loop
+  const std::string kn = loopName(Cg > 1 ? c : KD > 1 ? kd : KH > 1 ? kh : kw);
   const auto stepsOf = [&](const NchwTile& t) {
     std::vector<std::string> steps = planes.steps;
     std::vector<std::string> tasks, tile;
     if (N > 1)
       tasks.push_back(loopName(n));
-    if (OH > 1)
+    if (OD > 1)
+      tasks.push_back(loopName(od));
+    if (RH > 1)
       tasks.push_back(loopName(oh));
     if (!mn.empty() && t.R > 1 && t.R < Mg) {
       steps.push_back("split(" + mn + ", " + std::to_string(t.R) + ")");
@@ -166,37 +263,42 @@ Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOpera
     if (!mn.empty() && t.R < Mg)
       after.push_back(t.R > 1 ? mn + ".o" : mn);
     const std::int64_t TW = t.V * lanes;
-    rowTileSteps(steps, tasks, after, tile.empty() ? "" : tile.front(), own, OW, t.V, lanes, kn);
-    const std::int64_t taskCount = N * OH * ((OW + TW - 1) / TW) * G * (Mg / t.R);
+    rowTileSteps(steps, tasks, after, tile.empty() ? "" : tile.front(), own, RW, t.V, lanes, kn);
+    const std::int64_t taskCount = N * OD * RH * ((RW + TW - 1) / TW) * G * (Mg / t.R);
     for (std::string& step : parallelTaskSteps(tasks, taskCount, work))
       steps.push_back(std::move(step));
+    steps.insert(steps.end(), finishSteps.begin(), finishSteps.end());
     return steps;
   };
-  const std::vector<NchwTile> tiles = rankedTiles(lanes, Mg, OW, Cg * KH * KW, ac.stride);
-  if (tiles.empty())
-    return Stmt();
   std::vector<std::vector<std::string>> traces;
   for (const NchwTile& t : tiles)
     traces.push_back(stepsOf(t));
   registerTraces(kb, traces, kVariants);
   const NchwTile& best = tiles.front();
 
-  const std::int64_t TW = std::min(best.V * lanes, OW);
+  const std::int64_t TW = std::min(best.V * lanes, RW);
   kb.describe("register-tiled convolution (default trace): " +
-              std::to_string(N * OH * ((OW + TW - 1) / TW) * G * (Mg / best.R)) + " tasks, each " +
-              std::to_string(best.R) + " output channel(s) x " + std::to_string(best.V) +
-              " vector(s) of " + std::to_string(std::min<std::int64_t>(lanes, OW)) +
-              " positions of one row, accumulated " + "in registers over " + std::to_string(Cg) +
-              " input channels x " + std::to_string(KH * KW) + " taps" +
+              std::to_string(N * OD * RH * ((RW + TW - 1) / TW) * G * (Mg / best.R)) +
+              " tasks, each " + std::to_string(best.R) + " output channel(s) x " +
+              std::to_string(best.V) + " vector(s) of " +
+              std::to_string(std::min<std::int64_t>(lanes, RW)) +
+              (wide ? " positions of a plane's rows run together" : " positions of one row") +
+              ", accumulated in registers over " + std::to_string(Cg) + " input channels x " +
+              std::to_string(KD * KH * KW) + " taps" +
               (G > 1 ? ", in each of " + std::to_string(G) + " groups" : std::string()));
-  if (OW % TW != 0)
-    kb.describe("the last " + std::to_string(OW % TW) +
-                " positions of each row run as smaller remainder tiles");
+  if (wide)
+    kb.describe("a plane's rows run as one row over the padded width (" + std::to_string(planes.W) +
+                " columns, " + std::to_string(OW) +
+                " kept): a second pass adds the bias and the fused epilogue into Y");
+  if (RW % TW != 0)
+    kb.describe("the last " + std::to_string(RW % TW) + " positions of each " +
+                (wide ? "plane" : "row") + " run as smaller remainder tiles");
   kb.describe(copy ? "the input is first copied into zero-padded planes"
                    : "the input is read in place");
+  Stmt body = wide ? kb.allocate(yw, loop::Block::make(nest, finish), true) : nest;
   if (!copy)
-    return nest;
-  return kb.allocate(src, loop::Block::make(planes.copy, nest), true);
+    return body;
+  return kb.allocate(src, loop::Block::make(planes.copy, body), true);
 }
 
 // Depthwise (one input and one output channel a group, as in MobileNet): a task per (batch,

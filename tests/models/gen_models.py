@@ -656,6 +656,21 @@ def conv_zoo(seed):
     u = conv(u, 4, 6, (3, 3), "wide_dil", dilations=[2, 2], pads=[1, 2, 3, 0])    # 6 x 10 x 33
     g.op("Add", [u, g.uniform("wide_col", (1, 1, 1, 33), -0.5, 0.5)], "wide_add",
          outputs=["ywide"])
+    # 3-D Convs on rows of whole vectors and remainders (traced: the depth is one more task
+    # loop, its taps one more reduction loop): depth stride and padding, a dilated row tap,
+    # an epilogue along W.
+    q = conv("volw", 3, 6, (3, 3, 3), "c3d_rows", strides=[2, 1, 1],
+             pads=[1, 1, 1, 1, 1, 1])                                              # 6 x 3 x 8 x 37
+    q = g.op("Relu", [q], "c3d_rows_relu")
+    q = conv(q, 6, 4, (3, 1, 3), "c3d_dil", dilations=[1, 1, 2], pads=[1, 0, 2, 1, 0, 2])
+    g.op("Add", [q, g.uniform("c3d_col", (1, 1, 1, 1, 37), -0.5, 0.5)], "c3d_add",
+         outputs=["y3dw"])                                                          # 4 x 3 x 8 x 37
+    # Rows of 3 positions (too narrow for vectors of a row): the plane's rows as one wide row.
+    n3 = conv("tall", 4, 12, (3, 3), "narrow_rows", group=2, pads=[1, 1, 1, 1])  # 12 x 6 x 3
+    g.op("Relu", [n3], "narrow_rows_relu", outputs=["ytall"])
+    # Rows of whole tiles run row by row (a depth dilation).
+    conv("volr", 2, 4, (2, 3, 3), "c3d_whole_rows", dilations=[2, 1, 1], pads=[0, 1, 1, 0, 1, 1],
+         outputs=["y3dr"])                                                          # 4 x 3 x 4 x 64
     # NCHW pools on wide rows (traced: vectors of a row kept across the window): strided with
     # padding, ceil_mode, count_include_pad, LpPool, an epilogue.
     g.op("MaxPool", ["pools"], "pool_max", kernel_shape=[3, 3], strides=[2, 2],
@@ -670,14 +685,17 @@ def conv_zoo(seed):
                    [f32_info("x", [1, 3, 40, 40]), f32_info("seq", [2, 4, 37]),
                     f32_info("vol", [1, 2, 7, 9, 11]), f32_info("img", [1, 8, 23, 37]),
                     f32_info("thin", [1, 4, 6, 9]), f32_info("rows", [1, 8, 11, 32]),
-                    f32_info("wide", [1, 3, 20, 70]), f32_info("pools", [1, 3, 24, 70])],
+                    f32_info("wide", [1, 3, 20, 70]), f32_info("pools", [1, 3, 24, 70]),
+                    f32_info("volw", [1, 3, 6, 8, 37]), f32_info("volr", [1, 2, 5, 4, 64]),
+                    f32_info("tall", [1, 8, 6, 3])],
                    [f32_info("y2d", [1, 6, 4, 10]), f32_info("y1d", [2, 8, 9]),
                     f32_info("y1drow", [2, 6, 37]),
                     f32_info("y3d", [1, 8, 4, 9, 6]), f32_info("ydw", [1, 8, 12, 19]),
                     f32_info("ythin", [1, 4, 6, 5]), f32_info("yrows", [1, 16, 11, 32]),
                     f32_info("ywide", [1, 6, 10, 33]), f32_info("ypmax", [1, 3, 12, 35]),
                     f32_info("ypavg", [1, 3, 24, 70]), f32_info("ypceil", [1, 3, 13, 35]),
-                    f32_info("yplp", [1, 3, 24, 70])])
+                    f32_info("yplp", [1, 3, 24, 70]), f32_info("y3dw", [1, 4, 3, 8, 37]),
+                    f32_info("y3dr", [1, 4, 3, 4, 64]), f32_info("ytall", [1, 12, 6, 3])])
 
 
 def nchwc_zoo(seed):
