@@ -76,13 +76,15 @@ Expr poolFinish2d(PoolKind kind, Expr value, graph::DType dtype, std::int64_t p,
                   const WindowAxis& rows, const WindowAxis& cols, const Expr& oh, const Expr& ow,
                   bool includePad);
 
-// 2-D pooling in NCHW (f32, no Indices output) as a plain nest and its default trace: a task
-// per plane that pads its plane into a scratch of its own, then keeps tiles of output rows x
-// vectors of a row in registers across the window (pool_nchw_traced.cpp). `p` is LpPool's. An
-// undefined Stmt when it does not apply.
+// 2-D pooling in NCHW (f32) as a plain nest and its default trace: a task per plane that pads
+// its plane into a scratch of its own, then keeps tiles of output rows x vectors of a row in
+// registers across the window (pool_nchw_traced.cpp). `p` is LpPool's. A MaxPool's Indices
+// (flat positions in x, column-major over H and W with `storageOrder` 1) are kept in
+// registers beside the maximum. An undefined Stmt when it does not apply.
 Stmt tracedNchwPool(KernelBuilder& kb, const Epilogue& epilogue, const TensorRef& x,
                     const TensorRef& y, const std::vector<WindowAxis>& axes, PoolKind kind,
-                    std::int64_t p, bool includePad);
+                    std::int64_t p, bool includePad, const TensorRef* indices = nullptr,
+                    std::int64_t storageOrder = 0);
 
 // Pointwise 2-D Conv (1x1, unit stride, unpadded, one group) as a matrix product: a plain
 // nest and the product's default trace (conv_pointwise.cpp). An undefined Stmt when it does

@@ -14,6 +14,7 @@
 // zero-padded copy of the input (see wideConv); everything else loops over the output range each
 // tap reads inside the input, computed per tap.
 #include "engine/lowering/conv_nchwc_internal.h"
+#include "engine/lowering/reduce_helpers.h"
 
 #include <algorithm>
 #include <limits>
@@ -397,17 +398,10 @@ Stmt lowerConvTranspose(const Node& node, KernelBuilder& kb, const Epilogue& epi
 
 // --- pooling ------------------------------------------------------------------------------
 
+// Minus infinity for floats: a finite lowest value (-FLT_MAX) reported a window of -inf values
+// (or a padded one) as -3.4e38 where ONNX Runtime says -inf.
 Expr lowestOf(graph::DType dtype) {
-  const loop::Type t = loopType(dtype);
-  if (t.isFloat())
-    return loop::makeFloatConst(
-        t, t.bits() == 16 ? -65504.0
-                          : (t.bits() == 32 ? double(std::numeric_limits<float>::lowest())
-                                            : std::numeric_limits<double>::lowest()));
-  if (t.isUInt())
-    return loop::makeIntConst(t, 0);
-  return loop::makeIntConst(t, t.bits() == 64 ? std::numeric_limits<std::int64_t>::min()
-                                              : -(std::int64_t{1} << (t.bits() - 1)));
+  return lowestOf(loopType(dtype));
 }
 
 // |x|^p for the Lp pools (ONNX Runtime uses pow for every p; 1 and 2 are exact shortcuts).
@@ -507,10 +501,10 @@ Stmt lowerPool(const Node& node, KernelBuilder& kb, const Epilogue& epilogue, Po
                 std::string("its window reduced in tap order into a scalar"));
     return gpuWindowNest(kb, y, axes, w);
   }
-  if (!indices)
-    if (Stmt traced = tracedNchwPool(kb, epilogue, x, y, axes, kind, p, includePad);
-        traced.defined())
-      return traced;
+  if (Stmt traced = tracedNchwPool(kb, epilogue, x, y, axes, kind, p, includePad,
+                                   indices ? &*indices : nullptr, storageOrder);
+      traced.defined())
+    return traced;
   const std::int64_t N = x.shape[0], C = x.shape[1];
   const Expr task = kb.freshVar("nc");
   const Expr n = task / C, c = task % C;

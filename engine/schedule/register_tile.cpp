@@ -1,8 +1,9 @@
 // register_tile(top, k): the loops from `top` down to the reduction loop `k` form a tile of
 // output elements that is kept in registers across the whole of k, and of the reduction
 // loops nested in k (each the whole body of the one above: a convolution's channels and
-// taps), which move outside the tile with it. The tile loops (top and
-// each loop that is the whole body of the one above, down to the loop whose body holds k)
+// taps), which move outside the tile with it. One or two buffers may be kept (a MaxPool with
+// Indices keeps the maximum and its position), each as described for `out` below. The tile loops
+// (top and each loop that is the whole body of the one above, down to the loop whose body holds k)
 // must be serial and of constant extent; that innermost tile loop's body is `pre; for k:
 // update; post`, and every store in it writes one element out[idx] that does not move
 // along k. The rewrite distributes the tile loops over the three parts and moves k outside:
@@ -21,10 +22,10 @@
 //
 // Refused when: a tile loop is not serial or not of constant extent, or something other than
 // a loop sits between them; the tile has more than 512 elements; the part around k writes
-// anything but out[idx], or reads out at another index; distinct tile positions could write
-// the same element (idx must move by constant strides that keep positions apart); k's
-// bounds depend on the tile loops. The tile's buffer is out.tile, or out.<top>.tile when a
-// tile of `out` already exists (the remainder copies partition makes each take their own).
+// anything but out[idx] (of at most two buffers), or reads out at another index; distinct tile
+// positions could write the same element (idx must move by constant strides that keep positions
+// apart); k's bounds depend on the tile loops. The tile's buffer is out.tile, or out.<top>.tile
+// when a tile of `out` already exists (the remainder copies partition makes each take their own).
 #include "engine/loop_ir/ir_equality.h"
 #include "engine/loop_ir/ir_operators.h"
 #include "engine/loop_ir/ir_printer.h"
@@ -146,61 +147,79 @@ Stmt registerTile(const Stmt& body, const std::string& topName, const std::strin
         fail("the bounds of '" + r->name() + "' depend on the tile loop '" + l->name() + "'");
   }
 
-  // The element the tile accumulates: the one buffer stored to around and inside k.
+  // The elements the tile accumulates: one of each buffer stored to around and inside k (a
+  // MaxPool with Indices keeps its maximum and where it was), in the order first stored.
   const std::vector<Access> accesses = accessesOf(last.body);
-  const Access* target = nullptr;
+  struct Target {
+    Buffer out;
+    Expr idx;
+    Buffer acc;
+    bool overwritten = false;
+  };
+  std::vector<Target> targets;
   for (const Access& a : accesses)
-    if (a.isStore && !target)
-      target = &a;
-  if (!target)
+    if (a.isStore && std::none_of(targets.begin(), targets.end(),
+                                  [&](const Target& t) { return t.out.name() == a.buffer.name(); }))
+      targets.push_back({a.buffer, simplify(a.index), Buffer(), false});
+  if (targets.empty())
     fail("register_tile(" + topName + ", " + kName + ") finds no store to keep in registers");
-  const Buffer out = target->buffer;
-  const Expr idx = simplify(target->index);
-  if (idx.type().isVector())
-    fail("register_tile needs scalar stores; vectorize after it, not before");
-  for (const For* r : chain)
-    if (usesVar(idx, r->name()))
-      fail("register_tile(" + topName + ", " + kName +
-           ") needs a store that stays on one element "
-           "along '" +
-           r->name() + "'; " + out.name() + "[" + toString(idx) + "] moves along it");
-  for (const Access& a : accesses) {
-    if (a.isStore && a.buffer.name() != out.name())
-      fail("register_tile keeps one buffer in registers; the tile also writes " + a.buffer.name());
-    if (a.buffer.name() == out.name() && !equal(simplify(a.index), idx))
-      fail("register_tile keeps " + out.name() + "[" + toString(idx) +
-           "] in registers, but the tile also " + (a.isStore ? "writes " : "reads ") + out.name() +
-           "[" + toString(a.index) + "]");
-    if (a.buffer.name() == out.name() && !a.guards.empty())
-      fail("register_tile cannot keep " + out.name() +
-           " in registers: it is accessed under a condition (a split whose factor does not "
-           "divide the extent leaves one: partition(" +
-           topName + ") first)");
+  if (targets.size() > 2)
+    fail("register_tile keeps at most two buffers in registers; the tile writes " +
+         std::to_string(targets.size()));
+  for (Target& target : targets) {
+    const Buffer& out = target.out;
+    const Expr& idx = target.idx;
+    if (idx.type().isVector())
+      fail("register_tile needs scalar stores; vectorize after it, not before");
+    for (const For* r : chain)
+      if (usesVar(idx, r->name()))
+        fail("register_tile(" + topName + ", " + kName +
+             ") needs a store that stays on one element "
+             "along '" +
+             r->name() + "'; " + out.name() + "[" + toString(idx) + "] moves along it");
+    for (const Access& a : accesses) {
+      if (a.buffer.name() == out.name() && !equal(simplify(a.index), idx))
+        fail("register_tile keeps " + out.name() + "[" + toString(idx) +
+             "] in registers, but the tile also " + (a.isStore ? "writes " : "reads ") +
+             out.name() + "[" + toString(a.index) + "]");
+      if (a.buffer.name() == out.name() && !a.guards.empty())
+        fail("register_tile cannot keep " + out.name() +
+             " in registers: it is accessed under a condition (a split whose factor does not "
+             "divide the extent leaves one: partition(" +
+             topName + ") first)");
+    }
+    // Distinct tile positions must own distinct elements: constant strides along the tile
+    // loops, each larger than the span of the smaller ones.
+    std::vector<std::pair<std::int64_t, std::int64_t>> strides; // |stride|, extent
+    for (const TileLoop& l : tile) {
+      const std::optional<std::int64_t> s = strideAlong(idx, l.name);
+      if (!s)
+        fail("register_tile needs " + out.name() + "[" + toString(idx) +
+             "] to move by a constant stride along '" + l.name + "'");
+      if (l.extent > 1)
+        strides.emplace_back(std::abs(*s), l.extent);
+    }
+    std::sort(strides.begin(), strides.end());
+    std::int64_t span = 0;
+    for (const auto& [stride, extent] : strides) {
+      if (stride <= span)
+        fail("register_tile: two positions of the tile would write the same element of " +
+             out.name() + " (its index " + toString(idx) + " does not keep them apart)");
+      span += stride * (extent - 1);
+    }
+    std::string accName = out.name() + ".tile";
+    if (boundNames(body).count(accName))
+      accName = out.name() + "." + topName + ".tile";
+    requireFreshName(body, accName);
+    target.acc = Buffer::make(accName, out.elementType(), makeShape({elements}));
+    // The tile starts from the elements' values unless the part before k first writes them
+    // outright (out = 0), as a matrix product's nest does.
+    const Access* first = nullptr;
+    for (const Access& a : accesses)
+      if (!first && a.buffer.name() == out.name())
+        first = &a;
+    target.overwritten = first && first->isStore && first->loops.empty();
   }
-  // Distinct tile positions must own distinct elements: constant strides along the tile
-  // loops, each larger than the span of the smaller ones.
-  std::vector<std::pair<std::int64_t, std::int64_t>> strides; // |stride|, extent
-  for (const TileLoop& l : tile) {
-    const std::optional<std::int64_t> s = strideAlong(idx, l.name);
-    if (!s)
-      fail("register_tile needs " + out.name() + "[" + toString(idx) +
-           "] to move by a constant stride along '" + l.name + "'");
-    if (l.extent > 1)
-      strides.emplace_back(std::abs(*s), l.extent);
-  }
-  std::sort(strides.begin(), strides.end());
-  std::int64_t span = 0;
-  for (const auto& [stride, extent] : strides) {
-    if (stride <= span)
-      fail("register_tile: two positions of the tile would write the same element of " +
-           out.name() + " (its index " + toString(idx) + " does not keep them apart)");
-    span += stride * (extent - 1);
-  }
-
-  std::string accName = out.name() + ".tile";
-  if (boundNames(body).count(accName))
-    accName = out.name() + "." + topName + ".tile";
-  requireFreshName(body, accName);
   for (const TileLoop& l : tile)
     for (const char* suffix : {".init", ".out"})
       requireFreshName(body, l.name + suffix);
@@ -210,18 +229,15 @@ Stmt registerTile(const Stmt& body, const std::string& topName, const std::strin
   for (const TileLoop& l : tile)
     position = position * makeIndex(l.extent) + (l.var - l.min);
   const Expr t = simplify(position);
-  const Buffer acc = Buffer::make(accName, out.elementType(), makeShape({elements}));
-  const auto toAcc = [&](const Stmt& s) { return redirectAccesses(s, out, {}, acc, t); };
-  // The tile starts from the elements' values unless the part before k first writes them
-  // outright (out = 0), as a matrix product's nest does.
-  const Access* first = nullptr;
-  for (const Access& a : accesses)
-    if (!first && a.buffer.name() == out.name())
-      first = &a;
-  const bool overwritten = first && first->isStore && first->loops.empty();
+  const auto toAcc = [&](Stmt s) {
+    for (const Target& target : targets)
+      s = redirectAccesses(s, target.out, {}, target.acc, t);
+    return s;
+  };
   std::vector<Stmt> pre;
-  if (!overwritten)
-    pre.push_back(Store::make(acc, t, Load::make(out, idx)));
+  for (const Target& target : targets)
+    if (!target.overwritten)
+      pre.push_back(Store::make(target.acc, t, Load::make(target.out, target.idx)));
   for (std::size_t i = 0; i < kAt; ++i)
     pre.push_back(toAcc(parts[i]));
   std::vector<Stmt> post(parts.begin() + static_cast<std::ptrdiff_t>(kAt) + 1, parts.end());
@@ -232,11 +248,15 @@ Stmt registerTile(const Stmt& body, const std::string& topName, const std::strin
   for (std::size_t r = chain.size(); r-- > 0;)
     update = For::make(chain[r]->var, chain[r]->min, chain[r]->extent, chain[r]->forKind, update);
   stages.push_back(update);
-  stages.push_back(
-      nestOf(tile, ".out",
-             Block::make(toAcc(Block::make(post)), Store::make(out, idx, Load::make(acc, t)))));
+  std::vector<Stmt> out{toAcc(Block::make(post))};
+  for (const Target& target : targets)
+    out.push_back(Store::make(target.out, target.idx, Load::make(target.acc, t)));
+  stages.push_back(nestOf(tile, ".out", Block::make(out)));
   Stmt result = replaceLoop(body, topName, [&](const For&) {
-    return Allocate::make(acc, MemoryScope::Stack, Block::make(stages));
+    Stmt inner = Block::make(stages);
+    for (std::size_t i = targets.size(); i-- > 0;)
+      inner = Allocate::make(targets[i].acc, MemoryScope::Stack, inner);
+    return inner;
   });
   if (!pre.empty())
     result = markCopy(result, tile, ".init");

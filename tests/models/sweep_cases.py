@@ -1877,6 +1877,39 @@ def max_pool_indices_of_lowest_int8(c):
            storage_order=1)
 
 
+def _pool_lows_and_ties():
+    """A float input whose windows hold -inf and ties: channel 0 all -inf, channel 1 zeros with
+    a few -inf and one 3 (rows of 20, wide enough for vectors of a row)."""
+    x = np.zeros([1, 2, 5, 20], np.float32)
+    x[0, 0] = -np.inf
+    x[0, 1, 0, ::3] = -np.inf
+    x[0, 1, 3, 7] = 3.0
+    return x
+
+
+@regression("MaxPool", 12, 12)
+def max_pool_float_lowest_padded(c):
+    """MaxPool over windows of -inf with padding: Lathe's pools started from -FLT_MAX and padded
+    with it, and reported -3.4e38 where ONNX Runtime says -inf. (Rows only: where a window
+    meets padding along W, ONNX Runtime itself says -3.4e38, against the ONNX reference.)"""
+    c.node([c.data("X", _pool_lows_and_ties())], ["Y"], kernel_shape=[3, 3], pads=[1, 0, 1, 0])
+
+
+@regression("MaxPool", 12, 12)
+def max_pool_float_indices_ties(c):
+    """Indices of the first maximum in tap order among ties and -inf, padded taps never
+    counted, strided rows (the traced pool keeps the indices in registers beside Y)."""
+    c.node([c.data("X", _pool_lows_and_ties())], ["Y", "Indices"], kernel_shape=[3, 3],
+           pads=[1, 1, 1, 1], strides=[1, 2])
+
+
+@regression("MaxPool", 12, 12)
+def max_pool_float_indices_column_major(c):
+    """The same with column-major Indices and dilated columns."""
+    c.node([c.data("X", _pool_lows_and_ties())], ["Y", "Indices"], kernel_shape=[2, 3],
+           pads=[1, 2, 0, 2], dilations=[1, 2], storage_order=1)
+
+
 @regression("Compress", 11, 11)
 def compress_constant_condition(c):
     """Compress by a constant condition on an axis, the condition shorter than the axis: with

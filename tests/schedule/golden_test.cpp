@@ -24,6 +24,9 @@ loop::Kernel stencil() {
 loop::Kernel scratch() {
   return testing::scratchKernel();
 }
+loop::Kernel argmax() {
+  return testing::argmaxKernel();
+}
 
 const Golden kGolden[] = {
     {"reorder_swaps_the_epilogue_loops", "reorder(q, p)\n",
@@ -302,6 +305,27 @@ const Golden kGolden[] = {
      "    }\n"
      "  }\n"
      "}\n"},
+    {"register_tile_keeps_a_maximum_and_its_position", "register_tile(j, k)\n",
+     "kernel argmax(%x: f32[8,16]) -> (%m: f32[2,16], %at: i64[2,16]) {  # from: am\n"
+     "  for (i, 0, 2) {\n"
+     "    allocate m.tile: f32[16] on stack {\n"
+     "      allocate at.tile: i64[16] on stack {\n"
+     "        m.tile[ramp(0, 1, 16)] = broadcast(f32(-inf), 16)\n"
+     "        at.tile[ramp(0, 1, 16)] = broadcast(-1, 16)\n"
+     "        for (k, 0, 4) {\n"
+     "          let takes = x[ramp((i*4 + k)*16, 1, 16)] > m.tile[ramp(0, 1, 16)]\n"
+     "          at.tile[ramp(0, 1, 16)] = select(takes, broadcast(i*4 + k, 16), at.tile[ramp(0, 1, "
+     "16)])\n"
+     "          m.tile[ramp(0, 1, 16)] = select(takes, x[ramp((i*4 + k)*16, 1, 16)], "
+     "m.tile[ramp(0, 1, 16)])\n"
+     "        }\n"
+     "        m[ramp(i*16, 1, 16)] = m.tile[ramp(0, 1, 16)]\n"
+     "        at[ramp(i*16, 1, 16)] = at.tile[ramp(0, 1, 16)]\n"
+     "      }\n"
+     "    }\n"
+     "  }\n"
+     "}\n",
+     argmax},
 };
 
 class GoldenSchedule : public ::testing::TestWithParam<Golden> {};

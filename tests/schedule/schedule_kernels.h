@@ -5,6 +5,8 @@
 #include "engine/loop_ir/ir.h"
 #include "engine/loop_ir/ir_operators.h"
 
+#include <limits>
+
 namespace lathe::schedule::testing {
 
 inline loop::Expr indexVar(const char* name) {
@@ -89,6 +91,31 @@ inline loop::Kernel stencilKernel() {
                 {y},
                 Allocate::make(t, MemoryScope::Stack, Block::make(produce, consume)),
                 {"s"}};
+}
+
+// The maximum of each column of x[5, 16] over 4 rows at a time and the row it is in (the form
+// of a MaxPool with Indices: two buffers updated together from one comparison):
+//   for i, j: m = -inf; at = -1; for k: takes = x > m; at = takes ? i*4 + k : at; m = max
+inline loop::Kernel argmaxKernel() {
+  using namespace loop;
+  Buffer x = Buffer::make("x", f32(), makeShape({8, 16}));
+  Buffer m = Buffer::make("m", f32(), makeShape({2, 16}));
+  Buffer at = Buffer::make("at", i64(), makeShape({2, 16}));
+  Expr i = indexVar("i"), j = indexVar("j"), k = indexVar("k");
+  Expr takes = Var::make(boolean(), "takes");
+  Expr cell = i * 16 + j, value = Load::make(x, (i * 4 + k) * 16 + j);
+  Stmt update = LetStmt::make(
+      takes, value > Load::make(m, cell),
+      Block::make(Store::make(at, cell, select(takes, i * 4 + k, Load::make(at, cell))),
+                  Store::make(m, cell, select(takes, value, Load::make(m, cell)))));
+  Stmt body = serialFor(
+      i, 2,
+      serialFor(
+          j, 16,
+          Block::make({Store::make(m, cell,
+                                   makeFloatConst(f32(), -std::numeric_limits<double>::infinity())),
+                       Store::make(at, cell, makeIndex(-1)), serialFor(k, 4, update)})));
+  return Kernel{"argmax", {x}, {m, at}, body, {"am"}};
 }
 
 } // namespace lathe::schedule::testing
