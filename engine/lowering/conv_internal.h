@@ -92,13 +92,6 @@ Stmt tracedNchwPool(KernelBuilder& kb, const Epilogue& epilogue, const TensorRef
 Stmt pointwiseConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& ops,
                    const std::vector<WindowAxis>& axes);
 
-// Depthwise 2-D Conv (group == channels, one output channel per group) vectorized along the
-// output rows, the input plane padded in a per-task scratch (conv_depthwise.cpp): the
-// hand-written kernel for what tracedDepthwiseConv leaves (rows narrower than it takes, 1x1
-// windows). An undefined Stmt when it does not apply.
-Stmt depthwiseConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& ops,
-                   const std::vector<WindowAxis>& axes);
-
 // What a plain window nest (conv_gpu.cpp) computes per output element y[n, ch, o...]: acc
 // starts at `init`; for each of `channels` reduced input channels rc (none when 0) and each
 // tap t inside the input, acc = update(acc, n, ch, rc, input position, t); then y = finish.

@@ -95,6 +95,50 @@ Stmt asOneRow(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& o
   return lower(kb, dropRow, rows, {WindowAxis{}, axes[0]});
 }
 
+// A depthwise Conv with a 1x1 window scales each plane: y = epilogue(x * w[c] + bias[c]), the
+// plane zero padded into the task's copy first when there is padding (the border is bias
+// alone). The trace vectorizes the output rows and runs the planes as one parallel loop;
+// there is no sum to keep in registers.
+Stmt scaledPlanes(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& ops,
+                  const std::vector<WindowAxis>& axes) {
+  const TensorRef &x = ops.x, &w = ops.w, &y = ops.y;
+  const int lanes = kb.vectorBits() / 32;
+  const WindowAxis &ar = axes[0], &ac = axes[1];
+  const std::int64_t N = x.shape[0], C = x.shape[1], OH = ar.out, OW = ac.out;
+  const std::int64_t work = N * C * OH * OW;
+  const Expr n = axisVar(kb, "n", N), g = axisVar(kb, "g", C);
+  const Expr plane = n * C + g;
+  const PaddedPlanes planes = windowRowPlanes(kb, x, axes, lanes, false, Expr(), plane);
+  const Expr oh = axisVar(kb, "oh", OH), ow = kb.freshVar("ow");
+  const std::vector<Expr> idx{n, g, oh, ow};
+  const Expr zero = loop::makeIndex(0);
+  Expr value = planes.planes.loadFlat(planeAt(planes, plane, oh * ar.stride, ow * ac.stride)) *
+               w.load({g, zero, zero, zero});
+  if (ops.bias)
+    value = value + ops.bias->load({g});
+  const Stmt nest = loopOver(
+      n, N,
+      loopOver(g, C,
+               planeTask(kb, planes,
+                         loopOver(oh, OH, forCount(ow, OW, y.store(idx, epilogue(value, idx)))))));
+  std::vector<std::string> steps = planes.steps, tasks;
+  if (N > 1)
+    tasks.push_back(loopName(n));
+  if (C > 1)
+    tasks.push_back(loopName(g));
+  for (std::string& step : parallelTaskSteps(tasks, N * C, work))
+    steps.push_back(std::move(step));
+  vectorizeRow(steps, ow, OW, lanes);
+  for (const std::string& step : steps)
+    kb.defaultStep(step);
+  kb.describe("depthwise 1x1 convolution (default trace): " + std::to_string(N * C) +
+              (parallelFor(work) == loop::ForKind::Parallel ? " parallel" : "") +
+              " tasks, one per channel plane, each scaling its rows in vectors");
+  if (planes.copy.defined())
+    kb.describe("each task first copies its plane into a zero-padded scratch of its own");
+  return nest;
+}
+
 } // namespace
 
 Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& ops,
@@ -323,11 +367,12 @@ Stmt tracedDepthwiseConv(KernelBuilder& kb, const Epilogue& epilogue, const Conv
   const WindowAxis &ar = axes[0], &ac = axes[1];
   const std::int64_t N = x.shape[0], C = x.shape[1];
   const std::int64_t OH = ar.out, OW = ac.out, KH = ar.kernel, KW = ac.kernel;
-  if (C < 2 || ops.group != C || y.shape[1] != C || w.shape[0] != C || w.shape[1] != 1 ||
-      KH * KW < 2)
+  if (C < 2 || ops.group != C || y.shape[1] != C || w.shape[0] != C || w.shape[1] != 1)
     return Stmt();
   if (reachesPastPadding(axes))
     return Stmt();
+  if (KH * KW == 1)
+    return scaledPlanes(kb, epilogue, ops, axes);
   const std::vector<PlaneTile> tiles = rankedPlaneTiles(lanes, OH, OW, KH * KW, ac.stride);
   if (tiles.empty())
     return Stmt();

@@ -124,9 +124,9 @@ PlaneLoops planeLoops(const Expr& n, std::int64_t N, const Expr& c, std::int64_t
 // Whether such a window may run on vectors of output rows: as windowRowsApply, or rows of 4
 // to lanes - 1 positions at unit stride as one shorter vector each (14 x 14 or 7 x 7
 // planes with 16 lanes), and with `anyStride` strided rows of 4 positions and more. The
-// plane kernels take those: their strided vector loads beat the hand-written depthwise
-// kernel's stride-phase copy or match it, and the hand-written pools ran element by element
-// (3x3 s2 MaxPool over 8 x 56 x 56: 0.041 -> 0.0028 ms). The NCHW Conv does not: a stride-2
+// plane kernels take those: their strided vector loads beat the (since removed) hand-written
+// depthwise kernel's stride-phase copy or matched it, and the hand-written pools ran element by
+// element (3x3 s2 MaxPool over 8 x 56 x 56: 0.041 -> 0.0028 ms). The NCHW Conv does not: a stride-2
 // 5x5 Conv on 31 columns took 0.007 ms against the hand-written tiles' 0.005.
 bool planeRowsApply(const TensorRef& x, const std::vector<WindowAxis>& axes, int lanes,
                     bool anyStride);

@@ -1,10 +1,10 @@
 // Convolution and pooling as kernel rules: Conv, ConvTranspose (N-d, groups, dilations,
 // padding), MaxPool (with Indices), AveragePool, LpPool and the global pools.
 //
-// Conv takes the register-tiled schedules when the target's vector width is known
-// (depthwise 2-D: conv_depthwise.cpp; other 2-D ones on rows of at least a vector: a plain
-// nest and its default trace, conv_nchw_traced.cpp; others: conv_tiled.cpp), and 2-D
-// f32 pools without Indices on rows of at least a vector a plain nest and its default trace
+// Conv takes the register-tiled schedules when the target's vector width is known (a plain
+// nest and its default trace, conv_nchw_traced.cpp: depthwise 2-D, other 2-D and 3-D ones
+// whose rows take vectors or run as wide rows; others: the hand-written conv_tiled.cpp), and
+// 2-D f32 pools on rows of at least 4 positions a plain nest and its default trace
 // (pool_nchw_traced.cpp). The fallbacks here, and the other ops' default schedules: one
 // parallel task per (batch, channel) output plane (four or two output channels per task for
 // Conv, so that each input element loaded feeds several multiply-adds). A task clears its plane,
@@ -322,8 +322,6 @@ Stmt lowerConv(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
     if (Stmt plain = gpuConv(node, kb, epilogue, ops, axes); plain.defined())
       return plain;
   if (Stmt depthwise = tracedDepthwiseConv(kb, epilogue, ops, axes); depthwise.defined())
-    return depthwise;
-  if (Stmt depthwise = depthwiseConv(kb, epilogue, ops, axes); depthwise.defined())
     return depthwise;
   const bool unitStrides =
       std::all_of(axes.begin(), axes.end(), [](const WindowAxis& a) { return a.stride == 1; });

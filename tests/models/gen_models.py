@@ -665,6 +665,12 @@ def conv_zoo(seed):
     q = conv(q, 6, 4, (3, 1, 3), "c3d_dil", dilations=[1, 1, 2], pads=[1, 0, 2, 1, 0, 2])
     g.op("Add", [q, g.uniform("c3d_col", (1, 1, 1, 1, 37), -0.5, 0.5)], "c3d_add",
          outputs=["y3dw"])                                                          # 4 x 3 x 8 x 37
+    # Depthwise 1x1 windows (a scale a plane): padded and strided, and plain with an epilogue.
+    e = conv("img", 1, 8, (1, 1), "dw_1x1", group=8, strides=[1, 2], pads=[1, 0, 1, 1])
+    g.op("Relu", [e], "dw_1x1_relu", outputs=["ydw1"])                             # 8 x 25 x 19
+    e = conv("img", 1, 8, (1, 1), "dw_1x1_plain", group=8)
+    g.op("Add", [e, g.uniform("dw_1x1_col", (1, 1, 1, 37), -0.5, 0.5)], "dw_1x1_add",
+         outputs=["ydw1p"])                                                         # 8 x 23 x 37
     # Rows of 3 positions (too narrow for vectors of a row): the plane's rows as one wide row.
     n3 = conv("tall", 4, 12, (3, 3), "narrow_rows", group=2, pads=[1, 1, 1, 1])  # 12 x 6 x 3
     g.op("Relu", [n3], "narrow_rows_relu", outputs=["ytall"])
@@ -695,7 +701,8 @@ def conv_zoo(seed):
                     f32_info("ywide", [1, 6, 10, 33]), f32_info("ypmax", [1, 3, 12, 35]),
                     f32_info("ypavg", [1, 3, 24, 70]), f32_info("ypceil", [1, 3, 13, 35]),
                     f32_info("yplp", [1, 3, 24, 70]), f32_info("y3dw", [1, 4, 3, 8, 37]),
-                    f32_info("y3dr", [1, 4, 3, 4, 64]), f32_info("ytall", [1, 12, 6, 3])])
+                    f32_info("y3dr", [1, 4, 3, 4, 64]), f32_info("ytall", [1, 12, 6, 3]),
+                    f32_info("ydw1", [1, 8, 25, 19]), f32_info("ydw1p", [1, 8, 23, 37])])
 
 
 def nchwc_zoo(seed):
