@@ -149,12 +149,7 @@ Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOpera
   const int lanes = kb.vectorBits() / 32;
   // A 3-D Conv's output rows are those of a 2-D one over the volume's planes: its depth is
   // one more task loop, and its depth taps one more reduction loop.
-  // Volumes strided along rows or columns stay with the hand-written tiles (tiledConv), whose
-  // stride-phase copies beat strided loads there (3 -> 16 channels, 3x7x7 taps, stride 2 on
-  // 16 x 112 x 112: 3.2 ms against 3.5 at 1 thread).
   const bool volume = axes.size() == 3 && x.rank() == 5 && y.rank() == 5 && w.rank() == 5;
-  if (volume && (axes[1].stride != 1 || axes[2].stride != 1))
-    return Stmt();
   const std::vector<WindowAxis> planeAxes =
       volume ? std::vector<WindowAxis>{axes[1], axes[2]} : axes;
   const TensorRef rowsOfX =
@@ -162,13 +157,18 @@ Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOpera
                          {x.shape[0], x.shape[1], x.shape[2] * x.shape[3], x.shape[4]},
                          x.dtype}
              : x;
-  // Rows too narrow for vectors of a row may still run as wide rows (below) at unit strides.
-  const bool rowsApply = planeRowsApply(rowsOfX, planeAxes, lanes, false);
-  const bool unitStrides =
-      planeAxes.size() == 2 && planeAxes[0].stride == 1 && planeAxes[1].stride == 1;
-  if ((!rowsApply && !unitStrides) || lanes < 4 || x.numElements() == 0 ||
-      (!volume && (x.rank() != 4 || y.rank() != 4)) || x.dtype != graph::DType::F32 ||
-      w.dtype != graph::DType::F32 || y.dtype != graph::DType::F32)
+  // Rows too narrow for vectors of a row may still run as wide rows (below). Strided rows
+  // narrower than two vectors, and strided volumes, read stride-phase planes instead (their
+  // strided vector loads lost to the hand-written phase copies: a stride-2 5x5 Conv on 31
+  // columns 0.007 against 0.005 ms; 3 -> 16 channels 3x7x7 s2 over 16 x 112 x 112 3.5
+  // against 3.2 ms).
+  if (planeAxes.size() != 2)
+    return Stmt();
+  const bool strided = planeAxes[0].stride > 1 || planeAxes[1].stride > 1;
+  const bool rowsApply = planeRowsApply(rowsOfX, planeAxes, lanes, false) && !(volume && strided);
+  const bool phased = strided && !rowsApply;
+  if (lanes < 4 || x.numElements() == 0 || (!volume && (x.rank() != 4 || y.rank() != 4)) ||
+      x.dtype != graph::DType::F32 || w.dtype != graph::DType::F32 || y.dtype != graph::DType::F32)
     return Stmt();
   const WindowAxis ad = volume ? axes[0] : WindowAxis{};
   const WindowAxis &ar = planeAxes[0], &ac = planeAxes[1];
@@ -179,8 +179,10 @@ Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOpera
   const std::int64_t G = ops.group, Mg = M / G, Cg = C / G;
   // A reduction of one term has no loop to keep the tile across. One output channel a group
   // (depthwise) shares no input within a tile: tracedDepthwiseConv pads each plane inside its
-  // task instead of copying the whole input first (1.2-1.8x faster).
-  if (M == 0 || Cg * KD * KH * KW < 2 || (G > 1 && Mg == 1))
+  // task instead of copying the whole input first (1.2-1.8x faster), where its rows take
+  // vectors; narrower rows and volumes come here.
+  if (M == 0 || Cg * KD * KH * KW < 2 ||
+      (G > 1 && Mg == 1 && !volume && planeRowsApply(x, axes, lanes, true)))
     return Stmt();
   if (reachesPastPadding(axes))
     return Stmt();
@@ -188,13 +190,17 @@ Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOpera
   // thread has woken (3 -> 8 channels on 64x64: 0.010 ms at 1 thread, 0.015 ms at 2).
   const std::int64_t work = N * M * OD * OH * OW * Cg * KD * KH * KW / lanes;
   const bool parallel = parallelFor(work) == loop::ForKind::Parallel;
-  const PaddedPlanes planes = windowRowPlanes(kb, x, axes, lanes, parallel);
+  const PaddedPlanes planes = phased ? phasePlanes(kb, x, axes, lanes, parallel)
+                                     : windowRowPlanes(kb, x, axes, lanes, parallel);
   const TensorRef& src = planes.planes;
   const bool copy = planes.copy.defined();
 
   const std::int64_t reduction = Cg * KD * KH * KW;
+  // Rows of phase planes are unit-stride rows of the output; one shorter vector from 4.
   const std::vector<NchwTile> rowTiles =
-      rowsApply ? rankedTiles(lanes, Mg, OW, reduction, ac.stride) : std::vector<NchwTile>{};
+      rowsApply           ? rankedTiles(lanes, Mg, OW, reduction, ac.stride)
+      : phased && OW >= 4 ? rankedTiles(lanes, Mg, OW, reduction, 1)
+                          : std::vector<NchwTile>{};
   // A plane's rows may instead run as one "wide" row: the output positions over the padded
   // plane's width, f = oh * Wp + ow, so that tap (kh, kw) reads position f + kh*d*Wp + kw*d
   // and tiles run on across rows (the columns past OW are computed and dropped). Worth it
@@ -204,7 +210,7 @@ Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOpera
   // hand-written tiledConv did the same for them).
   const std::int64_t F = (OH - 1) * planes.W + OW; // the last row needs no dropped columns
   std::vector<NchwTile> wideTiles;
-  if ((volume || !rowsApply) && F >= lanes)
+  if ((volume || !rowsApply) && (!strided || phased) && F >= lanes)
     wideTiles = rankedTiles(lanes, Mg, F, reduction, 1);
   const double finishCost = 4.0 * double(M * OH * ((OW + lanes - 1) / lanes)) / double(G);
   if (rowTiles.empty() && wideTiles.empty())
@@ -227,10 +233,25 @@ Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOpera
   Expr plane = n * C + inChannel; // the input plane read (of a volume: its first)
   if (volume)
     plane = plane * planes.D + od * ad.stride + kd * ad.dilation;
+  // Phase planes: the tap picks the phase and offsets the row and column within it.
+  Expr rowTap = kh * ar.dilation, colTap = kw * ac.dilation;
+  if (phased) {
+    plane = (plane * planes.sh + (planes.sh > 1 ? rowTap % planes.sh : loop::makeIndex(0))) *
+                planes.sw +
+            (planes.sw > 1 ? colTap % planes.sw : loop::makeIndex(0));
+    if (planes.sh > 1)
+      rowTap = rowTap / planes.sh;
+    if (planes.sw > 1)
+      colTap = colTap / planes.sw;
+  }
   Expr xv;
-  if (wide) {
+  if (wide && phased) {
+    xv = src.loadFlat(plane * (planes.H * planes.W) + ow + (rowTap * planes.W + colTap));
+  } else if (wide) {
     xv = src.loadFlat(plane * (planes.H * planes.W) + ow +
                       (kh * (ar.dilation * planes.W) + kw * ac.dilation));
+  } else if (phased) {
+    xv = src.loadFlat((plane * planes.H + (oh + rowTap)) * planes.W + (ow + colTap));
   } else {
     const Expr row = oh * ar.stride + kh * ar.dilation, col = ow * ac.stride + kw * ac.dilation;
     xv = src.loadFlat((plane * planes.H + row) * planes.W + col);
@@ -337,8 +358,10 @@ Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOpera
   if (RW % TW != 0)
     kb.describe("the last " + std::to_string(RW % TW) + " positions of each " +
                 (wide ? "plane" : "row") + " run as smaller remainder tiles");
-  kb.describe(copy ? "the input is first copied into zero-padded planes"
-                   : "the input is read in place");
+  kb.describe(phased ? "the input is first copied into zero-padded stride-phase planes, so "
+                       "that every tap reads consecutive values"
+              : copy ? "the input is first copied into zero-padded planes"
+                     : "the input is read in place");
   Stmt body = wide ? kb.allocate(yw, loop::Block::make(nest, finish), true) : nest;
   if (!copy)
     return body;

@@ -32,6 +32,8 @@ struct PaddedPlanes {
   TensorRef planes; // flat
   std::int64_t H = 0, W = 0;
   std::int64_t D = 1; // a volume's planes (3-D windows), each H x W
+  // Stride phases (phasePlanes): each plane is sh x sw phase planes of H x W.
+  std::int64_t sh = 1, sw = 1;
 };
 PaddedPlanes paddedPlanes(KernelBuilder& kb, const TensorRef& x, std::int64_t planes,
                           std::int64_t H, std::int64_t W, std::int64_t top, std::int64_t left,
@@ -84,6 +86,15 @@ PaddedPlanes windowRowPlanes(KernelBuilder& kb, const TensorRef& x,
 // The steps that vectorize a row loop `var` of `extent` values: whole vectors, then the rest
 // as one shorter vector (nothing when the row is shorter than a vector).
 void vectorizeRow(std::vector<std::string>& steps, const Expr& var, std::int64_t extent, int lanes);
+
+// The stride-phase planes a strided 2-D or 3-D window over NCHW (NCDHW) x reads
+// (phase_planes.cpp): the zero-padded input split by the row and column strides, so that tap
+// (kh, kw) of output (oh, ow) reads row oh + (kh*dh)/sh, column ow + (kw*dw)/sw of phase
+// ((kh*dh) % sh, (kw*dw) % sw), and consecutive outputs of a row consecutive values. Phase
+// (ph, pw) of plane p (of a volume: of its padded depth plane p*D + dp) is phase plane
+// (p*sh + ph)*sw + pw. Always a copy; its rows run in parallel when `parallel`.
+PaddedPlanes phasePlanes(KernelBuilder& kb, const TensorRef& x, const std::vector<WindowAxis>& axes,
+                         int lanes, bool parallel);
 
 // The steps that tile an output row `ow` of OW positions into V vectors of `lanes` kept in
 // registers across the reduction loop `k` (the NCHW Conv and pools): ow split into tiles,

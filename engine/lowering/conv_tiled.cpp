@@ -1,7 +1,7 @@
 // Register-tiled Conv, hand-written: the default schedule, when the target's vector width is
-// known, for the Convs the traced NCHW tile (conv_nchw_traced.cpp) does not take: rows
-// narrower than a vector (or than 4 positions), strided rows narrower than two vectors,
-// volumes strided along rows or columns, and strided 1x1 Convs without padding.
+// known, for the Convs the traced NCHW tile (conv_nchw_traced.cpp) does not take: strided 1x1
+// Convs without padding (through stride-phase planes they measured slower), and planes too
+// small for a vector even as one wide row.
 //
 // As in wideConv (conv_pool.cpp) the input is seen as a "wide" grid: zero padded when there
 // is padding, so that tap k of output position f reads input position f + offset(k) of the
