@@ -212,7 +212,12 @@ Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOpera
   std::vector<NchwTile> wideTiles;
   if ((volume || !rowsApply) && (!strided || phased) && F >= lanes)
     wideTiles = rankedTiles(lanes, Mg, F, reduction, 1);
-  const double finishCost = 4.0 * double(M * OH * ((OW + lanes - 1) / lanes)) / double(G);
+  // Without dropped columns (the copy's rows as wide as the output's: 1x1 windows, and
+  // strided ones through a phase plane) the wide rows are Y's own layout: the tiles store into
+  // Y with the bias and epilogue, and there is no second pass.
+  const bool direct = planes.W == OW;
+  const double finishCost =
+      direct ? 0.0 : 4.0 * double(M * OH * ((OW + lanes - 1) / lanes)) / double(G);
   if (rowTiles.empty() && wideTiles.empty())
     return Stmt();
   const bool wide = !wideTiles.empty() &&
@@ -236,9 +241,10 @@ Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOpera
   // Phase planes: the tap picks the phase and offsets the row and column within it.
   Expr rowTap = kh * ar.dilation, colTap = kw * ac.dilation;
   if (phased) {
-    plane = (plane * planes.sh + (planes.sh > 1 ? rowTap % planes.sh : loop::makeIndex(0))) *
-                planes.sw +
-            (planes.sw > 1 ? colTap % planes.sw : loop::makeIndex(0));
+    plane = (plane * planes.phaseRows +
+             (planes.phaseRows > 1 ? rowTap % planes.sh : loop::makeIndex(0))) *
+                planes.phaseCols +
+            (planes.phaseCols > 1 ? colTap % planes.sw : loop::makeIndex(0));
     if (planes.sh > 1)
       rowTap = rowTap / planes.sh;
     if (planes.sw > 1)
@@ -257,8 +263,12 @@ Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOpera
     xv = src.loadFlat((plane * planes.H + row) * planes.W + col);
   }
   const Expr wv = volume ? w.load({channel, c, kd, kh, kw}) : w.load({channel, c, kh, kw});
-  // The wide rows' sums go to a scratch, finished into Y by a second nest.
-  const TensorRef yw = wide ? kb.scratch("ywide", y.dtype, {N * M * OD * F}) : TensorRef{};
+  // The wide rows' sums go to a scratch, finished into Y by a second nest (or, direct, to
+  // Y's elements in order).
+  const bool finishing = wide && !direct;
+  const TensorRef yw = finishing ? kb.scratch("ywide", y.dtype, {N * M * OD * F})
+                       : wide    ? TensorRef{y.buffer, {y.numElements()}, y.dtype}
+                                 : TensorRef{};
   const std::vector<Expr> idx = wide     ? std::vector<Expr>{((n * M + channel) * OD + od) * F + ow}
                                 : volume ? std::vector<Expr>{n, channel, od, oh, ow}
                                          : std::vector<Expr>{n, channel, oh, ow};
@@ -267,11 +277,15 @@ Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOpera
   const Stmt taps = loopOver(kh, KH, loopOver(kw, KW, update));
   std::vector<Stmt> element{acc.store(idx, constantOf(y.dtype, 0)),
                             loopOver(c, Cg, volume ? loopOver(kd, KD, taps) : taps)};
-  if (!wide) {
-    Expr value = y.load(idx);
+  if (!finishing) {
+    Expr value = acc.load(idx);
     if (ops.bias)
       value = value + ops.bias->load({channel});
-    element.push_back(y.store(idx, epilogue(value, idx)));
+    // The epilogue sees Y's index: a wide row's position is row f / OW, column f % OW.
+    const Expr row = wide ? ow / OW : oh, col = wide ? ow % OW : ow;
+    const std::vector<Expr> at = volume ? std::vector<Expr>{n, channel, od, row, col}
+                                        : std::vector<Expr>{n, channel, row, col};
+    element.push_back(acc.store(idx, epilogue(value, wide ? at : idx)));
   }
   const Stmt rows = loopOver(oh, RH, forCount(ow, RW, loop::Block::make(element)));
   const Stmt nest =
@@ -281,7 +295,7 @@ Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOpera
   // vectorized along the row, the rows one parallel loop.
   Stmt finish;
   std::vector<std::string> finishSteps;
-  if (wide) {
+  if (finishing) {
     const Expr fn = axisVar(kb, "n", N), fm = axisVar(kb, "m", M), fd = axisVar(kb, "od", OD),
                fh = axisVar(kb, "oh", OH), fw = kb.freshVar("ow");
     const std::vector<Expr> at =
@@ -351,10 +365,13 @@ Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOpera
               ", accumulated in registers over " + std::to_string(Cg) + " input channels x " +
               std::to_string(KD * KH * KW) + " taps" +
               (G > 1 ? ", in each of " + std::to_string(G) + " groups" : std::string()));
-  if (wide)
+  if (finishing)
     kb.describe("a plane's rows run as one row over the padded width (" + std::to_string(planes.W) +
                 " columns, " + std::to_string(OW) +
                 " kept): a second pass adds the bias and the fused epilogue into Y");
+  else if (wide)
+    kb.describe("a plane's rows run as one row, stored into Y with the bias and the fused "
+                "epilogue");
   if (RW % TW != 0)
     kb.describe("the last " + std::to_string(RW % TW) + " positions of each " +
                 (wide ? "plane" : "row") + " run as smaller remainder tiles");
@@ -362,7 +379,7 @@ Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOpera
                        "that every tap reads consecutive values"
               : copy ? "the input is first copied into zero-padded planes"
                      : "the input is read in place");
-  Stmt body = wide ? kb.allocate(yw, loop::Block::make(nest, finish), true) : nest;
+  Stmt body = finishing ? kb.allocate(yw, loop::Block::make(nest, finish), true) : nest;
   if (!copy)
     return body;
   return kb.allocate(src, loop::Block::make(planes.copy, body), true);

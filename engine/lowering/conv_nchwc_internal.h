@@ -32,8 +32,10 @@ struct PaddedPlanes {
   TensorRef planes; // flat
   std::int64_t H = 0, W = 0;
   std::int64_t D = 1; // a volume's planes (3-D windows), each H x W
-  // Stride phases (phasePlanes): each plane is sh x sw phase planes of H x W.
-  std::int64_t sh = 1, sw = 1;
+  // Stride phases (phasePlanes): the strides sh x sw, and the phase planes of H x W each
+  // plane holds along rows and columns (the stride, or 1 where only phase 0 is read: a 1x1
+  // window).
+  std::int64_t sh = 1, sw = 1, phaseRows = 1, phaseCols = 1;
 };
 PaddedPlanes paddedPlanes(KernelBuilder& kb, const TensorRef& x, std::int64_t planes,
                           std::int64_t H, std::int64_t W, std::int64_t top, std::int64_t left,
@@ -92,7 +94,8 @@ void vectorizeRow(std::vector<std::string>& steps, const Expr& var, std::int64_t
 // (kh, kw) of output (oh, ow) reads row oh + (kh*dh)/sh, column ow + (kw*dw)/sw of phase
 // ((kh*dh) % sh, (kw*dw) % sw), and consecutive outputs of a row consecutive values. Phase
 // (ph, pw) of plane p (of a volume: of its padded depth plane p*D + dp) is phase plane
-// (p*sh + ph)*sw + pw. Always a copy; its rows run in parallel when `parallel`.
+// (p*phaseRows + ph)*phaseCols + pw. Always a copy; its rows run in parallel when
+// `parallel`.
 PaddedPlanes phasePlanes(KernelBuilder& kb, const TensorRef& x, const std::vector<WindowAxis>& axes,
                          int lanes, bool parallel);
 

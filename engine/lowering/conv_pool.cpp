@@ -340,10 +340,11 @@ Stmt lowerConv(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
   }
   const bool pointwise =
       std::all_of(axes.begin(), axes.end(), [](const WindowAxis& a) { return a.kernel == 1; });
-  // Strided 1x1 windows without padding keep the hand-written tiles over the subsampled
-  // positions: through stride-phase planes they were slower (64 -> 128 channels in 2 groups,
-  // stride 2 over 56 x 56: 0.040 against 0.034 ms; 16 -> 32 over 28 x 28: 0.003 against 0.001).
+  // Strided 1x1 windows without padding: one phase plane (the subsampled input), its wide rows
+  // stored straight into Y.
   if (pointwise && !padded) {
+    if (Stmt traced = tracedNchwConv(kb, epilogue, ops, axes); traced.defined())
+      return traced;
     std::vector<WindowAxis> dense = axes;
     std::vector<std::int64_t> strides;
     for (WindowAxis& a : dense) {

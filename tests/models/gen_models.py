@@ -671,6 +671,11 @@ def conv_zoo(seed):
     e = conv("img", 1, 8, (1, 1), "dw_1x1_plain", group=8)
     g.op("Add", [e, g.uniform("dw_1x1_col", (1, 1, 1, 37), -0.5, 0.5)], "dw_1x1_add",
          outputs=["ydw1p"])                                                         # 8 x 23 x 37
+    # A strided 1x1 Conv without padding: one phase plane, its wide rows stored straight into
+    # Y with an epilogue along W (the position of element f is row f / 19, column f % 19).
+    e = conv("img", 4, 6, (1, 1), "pw_s2", group=2, strides=[2, 2])               # 6 x 12 x 19
+    g.op("Add", [e, g.uniform("pw_s2_col", (1, 1, 1, 19), -0.5, 0.5)], "pw_s2_add",
+         outputs=["ypws2"])
     # Rows of 3 positions (too narrow for vectors of a row): the plane's rows as one wide row.
     n3 = conv("tall", 4, 12, (3, 3), "narrow_rows", group=2, pads=[1, 1, 1, 1])  # 12 x 6 x 3
     g.op("Relu", [n3], "narrow_rows_relu", outputs=["ytall"])
@@ -702,7 +707,8 @@ def conv_zoo(seed):
                     f32_info("ypavg", [1, 3, 24, 70]), f32_info("ypceil", [1, 3, 13, 35]),
                     f32_info("yplp", [1, 3, 24, 70]), f32_info("y3dw", [1, 4, 3, 8, 37]),
                     f32_info("y3dr", [1, 4, 3, 4, 64]), f32_info("ytall", [1, 12, 6, 3]),
-                    f32_info("ydw1", [1, 8, 25, 19]), f32_info("ydw1p", [1, 8, 23, 37])])
+                    f32_info("ydw1", [1, 8, 25, 19]), f32_info("ydw1p", [1, 8, 23, 37]),
+                    f32_info("ypws2", [1, 6, 12, 19])])
 
 
 def nchwc_zoo(seed):
