@@ -23,6 +23,7 @@
 #endif
 #ifdef LATHE_RUNTIME_PTHREADS
 #include <pthread.h>
+#include <stdatomic.h>
 #endif
 #if !defined(LATHE_RUNTIME_NO_HEAP) && defined(__linux__)
 #include <sys/mman.h> /* madvise */
@@ -250,54 +251,79 @@ void lathe_free(void* pointer) {
 /* ---- parallel loops -------------------------------------------------------------------- */
 
 #ifdef LATHE_RUNTIME_PTHREADS
+/* A loop is cut into pieces (4 a thread) that the caller and the workers take in turn from
+ * one counter, so that a thread whose pieces cost less takes more of them. Between loops the
+ * workers spin a while on the loop counter before they sleep: a model calls one loop after
+ * another, and a sleeping worker took tens of microseconds to wake for each (exported
+ * ResNet-50 at 2 threads ran 26 % slower than the engine, whose pool does the same). */
 #define LATHE_MAX_THREADS 256
+#define LATHE_PIECES_PER_THREAD 4
+#define LATHE_SPINS 20000
 typedef struct {
   pthread_mutex_t lock;
   pthread_cond_t work, done;
   int threads; /* workers + the caller */
   int stop;    /* workers leave */
-  long epoch;  /* bumped per loop */
-  long born;   /* the epoch when the workers were started */
-  int pending; /* chunks not yet finished */
-  int64_t n;
+  _Atomic long epoch; /* bumped per loop */
+  long born;          /* the epoch when the workers were started */
+  _Atomic int pending; /* workers not yet done with the loop */
+  _Atomic int64_t next; /* the next piece to take */
+  int64_t n, pieces;
   lathe_parallel_body body;
   void* closure;
   pthread_t workers[LATHE_MAX_THREADS];
 } lathe_pool;
 static lathe_pool lathe_the_pool = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER,
-                                    PTHREAD_COND_INITIALIZER, 1, 0, 0, 0, 0, 0, 0, 0, {0}};
+                                    PTHREAD_COND_INITIALIZER, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, {0}};
 static _Thread_local int lathe_in_parallel;
 
-static void lathe_run_chunk(int64_t n, int chunks, int c, lathe_parallel_body body,
-                            void* closure) {
-  const int64_t begin = n * c / chunks, end = n * (c + 1) / chunks;
-  if (begin < end)
-    body(begin, end, closure);
+static void lathe_pause(void) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_ia32_pause();
+#elif defined(__aarch64__)
+  __asm__ __volatile__("yield");
+#endif
+}
+
+/* Takes pieces of the current loop until none is left. */
+static void lathe_take_pieces(lathe_pool* p) {
+  const int64_t n = p->n, pieces = p->pieces;
+  for (int64_t piece; (piece = atomic_fetch_add_explicit(&p->next, 1, memory_order_relaxed)) <
+                      pieces;) {
+    const int64_t begin = n * piece / pieces, end = n * (piece + 1) / pieces;
+    if (begin < end)
+      p->body(begin, end, p->closure);
+  }
 }
 
 static void* lathe_worker(void* arg) {
-  const int id = (int)(intptr_t)arg; /* 1 .. threads-1 */
+  (void)arg;
   lathe_pool* p = &lathe_the_pool;
   lathe_in_parallel = 1;
   pthread_mutex_lock(&p->lock);
   long seen = p->born; /* a loop may have begun before this thread got the lock */
-  for (;;) {
-    while (p->epoch == seen && !p->stop)
-      pthread_cond_wait(&p->work, &p->lock);
-    if (p->stop)
-      break;
-    seen = p->epoch;
-    const int64_t n = p->n;
-    const int chunks = p->threads;
-    lathe_parallel_body body = p->body;
-    void* closure = p->closure;
-    pthread_mutex_unlock(&p->lock);
-    lathe_run_chunk(n, chunks, id, body, closure);
-    pthread_mutex_lock(&p->lock);
-    if (--p->pending == 0)
-      pthread_cond_signal(&p->done);
-  }
   pthread_mutex_unlock(&p->lock);
+  for (;;) {
+    /* Spin a while for the next loop, then sleep until it comes. */
+    for (int spin = 0; spin < LATHE_SPINS &&
+                       atomic_load_explicit(&p->epoch, memory_order_acquire) == seen;
+         ++spin)
+      lathe_pause();
+    pthread_mutex_lock(&p->lock);
+    while (atomic_load_explicit(&p->epoch, memory_order_acquire) == seen && !p->stop)
+      pthread_cond_wait(&p->work, &p->lock);
+    const int stop = p->stop;
+    seen = atomic_load_explicit(&p->epoch, memory_order_acquire);
+    pthread_mutex_unlock(&p->lock);
+    if (stop)
+      break;
+    lathe_take_pieces(p);
+    if (atomic_fetch_sub_explicit(&p->pending, 1, memory_order_acq_rel) == 1) {
+      pthread_mutex_lock(&p->lock); /* the caller may be asleep on `done` */
+      pthread_cond_signal(&p->done);
+      pthread_mutex_unlock(&p->lock);
+    }
+  }
   lathe_release_scratch(); /* the blocks this worker kept */
   return 0;
 }
@@ -319,7 +345,7 @@ int lathe_set_threads(int n) {
   pthread_mutex_lock(&p->lock);
   p->stop = 0;
   p->threads = 1;
-  p->born = p->epoch;
+  p->born = atomic_load(&p->epoch);
   for (int i = 1; i < n; ++i) {
     if (pthread_create(&p->workers[i], 0, lathe_worker, (void*)(intptr_t)i) != 0)
       break;
@@ -340,22 +366,29 @@ int lathe_parallel_for(int64_t n, lathe_parallel_body body, void* closure) {
     body(0, n, closure);
     return 0;
   }
+  const int64_t most = (int64_t)p->threads * LATHE_PIECES_PER_THREAD;
   pthread_mutex_lock(&p->lock);
-  const int chunks = p->threads;
   p->n = n;
+  p->pieces = n < most ? n : most;
   p->body = body;
   p->closure = closure;
-  p->pending = chunks - 1;
-  ++p->epoch;
+  atomic_store_explicit(&p->next, 0, memory_order_relaxed);
+  atomic_store_explicit(&p->pending, p->threads - 1, memory_order_relaxed);
+  atomic_fetch_add_explicit(&p->epoch, 1, memory_order_release);
   pthread_cond_broadcast(&p->work);
   pthread_mutex_unlock(&p->lock);
   lathe_in_parallel = 1;
-  lathe_run_chunk(n, chunks, 0, body, closure);
+  lathe_take_pieces(p);
   lathe_in_parallel = 0;
-  pthread_mutex_lock(&p->lock);
-  while (p->pending > 0)
-    pthread_cond_wait(&p->done, &p->lock);
-  pthread_mutex_unlock(&p->lock);
+  for (int spin = 0;
+       spin < LATHE_SPINS && atomic_load_explicit(&p->pending, memory_order_acquire) > 0; ++spin)
+    lathe_pause();
+  if (atomic_load_explicit(&p->pending, memory_order_acquire) > 0) {
+    pthread_mutex_lock(&p->lock);
+    while (atomic_load_explicit(&p->pending, memory_order_acquire) > 0)
+      pthread_cond_wait(&p->done, &p->lock);
+    pthread_mutex_unlock(&p->lock);
+  }
   return 0;
 }
 #else
