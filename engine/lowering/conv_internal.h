@@ -59,11 +59,9 @@ Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOpera
 Stmt tracedDepthwiseConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& ops,
                          const std::vector<WindowAxis>& axes);
 
-// Pooling (conv_pool.cpp): the kinds, the lowest value of a type (MaxPool's start), |x|^p
-// and its root for LpPool, and the number of taps of output position `o` along one axis that
-// AveragePool divides by.
+// Pooling (conv_pool.cpp): the kinds, |x|^p and its root for LpPool, and the number of taps
+// of output position `o` along one axis that AveragePool divides by.
 enum class PoolKind { Max, Average, Lp };
-Expr lowestOf(graph::DType dtype);
 Expr lpPower(const Expr& v, std::int64_t p);
 Expr lpRoot(const Expr& sum, std::int64_t p);
 Expr tapCount(const WindowAxis& a, const Expr& o, bool includePad);

@@ -400,12 +400,6 @@ Stmt lowerConvTranspose(const Node& node, KernelBuilder& kb, const Epilogue& epi
 
 // --- pooling ------------------------------------------------------------------------------
 
-// Minus infinity for floats: a finite lowest value (-FLT_MAX) reported a window of -inf values
-// (or a padded one) as -3.4e38 where ONNX Runtime says -inf.
-Expr lowestOf(graph::DType dtype) {
-  return lowestOf(loopType(dtype));
-}
-
 // |x|^p for the Lp pools (ONNX Runtime uses pow for every p; 1 and 2 are exact shortcuts).
 Expr lpPower(const Expr& v, std::int64_t p) {
   if (p == 1)
@@ -435,7 +429,9 @@ Expr tapCount(const WindowAxis& a, const Expr& o, bool includePad) {
 }
 
 Expr poolStart(PoolKind kind, graph::DType dtype) {
-  return kind == PoolKind::Max ? lowestOf(dtype) : constantOf(dtype, 0);
+  // Minus infinity for floats: a finite lowest value (-FLT_MAX) reported a window of -inf
+  // values (or a padded one) as -3.4e38 where ONNX Runtime says -inf.
+  return kind == PoolKind::Max ? lowestOf(loopType(dtype)) : constantOf(dtype, 0);
 }
 
 Expr poolUpdate(PoolKind kind, const Expr& acc, const Expr& v, std::int64_t p) {
@@ -478,7 +474,7 @@ Stmt lowerPool(const Node& node, KernelBuilder& kb, const Epilogue& epilogue, Po
   const bool includePad = node.attrInt("count_include_pad", 0) != 0;
   if (kb.gpu() && !indices) {
     WindowNest w;
-    w.init = kind == PoolKind::Max ? lowestOf(y.dtype) : constantOf(y.dtype, 0);
+    w.init = poolStart(kind, y.dtype);
     w.update = [&](const Expr& acc, const Expr& n, const Expr& c, const Expr&,
                    const std::vector<Expr>& pos, const std::vector<Expr>&) {
       const Expr v = x.load(concat({n, c}, pos));
@@ -527,7 +523,7 @@ Stmt lowerPool(const Node& node, KernelBuilder& kb, const Epilogue& epilogue, Po
     return flat * product(dropFront(x.shape, 2)) + inner;
   };
 
-  const Expr init = kind == PoolKind::Max ? lowestOf(y.dtype) : constantOf(y.dtype, 0);
+  const Expr init = poolStart(kind, y.dtype);
   Stmt clear = nestedLoops(
       kb, outExtents(axes),
       [&](const std::vector<Expr>& o) {
@@ -616,7 +612,7 @@ Stmt lowerGlobalPool(const Node& node, KernelBuilder& kb, const Epilogue& epilog
   Expr next = kind == PoolKind::Max  ? loop::select(v > acc, v, acc)
               : kind == PoolKind::Lp ? acc + lpPower(v, p)
                                      : acc + v;
-  const Expr init = kind == PoolKind::Max ? lowestOf(y.dtype) : constantOf(y.dtype, 0);
+  const Expr init = poolStart(kind, y.dtype);
   Expr result = acc;
   if (kind == PoolKind::Average)
     result = acc / loop::makeFloatConst(acc.type(), double(plane));

@@ -12,7 +12,6 @@
 // the rounding matches a plain dot product (no reassociation).
 #include "engine/lowering/matrix_product.h"
 #include "engine/lowering/op_rules.h"
-#include "engine/lowering/vector_epilogue.h"
 #include "engine/lowering/window_helpers.h"
 
 #include <algorithm>
