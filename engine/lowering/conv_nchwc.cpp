@@ -143,7 +143,7 @@ void plainPaddedCopy(KernelBuilder& kb, const TensorRef& x, PaddedPlanes& out, s
     rows.push_back(loopName(plane));
   out.steps = parallelTaskSteps(rows, planes * Dp * Hp, planes * Dp * Hp * Wp * 4);
   vectorizeRow(out.steps, w, Wc, lanes);
-  if (paddingRows)
+  if (isInput.defined()) // rows of padding (or of depth padding) are zeroed in vectors too
     vectorizeRow(out.steps, wp, Wp, lanes);
   vectorizeRow(out.steps, wl, left, lanes);
   vectorizeRow(out.steps, wr, right, lanes);
