@@ -190,6 +190,12 @@ Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOpera
   // thread has woken (3 -> 8 channels on 64x64: 0.010 ms at 1 thread, 0.015 ms at 2).
   const std::int64_t work = N * M * OD * OH * OW * Cg * KD * KH * KW / lanes;
   const bool parallel = parallelFor(work) == loop::ForKind::Parallel;
+  // Rows that take neither row tiles nor a wide row of a vector (a 1-D Conv of 3 positions)
+  // leave before any copy is built: the hand-written kernel takes them.
+  const std::int64_t widest =
+      std::max(x.shape.back(), (OW - 1) * ac.stride + (KW - 1) * ac.dilation + 1);
+  if (!rowsApply && !(phased && OW >= 4) && (OH - 1) * widest + OW < lanes)
+    return Stmt();
   const PaddedPlanes planes = phased ? phasePlanes(kb, x, axes, lanes, parallel)
                                      : windowRowPlanes(kb, x, axes, lanes, parallel);
   const TensorRef& src = planes.planes;
