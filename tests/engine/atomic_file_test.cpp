@@ -17,7 +17,8 @@ namespace {
 namespace fs = std::filesystem;
 
 fs::path freshFolder(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("lathe_atomic_" + name);
+  const fs::path dir =
+      fs::temp_directory_path() / ("lathe_atomic_" + std::to_string(::getpid()) + "_" + name);
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir;

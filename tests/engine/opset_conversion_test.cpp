@@ -5,6 +5,7 @@
 #include "engine/frontend/onnx/onnx_importer.h"
 #include "engine/graph/printer.h"
 #include "engine/support/diagnostics.h"
+#include "engine/support/temporary_folder.h"
 
 #include <filesystem>
 #include <fstream>
@@ -68,8 +69,10 @@ struct OldModel {
       a->add_ints(i);
   }
   std::string write() const {
-    const fs::path dir = fs::temp_directory_path() / "lathe_opset_conversion_test";
-    fs::create_directories(dir);
+    // A private folder per process: ctest runs the tests of this file side by side, and
+    // several write a model of the same name.
+    static const TemporaryFolder folder("lathe_opset_conversion");
+    const fs::path& dir = folder.path();
     const std::string path = (dir / (proto.graph().name() + ".onnx")).string();
     std::ofstream(path, std::ios::binary) << proto.SerializeAsString();
     return path;
