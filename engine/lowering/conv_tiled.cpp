@@ -1,6 +1,6 @@
 // Register-tiled Conv, hand-written: the default schedule, when the target's vector width is
-// known, for the Convs the traced NCHW tile (conv_nchw_traced.cpp) does not take: planes too
-// small for a vector even as one wide row (and rows under 4 positions).
+// known, for the Convs the traced NCHW tile (conv_nchw_traced.cpp) does not take: planes of a
+// single output position.
 //
 // As in wideConv (conv_pool.cpp) the input is seen as a "wide" grid: zero padded when there
 // is padding, so that tap k of output position f reads input position f + offset(k) of the

@@ -682,6 +682,18 @@ def conv_zoo(seed):
     # Rows of whole tiles run row by row (a depth dilation).
     conv("volr", 2, 4, (2, 3, 3), "c3d_whole_rows", dilations=[2, 1, 1], pads=[0, 1, 1, 0, 1, 1],
          outputs=["y3dr"])                                                          # 4 x 3 x 4 x 64
+    # Planes smaller than a vector even as one wide row: the wide row is one shorter vector
+    # (padded 2x2, finished by a second pass; strided through phase planes; a 1-D row of 3
+    # stored straight into Y).
+    sp = conv("small", 16, 24, (3, 3), "small_plane", pads=[1, 1, 1, 1])          # 24 x 2 x 2
+    g.op("Relu", [sp], "small_plane_relu", outputs=["ysmall"])
+    sp = conv("small", 16, 8, (3, 3), "small_s2", strides=[2, 2], pads=[1, 1, 1, 1])  # 8 x 1 x 1
+    g.op("Relu", [sp], "small_s2_relu", outputs=["ysmall2"])
+    sp = conv("small3", 8, 12, (3, 3), "small_s2p", strides=[2, 2], pads=[1, 1, 1, 1])  # 12 x 2 x 2
+    g.op("Sigmoid", [sp], "small_s2p_sigmoid", outputs=["ysmall3"])
+    sp = conv("short", 6, 10, (3,), "short_row", pads=[1, 1])                     # 10 x 3
+    g.op("Add", [sp, g.uniform("short_col", (1, 1, 3), -0.5, 0.5)], "short_row_add",
+         outputs=["yshort"])
     # NCHW pools on wide rows (traced: vectors of a row kept across the window): strided with
     # padding, ceil_mode, count_include_pad, LpPool, an epilogue.
     g.op("MaxPool", ["pools"], "pool_max", kernel_shape=[3, 3], strides=[2, 2],
@@ -698,7 +710,8 @@ def conv_zoo(seed):
                     f32_info("thin", [1, 4, 6, 9]), f32_info("rows", [1, 8, 11, 32]),
                     f32_info("wide", [1, 3, 20, 70]), f32_info("pools", [1, 3, 24, 70]),
                     f32_info("volw", [1, 3, 6, 8, 37]), f32_info("volr", [1, 2, 5, 4, 64]),
-                    f32_info("tall", [1, 8, 6, 3])],
+                    f32_info("tall", [1, 8, 6, 3]), f32_info("small", [1, 16, 2, 2]),
+                    f32_info("small3", [1, 8, 3, 3]), f32_info("short", [2, 6, 3])],
                    [f32_info("y2d", [1, 6, 4, 10]), f32_info("y1d", [2, 8, 9]),
                     f32_info("y1drow", [2, 6, 37]),
                     f32_info("y3d", [1, 8, 4, 9, 6]), f32_info("ydw", [1, 8, 12, 19]),
@@ -708,7 +721,9 @@ def conv_zoo(seed):
                     f32_info("yplp", [1, 3, 24, 70]), f32_info("y3dw", [1, 4, 3, 8, 37]),
                     f32_info("y3dr", [1, 4, 3, 4, 64]), f32_info("ytall", [1, 12, 6, 3]),
                     f32_info("ydw1", [1, 8, 25, 19]), f32_info("ydw1p", [1, 8, 23, 37]),
-                    f32_info("ypws2", [1, 6, 12, 19])])
+                    f32_info("ypws2", [1, 6, 12, 19]), f32_info("ysmall", [1, 24, 2, 2]),
+                    f32_info("ysmall2", [1, 8, 1, 1]), f32_info("ysmall3", [1, 12, 2, 2]),
+                    f32_info("yshort", [2, 10, 3])])
 
 
 def nchwc_zoo(seed):
