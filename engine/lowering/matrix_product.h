@@ -20,8 +20,8 @@ struct MatrixProduct {
   std::function<Expr(const Expr& sum, const std::vector<Expr>& yIndex)> finish;
 };
 
-// The register-tiled product as a plain nest and the default trace that tiles it, for f32
-// with B contiguous in j (matmul.cpp). An undefined Stmt when it does not apply.
+// The register-tiled product as a plain nest and the default trace that tiles it, for f32 and
+// int32 with B contiguous in j (matmul.cpp). An undefined Stmt when it does not apply.
 Stmt tracedProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p);
 
 // The default-trace steps, appended to `steps`, that tile a nest whose columns `jn` were split

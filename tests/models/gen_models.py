@@ -855,12 +855,24 @@ def matmul_zoo(seed):
     g.op("Relu", [y5], "mm_shift_relu", outputs=["y5"])
     b6 = g.uniform("b6", (24, 300), -0.5, 0.5)                                 # one row: wide tiles
     g.op("Gemm", ["a6", b6, g.uniform("c6", (300,), -0.5, 0.5)], "gemv_wide", outputs=["y6"])
+    # transB on a B computed at run time: copied transposed, then tiled (32 + 4 columns).
+    g.op("Gemm", ["a7", "b7", g.uniform("c7", (36,), -0.5, 0.5)], "gemm_tb_runtime",
+         transB=1, alpha=0.5, outputs=["y7"])
+    # One column (a matrix times a vector): tiles of rows, one lane each.
+    g.op("MatMul", ["a8", g.uniform("b8", (24,), -0.5, 0.5)], "matvec", outputs=["y8"])
+    # int32: the same register tiles, in integer lanes.
+    b9 = g.tensor("b9", g.rng.randint(-50, 50, (20, 40)).astype(np.int32))
+    g.op("MatMul", ["a9", b9], "mm_int32", outputs=["y9"])
     return g.model("matmul_zoo",
                    [f32_info("a1", [2, 3, 5, 40]), f32_info("a2", [32, 6]),
                     f32_info("a3", [4, 3, 16]), f32_info("b3", [1, 16, 32]), f32_info("a4", [1, 24]),
-                    f32_info("a5", [5, 24]), f32_info("a6", [1, 24])],
+                    f32_info("a5", [5, 24]), f32_info("a6", [1, 24]), f32_info("a7", [20, 24]),
+                    f32_info("b7", [36, 24]), f32_info("a8", [2, 12, 24]),
+                    tensor_info("a9", TensorProto.INT32, [6, 20])],
                    [f32_info("y1", [2, 3, 5, 48]), f32_info("y2", [6, 64]), f32_info("y3", [4, 3, 32]),
-                    f32_info("y4", [1, 40]), f32_info("y5", [5, 40]), f32_info("y6", [1, 300])])
+                    f32_info("y4", [1, 40]), f32_info("y5", [5, 40]), f32_info("y6", [1, 300]),
+                    f32_info("y7", [20, 36]), f32_info("y8", [2, 12]),
+                    tensor_info("y9", TensorProto.INT32, [6, 40])])
 
 
 def conv_bn_relu(seed, batch=1):
