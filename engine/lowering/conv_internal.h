@@ -43,6 +43,11 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
                const ConvOperands& ops, const std::vector<WindowAxis>& axes,
                const std::vector<std::int64_t>& subsample);
 
+// A Conv whose output plane is one position, as a matrix product over the input values that
+// position reads (conv_pointwise.cpp). An undefined Stmt when it does not apply.
+Stmt onePositionConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& ops,
+                     const std::vector<WindowAxis>& axes);
+
 // 2-D Conv in NCHW (one group, or groups of several output channels) as a plain nest and its
 // default trace: a tile of output channels x vectors of one output row kept in registers
 // across the reduction (conv_nchw_traced.cpp). An undefined Stmt when it does not apply

@@ -323,6 +323,8 @@ Stmt lowerConv(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
       return plain;
   if (Stmt depthwise = tracedDepthwiseConv(kb, epilogue, ops, axes); depthwise.defined())
     return depthwise;
+  if (Stmt one = onePositionConv(kb, epilogue, ops, axes); one.defined())
+    return one;
   const bool unitStrides =
       std::all_of(axes.begin(), axes.end(), [](const WindowAxis& a) { return a.stride == 1; });
   const bool padded = std::any_of(axes.begin(), axes.end(), [](const WindowAxis& a) {

@@ -687,8 +687,12 @@ def conv_zoo(seed):
     # stored straight into Y).
     sp = conv("small", 16, 24, (3, 3), "small_plane", pads=[1, 1, 1, 1])          # 24 x 2 x 2
     g.op("Relu", [sp], "small_plane_relu", outputs=["ysmall"])
+    # One output position: a product over the input values it reads (the padding's taps
+    # dropped; two images as two columns).
     sp = conv("small", 16, 8, (3, 3), "small_s2", strides=[2, 2], pads=[1, 1, 1, 1])  # 8 x 1 x 1
     g.op("Relu", [sp], "small_s2_relu", outputs=["ysmall2"])
+    sp = conv("short", 6, 8, (3,), "short_one")                                    # 8 x 1
+    g.op("Relu", [sp], "short_one_relu", outputs=["yshort1"])
     sp = conv("small3", 8, 12, (3, 3), "small_s2p", strides=[2, 2], pads=[1, 1, 1, 1])  # 12 x 2 x 2
     g.op("Sigmoid", [sp], "small_s2p_sigmoid", outputs=["ysmall3"])
     sp = conv("short", 6, 10, (3,), "short_row", pads=[1, 1])                     # 10 x 3
@@ -723,7 +727,7 @@ def conv_zoo(seed):
                     f32_info("ydw1", [1, 8, 25, 19]), f32_info("ydw1p", [1, 8, 23, 37]),
                     f32_info("ypws2", [1, 6, 12, 19]), f32_info("ysmall", [1, 24, 2, 2]),
                     f32_info("ysmall2", [1, 8, 1, 1]), f32_info("ysmall3", [1, 12, 2, 2]),
-                    f32_info("yshort", [2, 10, 3])])
+                    f32_info("yshort", [2, 10, 3]), f32_info("yshort1", [2, 8, 1])])
 
 
 def nchwc_zoo(seed):
