@@ -64,6 +64,13 @@ Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOpera
 Stmt tracedDepthwiseConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& ops,
                          const std::vector<WindowAxis>& axes);
 
+// A Conv whose every output reads one input value (one input channel a group and a 1x1
+// window: channel multipliers, one channel fanned out) as a plain nest and its default trace
+// that scales each input plane's rows in vectors into its output planes
+// (conv_nchw_traced.cpp). An undefined Stmt when it does not apply.
+Stmt scaledConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& ops,
+                const std::vector<WindowAxis>& axes);
+
 // Pooling (conv_pool.cpp): the kinds, |x|^p and its root for LpPool, and the number of taps
 // of output position `o` along one axis that AveragePool divides by.
 enum class PoolKind { Max, Average, Lp };

@@ -95,45 +95,56 @@ Stmt asOneRow(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& o
   return lower(kb, dropRow, rows, {WindowAxis{}, axes[0]});
 }
 
-// A depthwise Conv with a 1x1 window scales each plane: y = epilogue(x * w[c] + bias[c]), the
-// plane zero padded into the task's copy first when there is padding (the border is bias
-// alone). The trace vectorizes the output rows and runs the planes as one parallel loop;
-// there is no sum to keep in registers.
+// A Conv whose every output reads one input value (one input channel a group, a 1x1 window:
+// depthwise, with a channel multiplier of Mg outputs per input channel, or one input channel
+// fanned out to M) scales planes: y[n, g*Mg + m] = epilogue(x[n, g] * w[g*Mg + m] + bias),
+// the plane zero padded into the task's copy first when there is padding (the border is
+// bias alone). The trace vectorizes the output rows and runs the planes as one parallel
+// loop; there is no sum to keep in registers.
 Stmt scaledPlanes(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& ops,
                   const std::vector<WindowAxis>& axes) {
   const TensorRef &x = ops.x, &w = ops.w, &y = ops.y;
   const int lanes = kb.vectorBits() / 32;
   const WindowAxis &ar = axes[0], &ac = axes[1];
-  const std::int64_t N = x.shape[0], C = x.shape[1], OH = ar.out, OW = ac.out;
-  const std::int64_t work = N * C * OH * OW;
-  const Expr n = axisVar(kb, "n", N), g = axisVar(kb, "g", C);
-  const Expr plane = n * C + g;
+  const std::int64_t N = x.shape[0], C = x.shape[1], M = y.shape[1], Mg = M / C, OH = ar.out,
+                     OW = ac.out;
+  const std::int64_t work = N * M * OH * OW;
+  const Expr n = axisVar(kb, "n", N), g = axisVar(kb, "g", C), m = axisVar(kb, "m", Mg);
+  const Expr plane = n * C + g, channel = Mg > 1 ? g * Mg + m : g;
   const PaddedPlanes planes = windowRowPlanes(kb, x, axes, lanes, false, Expr(), plane);
   const Expr oh = axisVar(kb, "oh", OH), ow = kb.freshVar("ow");
-  const std::vector<Expr> idx{n, g, oh, ow};
+  const std::vector<Expr> idx{n, channel, oh, ow};
   const Expr zero = loop::makeIndex(0);
   Expr value = planes.planes.loadFlat(planeAt(planes, plane, oh * ar.stride, ow * ac.stride)) *
-               w.load({g, zero, zero, zero});
+               w.load({channel, zero, zero, zero});
   if (ops.bias)
-    value = value + ops.bias->load({g});
-  const Stmt nest = loopOver(
-      n, N,
-      loopOver(g, C,
-               planeTask(kb, planes,
-                         loopOver(oh, OH, forCount(ow, OW, y.store(idx, epilogue(value, idx)))))));
+    value = value + ops.bias->load({channel});
+  const Stmt rows = loopOver(oh, OH, forCount(ow, OW, y.store(idx, epilogue(value, idx))));
+  const Stmt nest = loopOver(n, N, loopOver(g, C, planeTask(kb, planes, loopOver(m, Mg, rows))));
   std::vector<std::string> steps = planes.steps, tasks;
   if (N > 1)
     tasks.push_back(loopName(n));
   if (C > 1)
     tasks.push_back(loopName(g));
-  for (std::string& step : parallelTaskSteps(tasks, N * C, work))
+  // Without a copy to share, the output planes of an input plane are tasks of their own.
+  const bool planeTasks = Mg > 1 && !planes.copy.defined();
+  if (planeTasks)
+    tasks.push_back(loopName(m));
+  for (std::string& step : parallelTaskSteps(tasks, N * (planeTasks ? M : C), work))
     steps.push_back(std::move(step));
   vectorizeRow(steps, ow, OW, lanes);
   for (const std::string& step : steps)
     kb.defaultStep(step);
-  kb.describe("depthwise 1x1 convolution (default trace): " + std::to_string(N * C) +
-              (parallelFor(work) == loop::ForKind::Parallel ? " parallel" : "") +
-              " tasks, one per channel plane, each scaling its rows in vectors");
+  kb.describe(
+      std::string(Mg > 1 ? "1x1 convolution of one input channel a group"
+                         : "depthwise 1x1 convolution") +
+      " (default trace): " + std::to_string(N * (planeTasks ? M : C)) +
+      (parallelFor(work) == loop::ForKind::Parallel ? " parallel" : "") +
+      (planeTasks ? " tasks, one per output plane"
+       : Mg > 1   ? " tasks, one per input plane"
+                  : " tasks, one per channel plane") +
+      ", each scaling its rows in vectors" +
+      (Mg > 1 && !planeTasks ? " into " + std::to_string(Mg) + " output planes" : std::string()));
   if (planes.copy.defined())
     kb.describe("each task first copies its plane into a zero-padded scratch of its own");
   return nest;
@@ -468,6 +479,21 @@ Stmt tracedDepthwiseConv(KernelBuilder& kb, const Epilogue& epilogue, const Conv
   kb.describe(copy ? "each task first copies its plane into a zero-padded scratch of its own"
                    : "the input is read in place");
   return nest;
+}
+
+Stmt scaledConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& ops,
+                const std::vector<WindowAxis>& axes) {
+  const TensorRef &x = ops.x, &w = ops.w, &y = ops.y;
+  const int lanes = kb.vectorBits() / 32;
+  if (axes.size() != 2 || x.rank() != 4 || y.rank() != 4 || w.rank() != 4 ||
+      x.dtype != graph::DType::F32 || w.dtype != graph::DType::F32 ||
+      y.dtype != graph::DType::F32 || !planeRowsApply(x, axes, lanes, true))
+    return Stmt();
+  const std::int64_t C = x.shape[1], M = y.shape[1];
+  if (ops.group != C || w.shape[1] != 1 || M % C != 0 || axes[0].kernel != 1 ||
+      axes[1].kernel != 1 || reachesPastPadding(axes))
+    return Stmt();
+  return scaledPlanes(kb, epilogue, ops, axes);
 }
 
 } // namespace lathe::lowering

@@ -323,6 +323,8 @@ Stmt lowerConv(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
       return plain;
   if (Stmt depthwise = tracedDepthwiseConv(kb, epilogue, ops, axes); depthwise.defined())
     return depthwise;
+  if (Stmt scaled = scaledConv(kb, epilogue, ops, axes); scaled.defined())
+    return scaled;
   if (Stmt one = onePositionConv(kb, epilogue, ops, axes); one.defined())
     return one;
   const bool unitStrides =

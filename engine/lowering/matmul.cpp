@@ -131,6 +131,35 @@ Stmt narrowProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p
   return n.nest;
 }
 
+// A product of one term per element (K = 1: an outer product) has no sum to keep in
+// registers: the trace vectorizes the rows of Y (a row narrower than a vector is one shorter
+// vector) and runs the rows as one parallel loop.
+Stmt outerProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p, int lanes) {
+  if (p.N < 2)
+    return Stmt();
+  const ProductNest n = productNest(kb, y, p);
+  std::vector<std::string> tasks;
+  if (!n.bn.empty())
+    tasks.push_back(n.bn);
+  if (!n.in.empty())
+    tasks.push_back(n.in);
+  for (const std::string& step : parallelTaskSteps(tasks, p.batch * p.M, p.batch * p.M * p.N))
+    kb.defaultStep(step);
+  if (p.N <= lanes) {
+    kb.defaultStep("vectorize(" + n.jn + ")");
+  } else {
+    kb.defaultStep("split(" + n.jn + ", " + std::to_string(lanes) + ")");
+    if (p.N % lanes != 0)
+      kb.defaultStep("partition(" + n.jn + ".i)");
+    kb.defaultStep("vectorize(" + n.jn + ".i)");
+    if (p.N % lanes > 1)
+      kb.defaultStep("vectorize(" + n.jn + ".i.r1)");
+  }
+  kb.describe("outer product (default trace): " + std::to_string(p.batch * p.M) + " rows of " +
+              std::to_string(p.N) + " columns, each element one product, the rows in vectors");
+  return n.nest;
+}
+
 } // namespace
 
 // The register-tiled product as a plain nest and the default trace that tiles it: for f32 and
@@ -145,8 +174,10 @@ Stmt tracedProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p
   const int lanes = kb.vectorBits() / 32;
   if (lanes < 4 || (y.dtype != graph::DType::F32 && y.dtype != graph::DType::I32) || !p.bContiguous)
     return Stmt();
-  if (p.N < lanes) // (a sum of one product has no loop to keep the tile across)
-    return p.K > 1 ? narrowProduct(kb, y, p, lanes) : Stmt();
+  if (p.K == 1) // (a sum of one product has no loop to keep a tile across)
+    return outerProduct(kb, y, p, lanes);
+  if (p.N < lanes)
+    return narrowProduct(kb, y, p, lanes);
   // With long sums (BERT's 768 and 3072) 32 vector registers hold 8 rows x 2 vectors: the
   // column block of B a task streams over k is half as wide, and twice as many rows share
   // each load of it. Measured on BERT (AVX-512, kernel sums): 7.23 -> 6.29 ms at 1 thread,
@@ -307,9 +338,9 @@ Stmt transposedCopyProduct(KernelBuilder& kb, const TensorRef& y, const MatrixPr
                      p.batch * p.K * p.N * loopType(y.dtype).bytes() > (128 << 10));
 }
 
-// The default schedule of every product: the register-tiled one (f32 and int32), over a
-// transposed copy of B when B is not contiguous; otherwise (other element types, targets
-// without vectors, one row times one column, an outer product narrower than a vector) the
+// The default schedule of every product: the register-tiled one (f32 and int32; the outer
+// product's rows in vectors), over a transposed copy of B when B is not contiguous;
+// otherwise (other element types, targets without vectors, one row times one column) the
 // plain nest, one scalar sum per output element, with a default trace that runs its outer
 // loops as one parallel loop.
 Stmt productLoops(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p) {

@@ -693,6 +693,12 @@ def conv_zoo(seed):
     g.op("Relu", [sp], "small_s2_relu", outputs=["ysmall2"])
     sp = conv("short", 6, 8, (3,), "short_one")                                    # 8 x 1
     g.op("Relu", [sp], "short_one_relu", outputs=["yshort1"])
+    # Every output one input value times a weight: a channel multiplier (2 outputs an input
+    # channel; padded and strided, planes copied) and one channel fanned out to 6.
+    sm = conv("img", 1, 16, (1, 1), "multiplier", group=8, strides=[2, 1], pads=[1, 0, 1, 2])
+    g.op("Relu", [sm], "multiplier_relu", outputs=["ymult"])                      # 16 x 13 x 39
+    sm = conv("mono", 1, 6, (1, 1), "fan_out")
+    g.op("Sigmoid", [sm], "fan_out_sigmoid", outputs=["yfan"])                     # 6 x 20 x 70
     sp = conv("small3", 8, 12, (3, 3), "small_s2p", strides=[2, 2], pads=[1, 1, 1, 1])  # 12 x 2 x 2
     g.op("Sigmoid", [sp], "small_s2p_sigmoid", outputs=["ysmall3"])
     sp = conv("short", 6, 10, (3,), "short_row", pads=[1, 1])                     # 10 x 3
@@ -715,7 +721,8 @@ def conv_zoo(seed):
                     f32_info("wide", [1, 3, 20, 70]), f32_info("pools", [1, 3, 24, 70]),
                     f32_info("volw", [1, 3, 6, 8, 37]), f32_info("volr", [1, 2, 5, 4, 64]),
                     f32_info("tall", [1, 8, 6, 3]), f32_info("small", [1, 16, 2, 2]),
-                    f32_info("small3", [1, 8, 3, 3]), f32_info("short", [2, 6, 3])],
+                    f32_info("small3", [1, 8, 3, 3]), f32_info("short", [2, 6, 3]),
+                    f32_info("mono", [1, 1, 20, 70])],
                    [f32_info("y2d", [1, 6, 4, 10]), f32_info("y1d", [2, 8, 9]),
                     f32_info("y1drow", [2, 6, 37]),
                     f32_info("y3d", [1, 8, 4, 9, 6]), f32_info("ydw", [1, 8, 12, 19]),
@@ -727,7 +734,8 @@ def conv_zoo(seed):
                     f32_info("ydw1", [1, 8, 25, 19]), f32_info("ydw1p", [1, 8, 23, 37]),
                     f32_info("ypws2", [1, 6, 12, 19]), f32_info("ysmall", [1, 24, 2, 2]),
                     f32_info("ysmall2", [1, 8, 1, 1]), f32_info("ysmall3", [1, 12, 2, 2]),
-                    f32_info("yshort", [2, 10, 3]), f32_info("yshort1", [2, 8, 1])])
+                    f32_info("yshort", [2, 10, 3]), f32_info("yshort1", [2, 8, 1]),
+                    f32_info("ymult", [1, 16, 13, 39]), f32_info("yfan", [1, 6, 20, 70])])
 
 
 def nchwc_zoo(seed):
@@ -867,16 +875,18 @@ def matmul_zoo(seed):
     # int32: the same register tiles, in integer lanes.
     b9 = g.tensor("b9", g.rng.randint(-50, 50, (20, 40)).astype(np.int32))
     g.op("MatMul", ["a9", b9], "mm_int32", outputs=["y9"])
+    # One term per element (K = 1): an outer product, rows in vectors (a remainder of 4).
+    g.op("MatMul", ["a10", g.uniform("b10", (1, 36), -0.5, 0.5)], "mm_outer", outputs=["y10"])
     return g.model("matmul_zoo",
                    [f32_info("a1", [2, 3, 5, 40]), f32_info("a2", [32, 6]),
                     f32_info("a3", [4, 3, 16]), f32_info("b3", [1, 16, 32]), f32_info("a4", [1, 24]),
                     f32_info("a5", [5, 24]), f32_info("a6", [1, 24]), f32_info("a7", [20, 24]),
                     f32_info("b7", [36, 24]), f32_info("a8", [2, 12, 24]),
-                    tensor_info("a9", TensorProto.INT32, [6, 20])],
+                    tensor_info("a9", TensorProto.INT32, [6, 20]), f32_info("a10", [5, 1])],
                    [f32_info("y1", [2, 3, 5, 48]), f32_info("y2", [6, 64]), f32_info("y3", [4, 3, 32]),
                     f32_info("y4", [1, 40]), f32_info("y5", [5, 40]), f32_info("y6", [1, 300]),
                     f32_info("y7", [20, 36]), f32_info("y8", [2, 12]),
-                    tensor_info("y9", TensorProto.INT32, [6, 40])])
+                    tensor_info("y9", TensorProto.INT32, [6, 40]), f32_info("y10", [5, 36])])
 
 
 def conv_bn_relu(seed, batch=1):
