@@ -1,18 +1,22 @@
 // Convolution and pooling as kernel rules: Conv, ConvTranspose (N-d, groups, dilations,
 // padding), MaxPool (with Indices), AveragePool, LpPool and the global pools.
 //
-// Conv takes the register-tiled schedules when the target's vector width is known (a plain
-// nest and its default trace, conv_nchw_traced.cpp: depthwise 2-D, other 2-D and 3-D ones
-// whose rows take vectors or run as wide rows; others: the hand-written conv_tiled.cpp), and
-// 2-D f32 pools on rows of at least 4 positions a plain nest and its default trace
-// (pool_nchw_traced.cpp). The fallbacks here, and the other ops' default schedules: one
-// parallel task per (batch, channel) output plane (four or two output channels per task for
-// Conv, so that each input element loaded feeds several multiply-adds). A task clears its plane,
-// then for each input channel and kernel tap accumulates into it with the innermost loop over
-// contiguous output positions, and finishes with one pass that adds the bias, divides (averages)
-// and applies the fused epilogue. Padding costs no per-element test: unit-stride Conv runs on a
-// zero-padded copy of the input (see wideConv); everything else loops over the output range each
-// tap reads inside the input, computed per tap.
+// Conv takes the register-tiled schedules when the target's vector width is known, each a
+// plain nest and its default trace: depthwise 2-D, other 2-D and 3-D ones whose rows take
+// vectors or run as wide rows, and those whose every output reads one input value
+// (conv_nchw_traced.cpp); one output position a plane as a matrix product
+// (conv_pointwise.cpp). Only a whole window over one image's single position keeps the
+// hand-written conv_tiled.cpp. 2-D f32 pools on rows of at least 4 positions are a plain
+// nest and its default trace too (pool_nchw_traced.cpp). The fallbacks here (targets without
+// vectors, other element types, N-d) and the other ops' default schedules: plain nests whose
+// default trace runs one parallel task per (batch, channel) output plane (four or two output
+// channels per task for Conv, so that each input element loaded feeds several multiply-adds).
+// A task clears its plane, then for each input channel and kernel tap accumulates into it
+// with the innermost loop over contiguous output positions, and finishes with one pass that
+// adds the bias, divides (averages) and applies the fused epilogue. Padding costs no
+// per-element test: unit-stride Conv runs on a zero-padded copy of the input (see wideConv);
+// everything else loops over the output range each tap reads inside the input, computed per
+// tap.
 #include "engine/lowering/conv_nchwc_internal.h"
 #include "engine/lowering/reduce_helpers.h"
 
@@ -197,7 +201,7 @@ Stmt rangeConv(const Node& node, KernelBuilder& kb, const Epilogue& epilogue,
       {forCount(r0, ct.R, clearPlane(kb, ops.y, ct.n, ct.m0 + r0)),
        forCount(ct.c, ct.Cg, overTaps(kb, axes, false, bind, accumulate)),
        forCount(r1, ct.R, finishPlane(kb, node, ops, ct.n, ct.m0 + r1, epilogue))});
-  return forCount(ct.task, ct.N * ct.blocks, body, parallelFor(ct.work(axes)));
+  return taskLoop(kb, ct.task, ct.N * ct.blocks, body, ct.work(axes));
 }
 
 // Unit-stride Conv on a "wide" grid: with the input zero-padded into a scratch copy (when
@@ -283,7 +287,7 @@ Stmt wideConv(const Node& node, KernelBuilder& kb, const Epilogue& epilogue,
   Stmt task = loop::Block::make(body);
   if (!dense) // per task, so that threads do not share it
     task = kb.allocate(acc, task, ct.R * F * loopType(y.dtype).bytes() > (256 << 10));
-  Stmt main = forCount(ct.task, ct.N * ct.blocks, task, parallelFor(ct.work(axes)));
+  Stmt main = taskLoop(kb, ct.task, ct.N * ct.blocks, task, ct.work(axes));
   if (!copy)
     return main;
 
@@ -306,7 +310,7 @@ Stmt wideConv(const Node& node, KernelBuilder& kb, const Epilogue& epilogue,
       "i");
   const Stmt clear =
       anyPad ? forCount(q, planeIn, src.store({t, q}, constantOf(x.dtype, 0))) : loop::noOp();
-  const Stmt fill = forCount(t, NC, loop::Block::make(clear, copyIn), parallelFor(NC * planeIn));
+  const Stmt fill = taskLoop(kb, t, NC, loop::Block::make(clear, copyIn), NC * planeIn);
   return kb.allocate(src, loop::Block::make(fill, main), true);
 }
 
@@ -397,7 +401,7 @@ Stmt lowerConvTranspose(const Node& node, KernelBuilder& kb, const Epilogue& epi
        finishPlane(kb, node, ops, n, m, epilogue)});
   const std::int64_t work =
       N * C * Mg * product(kernelExtents(axes)) * product(dropFront(x.shape, 2));
-  return forCount(task, N * M, body, parallelFor(work));
+  return taskLoop(kb, task, N * M, body, work);
 }
 
 } // namespace
@@ -583,7 +587,7 @@ Stmt lowerPool(const Node& node, KernelBuilder& kb, const Epilogue& epilogue, Po
         },
         "e");
   const std::int64_t work = N * C * product(kernelExtents(axes)) * product(outExtents(axes));
-  return forCount(task, N * C, loop::Block::make({clear, taps, finish}), parallelFor(work));
+  return taskLoop(kb, task, N * C, loop::Block::make({clear, taps, finish}), work);
 }
 
 Stmt lowerMaxPool(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
@@ -628,7 +632,7 @@ Stmt lowerGlobalPool(const Node& node, KernelBuilder& kb, const Epilogue& epilog
   const Stmt body =
       loop::Block::make({yFlat.store({task}, init), forCount(q, plane, yFlat.store({task}, next)),
                          yFlat.store({task}, epilogue(result, idx))});
-  return forCount(task, N * C, body, parallelFor(N * C * plane));
+  return taskLoop(kb, task, N * C, body, N * C * plane);
 }
 
 Stmt lowerGlobalAveragePool(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {

@@ -254,8 +254,8 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
           rowTiles ? flatIndex(y.shape, idx) : (n * M + m0 + r) * outRow + f0 + v * lanes;
       body.push_back(loop::Store::make(result.buffer, ramp(at, lanes), value));
     }
-  Stmt main = forCount(t, N * FT * MB, kb.allocate(acc.scratch(), loop::Block::make(body)),
-                       parallelFor(N * M * Cg * KK * Fround));
+  Stmt main = taskLoop(kb, t, N * FT * MB, kb.allocate(acc.scratch(), loop::Block::make(body)),
+                       N * M * Cg * KK * Fround);
   kb.describe("register-tiled convolution: " + std::to_string(N * FT * MB) +
               " parallel tasks, each " + std::to_string(R) + " output channels x " +
               std::to_string(V) + " vector(s) of " + std::to_string(lanes) +
@@ -284,7 +284,7 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
           return y.store(idx, epilogue(v, idx));
         },
         "e");
-    main = loop::Block::make(main, forCount(pm, N * M, finish, parallelFor(N * M * product(out))));
+    main = loop::Block::make(main, taskLoop(kb, pm, N * M, finish, N * M * product(out)));
   }
   if (!direct)
     main = kb.allocate(result, main, true);
@@ -363,7 +363,7 @@ Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilo
   const Stmt clear =
       gaps ? forCount(q, rowSize, src.storeFlat(row * rowSize + q, constantOf(x.dtype, 0)))
            : loop::noOp();
-  Stmt fill = forCount(row, N * C, loop::Block::make(clear, copyIn), parallelFor(N * C * rowSize));
+  Stmt fill = taskLoop(kb, row, N * C, loop::Block::make(clear, copyIn), N * C * rowSize);
   if (tail > 0)
     fill = loop::Block::make(
         fill, forCount(q2, tail, src.storeFlat(N * C * rowSize + q2, constantOf(x.dtype, 0))));

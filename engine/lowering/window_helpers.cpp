@@ -155,6 +155,17 @@ loop::ForKind parallelFor(std::int64_t work) {
   return work >= (std::int64_t{1} << 16) ? loop::ForKind::Parallel : loop::ForKind::Serial;
 }
 
+Stmt taskLoop(KernelBuilder& kb, const Expr& var, std::int64_t extent, Stmt body,
+              std::int64_t work) {
+  const loop::ForKind kind = parallelFor(work);
+  if (kb.gpu())
+    return forCount(var, extent, std::move(body), kind);
+  // (a loop of one iteration is gone by the time the trace runs)
+  if (extent > 1 && kind == loop::ForKind::Parallel)
+    kb.defaultStep("parallel(" + loopName(var) + ")");
+  return forCount(var, extent, std::move(body));
+}
+
 std::vector<std::string> parallelTaskSteps(const std::vector<std::string>& loops,
                                            std::int64_t tasks, std::int64_t work) {
   std::vector<std::string> steps;

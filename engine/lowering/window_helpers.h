@@ -85,6 +85,12 @@ Expr freshScalar(KernelBuilder& kb, const std::string& hint, loop::Type type);
 // waking the thread pool, else serial.
 loop::ForKind parallelFor(std::int64_t work);
 
+// A loop of `extent` tasks around `body`: serial in the plain nest, made parallel by a step
+// of the default trace when `work` is worth it (as parallelFor; on a GPU, where the default
+// trace binds loops instead, the nest keeps the parallel loop).
+Stmt taskLoop(KernelBuilder& kb, const Expr& var, std::int64_t extent, Stmt body,
+              std::int64_t work);
+
 // The steps that make `loops` (outermost first, all task loops of one nest) one parallel
 // loop of `tasks` iterations when `work` is worth it: parallel the first, fuse the others.
 std::vector<std::string> parallelTaskSteps(const std::vector<std::string>& loops,
