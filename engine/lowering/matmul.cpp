@@ -103,7 +103,13 @@ ProductNest productNest(KernelBuilder& kb, const TensorRef& y, const MatrixProdu
 // 0.093 ms against the old hand-written rows (4 x 300 x 256 by 256, 1 thread). Undefined for
 // one column without rows to tile.
 Stmt narrowProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p, int lanes) {
-  const std::int64_t R = p.M % 8 == 0 ? 8 : p.M % 4 == 0 ? 4 : p.M % 2 == 0 ? 2 : 1;
+  // Rows a tile: 8, 4 or 2 when they divide M, else the largest divisor up to 8 (1001
+  // classes: 7 rows; a 1x1 Conv to them over a 1x1 plane, 1024 input channels: 0.94 ms as
+  // the scalar fallback, 0.29 ms as tiles of 7).
+  std::int64_t R = p.M % 8 == 0 ? 8 : p.M % 4 == 0 ? 4 : p.M % 2 == 0 ? 2 : 1;
+  for (std::int64_t r = 7; R == 1 && r > 2; --r)
+    if (p.M % r == 0)
+      R = r;
   if (p.N == 1 && (p.M == 1 || R == 1)) // one column has no loop: a tile needs rows
     return Stmt();
   const ProductNest n = productNest(kb, y, p);
