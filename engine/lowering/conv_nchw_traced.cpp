@@ -483,6 +483,8 @@ Stmt tracedDepthwiseConv(KernelBuilder& kb, const Epilogue& epilogue, const Conv
 
 Stmt scaledConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands& ops,
                 const std::vector<WindowAxis>& axes) {
+  if (isOneRow(ops, axes))
+    return asOneRow(kb, epilogue, ops, axes, scaledConv);
   const TensorRef &x = ops.x, &w = ops.w, &y = ops.y;
   const int lanes = kb.vectorBits() / 32;
   if (axes.size() != 2 || x.rank() != 4 || y.rank() != 4 || w.rank() != 4 ||

@@ -1,11 +1,12 @@
 // Convs that are matrix products, as the plain product nest with its default trace
-// (tracedProduct, matmul.cpp), bias and the fused epilogue applied before the one store:
+// (tracedProduct and productLoops, matmul.cpp), bias and the fused epilogue applied before
+// the one store:
 // - pointwise (1x1, unit stride, unpadded, ungrouped) 2-D: per image,
 //   Y[m, p] = sum_c W[m, c] * X[c, p] over the H*W positions p of a plane; R output channels
 //   x V vectors of positions kept in registers across the input channels;
 // - one output position a plane (any window, stride, padding and groups): per group,
 //   Y[n, m] = sum_k W[m, k] * col[k, n] over the input channels and the taps that read inside
-//   the input, col those input values copied first.
+//   the input, col those input values copied first (on targets without vectors too).
 #include "engine/lowering/conv_internal.h"
 #include "engine/lowering/matrix_product.h"
 
@@ -68,12 +69,13 @@ Stmt onePositionConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOper
   const std::int64_t Mg = M / G, Cg = C / G, T = product(taps), K = Cg * T;
   // With every tap inside the input, W's rows are the product's rows as they are.
   const bool whole = T == w.numElements() / (M * Cg);
-  // A whole window over one image is a matrix times a vector whose rows are W's: the tile
-  // of rows reads them with gathers into one accumulator, where the hand-written tile keeps
-  // 8 accumulators (512 -> 256 channels 7x7 over 7x7: 2.2 against 1.1 ms). The product
-  // wins where padding drops taps (128 -> 128 3x3 over 1x1: 0.0045 against 0.022 ms) or
-  // images make columns (3 images: 0.0077 against 0.025 ms).
-  if (T == 0 || (whole && N == 1))
+  // A whole window over one image, to several output channels, is a matrix times a vector
+  // whose rows are W's: the tile of rows reads them with gathers into one accumulator, where
+  // the hand-written tile keeps 8 accumulators (512 -> 256 channels 7x7 over 7x7: 2.2
+  // against 1.1 ms). The product wins where padding drops taps (128 -> 128 3x3 over 1x1:
+  // 0.0045 against 0.022 ms) or images make columns (3 images: 0.0077 against 0.025 ms); one
+  // output channel is a dot product either way.
+  if (T == 0 || (whole && N == 1 && Mg > 1))
     return Stmt();
   // k = c * T + t, t the valid taps numbered row-major.
   const auto tapsOf = [&](const Expr& t) {
@@ -110,9 +112,7 @@ Stmt onePositionConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOper
   p.finish = [&](const Expr& sum, const std::vector<Expr>& idx) {
     return epilogue(ops.bias ? sum + ops.bias->load({idx[1]}) : sum, idx);
   };
-  const Stmt product = tracedProduct(kb, y, p);
-  if (!product.defined())
-    return Stmt();
+  const Stmt product = productLoops(kb, y, p);
   // The copy: for n, g, k: col[g, k, n] = X(n, g*Cg + k / T, the input position of tap k % T).
   const Expr n = kb.freshVar("n"), g = kb.freshVar("g"), k = kb.freshVar("k");
   std::vector<Expr> at{n, g * Cg + k / T};

@@ -344,6 +344,8 @@ Stmt transposedCopyProduct(KernelBuilder& kb, const TensorRef& y, const MatrixPr
                      p.batch * p.K * p.N * loopType(y.dtype).bytes() > (128 << 10));
 }
 
+} // namespace
+
 // The default schedule of every product: the register-tiled one (f32 and int32; the outer
 // product's rows in vectors), over a transposed copy of B when B is not contiguous;
 // otherwise (other element types, targets without vectors, one row times one column) the
@@ -363,6 +365,8 @@ Stmt productLoops(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p)
     throw Error(ErrorKind::Internal, "a product whose operands are not of the result's type");
   return plain;
 }
+
+namespace {
 
 Stmt lowerGemm(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
   const TensorRef a = kb.input(*node.input(0), node);

@@ -24,6 +24,12 @@ struct MatrixProduct {
 // int32 with B contiguous in j (matmul.cpp). An undefined Stmt when it does not apply.
 Stmt tracedProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p);
 
+// The default schedule of any product (matmul.cpp): tracedProduct where it applies (over a
+// transposed copy of B when B is not contiguous), else the plain nest of scalar sums with its
+// outer loops run in parallel by the default trace. Throws when the operands' element type
+// is not the result's.
+Stmt productLoops(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p);
+
 // The default-trace steps, appended to `steps`, that tile a nest whose columns `jn` were split
 // into tiles that do not divide them (`rem` columns left per row): partition, then whole
 // vectors and one shorter vector, each kept in registers across the reduction loop `kn`.
