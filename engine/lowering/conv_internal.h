@@ -1,5 +1,5 @@
 #pragma once
-// Internal to the Conv lowerings (conv_pool.cpp, conv_tiled.cpp).
+// Internal to the Conv lowerings (conv_pool.cpp, conv_nchw_traced.cpp, conv_pointwise.cpp).
 #include "engine/lowering/op_rules.h"
 #include "engine/lowering/window_helpers.h"
 
@@ -34,14 +34,6 @@ struct ConvOperands {
   std::optional<TensorRef> bias;
   std::int64_t group = 1;
 };
-
-// Conv (any strides and dilations; or a 1x1 Conv whose strided inputs `subsample` picks)
-// with a tile of output channels x positions kept in vector registers across the whole
-// reduction. An undefined Stmt when the schedule does not apply (groups, no vector
-// width known, odd channel counts); the caller then uses another.
-Stmt tiledConv(const graph::Node& node, KernelBuilder& kb, const Epilogue& epilogue,
-               const ConvOperands& ops, const std::vector<WindowAxis>& axes,
-               const std::vector<std::int64_t>& subsample);
 
 // A Conv whose output plane is one position, as a matrix product over the input values that
 // position reads (conv_pointwise.cpp). An undefined Stmt when it does not apply.

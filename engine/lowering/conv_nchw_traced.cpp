@@ -226,7 +226,7 @@ Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOpera
   // when the rows are narrow for the tiles (64 channels on 28-wide rows: a row is one vector
   // and one shorter one); it costs a second pass that finishes the wide rows into Y. Volumes
   // take whichever costs less; planes only when their rows are too narrow for vectors (the
-  // hand-written tiledConv did the same for them), down to planes of two positions.
+  // hand-written kernel before them did the same), down to planes of two positions.
   const std::int64_t F = (OH - 1) * planes.W + OW; // the last row needs no dropped columns
   std::vector<NchwTile> wideTiles;
   if ((volume || !rowsApply) && (!strided || phased) && F >= 2)

@@ -69,13 +69,11 @@ Stmt onePositionConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOper
   const std::int64_t Mg = M / G, Cg = C / G, T = product(taps), K = Cg * T;
   // With every tap inside the input, W's rows are the product's rows as they are.
   const bool whole = T == w.numElements() / (M * Cg);
-  // A whole window over one image, to several output channels, is a matrix times a vector
-  // whose rows are W's: the tile of rows reads them with gathers into one accumulator, where
-  // the hand-written tile keeps 8 accumulators (512 -> 256 channels 7x7 over 7x7: 2.2
-  // against 1.1 ms). The product wins where padding drops taps (128 -> 128 3x3 over 1x1:
-  // 0.0045 against 0.022 ms) or images make columns (3 images: 0.0077 against 0.025 ms); one
-  // output channel is a dot product either way.
-  if (T == 0 || (whole && N == 1 && Mg > 1))
+  // Against the hand-written tile that took these before: padding's taps dropped, 128 -> 128
+  // 3x3 over 1x1 ran 0.0045 against 0.022 ms; 3 images as columns 0.0077 against 0.025 ms.
+  // A whole window over one image (its rows of W read by gathers) was 2x slower; layout-weights
+  // makes the ones with constant weights and one group a Gemm on transposed weights first.
+  if (T == 0)
     return Stmt();
   // k = c * T + t, t the valid taps numbered row-major.
   const auto tapsOf = [&](const Expr& t) {

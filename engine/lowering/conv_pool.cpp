@@ -5,8 +5,8 @@
 // plain nest and its default trace: depthwise 2-D, other 2-D and 3-D ones whose rows take
 // vectors or run as wide rows, and those whose every output reads one input value
 // (conv_nchw_traced.cpp); one output position a plane as a matrix product
-// (conv_pointwise.cpp). Only a whole window over one image's single position keeps the
-// hand-written conv_tiled.cpp. 2-D f32 pools on rows of at least 4 positions are a plain
+// (conv_pointwise.cpp); a whole window is a Gemm already (layout-weights). 2-D f32 pools
+// on rows of at least 4 positions are a plain
 // nest and its default trace too (pool_nchw_traced.cpp). The fallbacks here (targets without
 // vectors, other element types, N-d) and the other ops' default schedules: plain nests whose
 // default trace runs one parallel task per (batch, channel) output plane (four or two output
@@ -342,8 +342,6 @@ Stmt lowerConv(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
       return pointwise;
     if (Stmt traced = tracedNchwConv(kb, epilogue, ops, axes); traced.defined())
       return traced;
-    if (Stmt tiled = tiledConv(node, kb, epilogue, ops, axes, {}); tiled.defined())
-      return tiled;
     return wideConv(node, kb, epilogue, ops, axes);
   }
   const bool pointwise =
@@ -360,14 +358,10 @@ Stmt lowerConv(const Node& node, KernelBuilder& kb, const Epilogue& epilogue) {
       a.in = a.out;
       a.stride = 1;
     }
-    if (Stmt tiled = tiledConv(node, kb, epilogue, ops, dense, strides); tiled.defined())
-      return tiled;
     return wideConv(node, kb, epilogue, ops, dense, strides);
   }
   if (Stmt traced = tracedNchwConv(kb, epilogue, ops, axes); traced.defined())
     return traced;
-  if (Stmt tiled = tiledConv(node, kb, epilogue, ops, axes, {}); tiled.defined())
-    return tiled;
   return rangeConv(node, kb, epilogue, ops, axes);
 }
 

@@ -693,6 +693,10 @@ def conv_zoo(seed):
     g.op("Relu", [sp], "small_s2_relu", outputs=["ysmall2"])
     sp = conv("short", 6, 8, (3,), "short_one")                                    # 8 x 1
     g.op("Relu", [sp], "short_one_relu", outputs=["yshort1"])
+    # A fully connected layer written as a Conv (the window covers the whole input):
+    # layout-weights makes it a Gemm on transposed weights.
+    sp = conv("small3", 8, 10, (3, 3), "fc_conv")
+    g.op("Relu", [sp], "fc_conv_relu", outputs=["yfc"])                              # 10 x 1 x 1
     # A classifier as a 1x1 Conv over a 1x1 plane, 21 classes: tiles of 7 rows.
     gp = g.op("GlobalAveragePool", ["small"], "small_pool")
     sp = conv(gp, 16, 21, (1, 1), "classifier")
@@ -740,7 +744,7 @@ def conv_zoo(seed):
                     f32_info("ysmall2", [1, 8, 1, 1]), f32_info("ysmall3", [1, 12, 2, 2]),
                     f32_info("yshort", [2, 10, 3]), f32_info("yshort1", [2, 8, 1]),
                     f32_info("ymult", [1, 16, 13, 39]), f32_info("yfan", [1, 6, 20, 70]),
-                    f32_info("yclass", [1, 21, 1, 1])])
+                    f32_info("yclass", [1, 21, 1, 1]), f32_info("yfc", [1, 10, 1, 1])])
 
 
 def nchwc_zoo(seed):
