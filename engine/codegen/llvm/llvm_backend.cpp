@@ -182,6 +182,10 @@ int vectorBits(const target::Target& t) {
     return has("neon") ? 128 : 0;
   if (triple.isWasm())
     return has("simd128") ? 128 : 0;
+  // The vector extension guarantees 128-bit registers (Zvl128b), which LLVM uses to lower
+  // fixed-length vectors.
+  if (triple.isRISCV())
+    return has("v") ? 128 : 0;
   return 0;
 }
 
