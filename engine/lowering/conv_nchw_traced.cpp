@@ -492,7 +492,7 @@ Stmt scaledConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands&
       y.dtype != graph::DType::F32 || !planeRowsApply(x, axes, lanes, true))
     return Stmt();
   const std::int64_t C = x.shape[1], M = y.shape[1];
-  if (ops.group != C || w.shape[1] != 1 || M % C != 0 || axes[0].kernel != 1 ||
+  if (C < 1 || M < 1 || ops.group != C || w.shape[1] != 1 || M % C != 0 || axes[0].kernel != 1 ||
       axes[1].kernel != 1 || reachesPastPadding(axes))
     return Stmt();
   return scaledPlanes(kb, epilogue, ops, axes);

@@ -66,9 +66,11 @@ Stmt onePositionConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOper
     taps[a] = hi - lo;
   }
   const std::int64_t N = x.shape[0], C = x.shape[1], M = y.shape[1], G = ops.group;
+  if (M < 1 || G < 1 || y.numElements() == 0)
+    return Stmt();
   const std::int64_t Mg = M / G, Cg = C / G, T = product(taps), K = Cg * T;
   // With every tap inside the input, W's rows are the product's rows as they are.
-  const bool whole = T == w.numElements() / (M * Cg);
+  const bool whole = Cg > 0 && T == w.numElements() / (M * Cg);
   // Against the hand-written tile that took these before: padding's taps dropped, 128 -> 128
   // 3x3 over 1x1 ran 0.0045 against 0.022 ms; 3 images as columns 0.0077 against 0.025 ms.
   // A whole window over one image (its rows of W read by gathers) was 2x slower; layout-weights

@@ -178,9 +178,10 @@ Stmt outerProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p,
 // a remainder tile per row (remainderTiles). Undefined when it does not apply.
 Stmt tracedProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p) {
   const int lanes = kb.vectorBits() / 32;
-  if (lanes < 4 || (y.dtype != graph::DType::F32 && y.dtype != graph::DType::I32) || !p.bContiguous)
-    return Stmt();
-  if (p.K == 1) // (a sum of one product has no loop to keep a tile across)
+  if (lanes < 4 || (y.dtype != graph::DType::F32 && y.dtype != graph::DType::I32) ||
+      !p.bContiguous || p.batch < 1 || p.M < 1 || p.N < 1 || p.K < 1)
+    return Stmt(); // (an empty product is the plain nest's: zeros, or nothing)
+  if (p.K == 1)    // (a sum of one product has no loop to keep a tile across)
     return outerProduct(kb, y, p, lanes);
   if (p.N < lanes)
     return narrowProduct(kb, y, p, lanes);

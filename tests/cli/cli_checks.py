@@ -868,6 +868,18 @@ def check_resource_bounds(lathe, models):
     onnx.save(m, f"{work}/none.onnx")
     rc, out, err = run(lathe, "compile", f"{work}/none.onnx", "-o", f"{work}/n.tar")
     expect(rc == 1 and "no outputs" in err, "a model without outputs is refused", err)
+    # A Conv to no output channels over one position (it crashed: a division by the channel
+    # count) runs and gives its empty output.
+    from onnx import numpy_helper
+    g = helper.make_graph([helper.make_node("Conv", ["x", "w"], ["y"], pads=[1, 1, 1, 1])], "noch",
+                          [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 1, 1])],
+                          [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, 0, 1, 1])],
+                          [numpy_helper.from_array(np.zeros([0, 4, 3, 3], np.float32), "w")])
+    m = helper.make_model(g, opset_imports=[helper.make_opsetid("", 13)])
+    m.ir_version = 7
+    onnx.save(m, f"{work}/no_channels.onnx")
+    rc, out, err = run(lathe, "run", f"{work}/no_channels.onnx")
+    expect(rc == 0 and "y  f32[1,0,1,1]" in out, "a Conv to no output channels runs", out + err)
 
     # If nested beyond protobuf's depth limit is named as such, not as corrupt data.
     def leaf(name):

@@ -1926,6 +1926,28 @@ def compress_constant_condition_flat(c):
             c.const("condition", np.array([0, 1, 1, 0, 1, 0, 0, 1], np.bool_))], ["output"])
 
 
+@regression("MatMul", 13, 13)
+def matmul_empty_sum(c):
+    """A product summing no terms (K = 0) is zeros: the tiled default trace asked for a
+    reduction loop that does not exist, and Lathe refused the model."""
+    c.node([c.data("A", c.values([3, 0], np.float32)), c.data("B", c.values([0, 20], np.float32))],
+           ["Y"])
+
+
+@regression("MatMul", 13, 13)
+def matmul_no_columns(c):
+    """A product without columns (N = 0): empty, once refused the same way."""
+    c.node([c.data("A", c.values([8, 5], np.float32)), c.data("B", c.values([5, 0], np.float32))],
+           ["Y"])
+
+
+@regression("Gemm", 13, 13)
+def gemm_transposed_empty_sum(c):
+    """transB on a B computed at run time, summing no terms: zeros plus C."""
+    c.node([c.data("A", c.values([4, 0], np.float32)), c.data("B", c.values([20, 0], np.float32)),
+            c.data("C", c.values([20], np.float32))], ["Y"], transB=1)
+
+
 def regression_cases(seed, only=None):
     cases = []
     for op, version, opset, fn, must_pass in REGRESSIONS:
