@@ -1,5 +1,6 @@
 #include "engine/graph_passes/layout_weights.h"
 
+#include <algorithm>
 #include <cstring>
 
 namespace lathe::passes {
@@ -33,8 +34,9 @@ bool wholeWindowConv(const Node& n) {
       return false;
   const auto xd = x->type.staticDims(), yd = y->type.staticDims();
   const auto& wd = w->constant().dims();
-  if (wd[1] != xd[1] || yd[1] != wd[0] || yd[0] != xd[0])
-    return false;
+  if (wd[1] != xd[1] || yd[1] != wd[0] || yd[0] != xd[0] ||
+      std::any_of(xd.begin(), xd.end(), [](std::int64_t d) { return d < 1; }) || wd[0] < 1)
+    return false; // (empty ones stay Convs)
   for (std::size_t a = 2; a < xd.size(); ++a)
     if (wd[a] != xd[a] || yd[a] != 1)
       return false;

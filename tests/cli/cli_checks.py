@@ -880,6 +880,13 @@ def check_resource_bounds(lathe, models):
     onnx.save(m, f"{work}/no_channels.onnx")
     rc, out, err = run(lathe, "run", f"{work}/no_channels.onnx")
     expect(rc == 0 and "y  f32[1,0,1,1]" in out, "a Conv to no output channels runs", out + err)
+    # The same over a window that covers the whole input (layout-weights leaves it a Conv).
+    m.graph.node[0].ClearField("attribute")
+    m.graph.input[0].type.tensor_type.shape.dim[2].dim_value = 3
+    m.graph.input[0].type.tensor_type.shape.dim[3].dim_value = 3
+    onnx.save(m, f"{work}/no_channels_whole.onnx")
+    rc, out, err = run(lathe, "run", f"{work}/no_channels_whole.onnx")
+    expect(rc == 0 and "y  f32[1,0,1,1]" in out, "a whole-window Conv to no channels runs", out + err)
 
     # If nested beyond protobuf's depth limit is named as such, not as corrupt data.
     def leaf(name):
