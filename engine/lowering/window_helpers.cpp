@@ -160,10 +160,7 @@ Stmt taskLoop(KernelBuilder& kb, const Expr& var, std::int64_t extent, Stmt body
   const loop::ForKind kind = parallelFor(work);
   if (kb.gpu())
     return forCount(var, extent, std::move(body), kind);
-  // (a loop of one iteration is gone by the time the trace runs)
-  if (extent > 1 && kind == loop::ForKind::Parallel)
-    kb.defaultStep("parallel(" + loopName(var) + ")");
-  return forCount(var, extent, std::move(body));
+  return kb.taskLoop(var, extent, std::move(body), kind == loop::ForKind::Parallel);
 }
 
 std::vector<std::string> parallelTaskSteps(const std::vector<std::string>& loops,

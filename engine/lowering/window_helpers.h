@@ -85,9 +85,9 @@ Expr freshScalar(KernelBuilder& kb, const std::string& hint, loop::Type type);
 // waking the thread pool, else serial.
 loop::ForKind parallelFor(std::int64_t work);
 
-// A loop of `extent` tasks around `body`: serial in the plain nest, made parallel by a step
-// of the default trace when `work` is worth it (as parallelFor; on a GPU, where the default
-// trace binds loops instead, the nest keeps the parallel loop).
+// A loop of `extent` tasks around `body`: KernelBuilder::taskLoop, parallel when `work` is
+// worth it (parallelFor); on a GPU, where the default trace binds loops instead, the nest
+// keeps the parallel loop as the fallbacks always built it.
 Stmt taskLoop(KernelBuilder& kb, const Expr& var, std::int64_t extent, Stmt body,
               std::int64_t work);
 
