@@ -426,12 +426,12 @@ Stmt tracedDepthwiseConv(KernelBuilder& kb, const Epilogue& epilogue, const Conv
   const WindowAxis &ar = axes[0], &ac = axes[1];
   const std::int64_t N = x.shape[0], C = x.shape[1];
   const std::int64_t OH = ar.out, OW = ac.out, KH = ar.kernel, KW = ac.kernel;
-  if (C < 2 || ops.group != C || y.shape[1] != C || w.shape[0] != C || w.shape[1] != 1)
+  // (1x1 windows scale planes: scaledConv.)
+  if (C < 2 || ops.group != C || y.shape[1] != C || w.shape[0] != C || w.shape[1] != 1 ||
+      KH * KW < 2)
     return Stmt();
   if (reachesPastPadding(axes))
     return Stmt();
-  if (KH * KW == 1)
-    return scaledPlanes(kb, epilogue, ops, axes);
   const std::vector<PlaneTile> tiles = rankedPlaneTiles(lanes, OH, OW, KH * KW, ac.stride);
   if (tiles.empty())
     return Stmt();

@@ -178,8 +178,9 @@ Stmt outerProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p,
 // a remainder tile per row (remainderTiles). Undefined when it does not apply.
 Stmt tracedProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p) {
   const int lanes = kb.vectorBits() / 32;
+  // (One column reads B one element at a time whatever its layout.)
   if (lanes < 4 || (y.dtype != graph::DType::F32 && y.dtype != graph::DType::I32) ||
-      !p.bContiguous || p.batch < 1 || p.M < 1 || p.N < 1 || p.K < 1)
+      (!p.bContiguous && p.N > 1) || p.batch < 1 || p.M < 1 || p.N < 1 || p.K < 1)
     return Stmt(); // (an empty product is the plain nest's: zeros, or nothing)
   if (p.K == 1)    // (a sum of one product has no loop to keep a tile across)
     return outerProduct(kb, y, p, lanes);
@@ -322,11 +323,6 @@ Stmt plainProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p)
 // bt[b, k, j] first, then the register-tiled product over the copy. The copy is K*N loads
 // against M*N*K multiply-adds. Undefined when the tiled product does not apply.
 Stmt transposedCopyProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p) {
-  if (p.N == 1) { // one column: nothing to read in vectors, nothing to copy
-    MatrixProduct q = p;
-    q.bContiguous = true;
-    return tracedProduct(kb, y, q);
-  }
   const TensorRef bt = kb.scratch("bt", y.dtype, {p.batch, p.K, p.N});
   MatrixProduct q = p;
   q.bContiguous = true;
