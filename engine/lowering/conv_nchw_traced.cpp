@@ -121,15 +121,10 @@ Stmt scaledPlanes(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperand
     value = value + ops.bias->load({channel});
   const Stmt rows = loopOver(oh, OH, forCount(ow, OW, y.store(idx, epilogue(value, idx))));
   const Stmt nest = loopOver(n, N, loopOver(g, C, planeTask(kb, planes, loopOver(m, Mg, rows))));
-  std::vector<std::string> steps = planes.steps, tasks;
-  if (N > 1)
-    tasks.push_back(loopName(n));
-  if (C > 1)
-    tasks.push_back(loopName(g));
+  std::vector<std::string> steps = planes.steps;
   // Without a copy to share, the output planes of an input plane are tasks of their own.
   const bool planeTasks = Mg > 1 && !planes.copy.defined();
-  if (planeTasks)
-    tasks.push_back(loopName(m));
+  const std::vector<std::string> tasks = loopsOver({{n, N}, {g, C}, {m, planeTasks ? Mg : 1}});
   for (std::string& step : parallelTaskSteps(tasks, N * (planeTasks ? M : C), work))
     steps.push_back(std::move(step));
   vectorizeRow(steps, ow, OW, lanes);
@@ -327,12 +322,8 @@ Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOpera
         loopOver(fm, M,
                  loopOver(fd, OD,
                           loopOver(fh, OH, forCount(fw, OW, y.store(at, epilogue(value, at)))))));
-    std::vector<std::string> outer;
-    for (const auto& [var, extent] :
-         {std::pair{fn, N}, std::pair{fm, M}, std::pair{fd, OD}, std::pair{fh, OH}})
-      if (extent > 1)
-        outer.push_back(loopName(var));
-    finishSteps = parallelTaskSteps(outer, N * M * OD * OH, N * M * OD * OH * OW);
+    finishSteps = parallelTaskSteps(loopsOver({{fn, N}, {fm, M}, {fd, OD}, {fh, OH}}),
+                                    N * M * OD * OH, N * M * OD * OH * OW);
     vectorizeRow(finishSteps, fw, OW, lanes);
   }
 
@@ -342,13 +333,7 @@ Stmt tracedNchwConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOpera
   const std::string kn = loopName(Cg > 1 ? c : KD > 1 ? kd : KH > 1 ? kh : kw);
   const auto stepsOf = [&](const NchwTile& t) {
     std::vector<std::string> steps = planes.steps;
-    std::vector<std::string> tasks, tile;
-    if (N > 1)
-      tasks.push_back(loopName(n));
-    if (OD > 1)
-      tasks.push_back(loopName(od));
-    if (RH > 1)
-      tasks.push_back(loopName(oh));
+    std::vector<std::string> tasks = loopsOver({{n, N}, {od, OD}, {oh, RH}}), tile;
     if (!mn.empty() && t.R > 1 && t.R < Mg) {
       steps.push_back("split(" + mn + ", " + std::to_string(t.R) + ")");
       tile.push_back(mn + ".i");

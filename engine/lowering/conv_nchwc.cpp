@@ -134,14 +134,8 @@ void plainPaddedCopy(KernelBuilder& kb, const TensorRef& x, PaddedPlanes& out, s
                                                 forCount(wp, Wp, src.storeFlat(at + wp, zero)))
                        : loop::Block::make(inside);
   out.copy = loopOver(hp, Hp, loopOver(dp, Dp, loopOver(plane, planes, row)));
-  std::vector<std::string> rows;
-  if (Hp > 1)
-    rows.push_back(loopName(hp));
-  if (Dp > 1)
-    rows.push_back(loopName(dp));
-  if (planes > 1)
-    rows.push_back(loopName(plane));
-  out.steps = parallelTaskSteps(rows, planes * Dp * Hp, planes * Dp * Hp * Wp * 4);
+  out.steps = parallelTaskSteps(loopsOver({{hp, Hp}, {dp, Dp}, {plane, planes}}), planes * Dp * Hp,
+                                planes * Dp * Hp * Wp * 4);
   vectorizeRow(out.steps, w, Wc, lanes);
   if (isInput.defined()) // rows of padding (or of depth padding) are zeroed in vectors too
     vectorizeRow(out.steps, wp, Wp, lanes);
@@ -186,19 +180,8 @@ Stmt scalarConv(KernelBuilder& kb, const Epilogue& epilogue, const ConvOperands&
 
 void vectorizeRow(std::vector<std::string>& steps, const Expr& var, std::int64_t extent,
                   int lanes) {
-  if (extent < lanes)
-    return;
-  const std::string name = loopName(var);
-  if (extent == lanes) {
-    steps.push_back("vectorize(" + name + ")");
-    return;
-  }
-  steps.push_back("split(" + name + ", " + std::to_string(lanes) + ")");
-  if (extent % lanes != 0)
-    steps.push_back("partition(" + name + ".i)");
-  steps.push_back("vectorize(" + name + ".i)");
-  if (extent % lanes > 1)
-    steps.push_back("vectorize(" + name + ".i.r1)");
+  if (extent >= lanes)
+    vectorizeRowSteps(steps, loopName(var), extent, lanes);
 }
 
 PaddedPlanes paddedPlanes(KernelBuilder& kb, const TensorRef& x, std::int64_t planes,

@@ -140,13 +140,6 @@ Stmt lowerConvWinogradNchwc(const graph::Node& node, KernelBuilder& kb, const Ep
       paddedPlanes(kb, x, N * Cb, H, W, top, left, Hp, Wp, copy, lanes ? lanes : int(kBlock));
   std::vector<std::string> prefix = lanes ? planes.steps : std::vector<std::string>{};
 
-  const auto taskLoops = [](const std::vector<std::pair<Expr, std::int64_t>>& loops) {
-    std::vector<std::string> names;
-    for (const auto& [var, extent] : loops)
-      if (extent > 1)
-        names.push_back(loopName(var));
-    return names;
-  };
   // for n, block, th, tw, channel: body; with its steps: the channels vectorized, and
   // (n, block, th) one parallel loop.
   const auto tileNest = [&](const Expr& n, const Expr& block, std::int64_t blocks, const Expr& th,
@@ -155,7 +148,7 @@ Stmt lowerConvWinogradNchwc(const graph::Node& node, KernelBuilder& kb, const Ep
       for (std::string& step : vectorSteps(channel, lanes))
         prefix.push_back(std::move(step));
       for (std::string& step :
-           parallelTaskSteps(taskLoops({{n, N}, {block, blocks}, {th, TH}}), N * blocks * TH,
+           parallelTaskSteps(loopsOver({{n, N}, {block, blocks}, {th, TH}}), N * blocks * TH,
                              N * blocks * T * kBlock * points * 4))
         prefix.push_back(std::move(step));
     }

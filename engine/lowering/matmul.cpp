@@ -151,16 +151,12 @@ Stmt outerProduct(KernelBuilder& kb, const TensorRef& y, const MatrixProduct& p,
     tasks.push_back(n.in);
   for (const std::string& step : parallelTaskSteps(tasks, p.batch * p.M, p.batch * p.M * p.N))
     kb.defaultStep(step);
-  if (p.N <= lanes) {
-    kb.defaultStep("vectorize(" + n.jn + ")");
-  } else {
-    kb.defaultStep("split(" + n.jn + ", " + std::to_string(lanes) + ")");
-    if (p.N % lanes != 0)
-      kb.defaultStep("partition(" + n.jn + ".i)");
-    kb.defaultStep("vectorize(" + n.jn + ".i)");
-    if (p.N % lanes > 1)
-      kb.defaultStep("vectorize(" + n.jn + ".i.r1)");
-  }
+  std::vector<std::string> rowSteps;
+  if (p.N < lanes) // one shorter vector
+    rowSteps.push_back("vectorize(" + n.jn + ")");
+  vectorizeRowSteps(rowSteps, n.jn, p.N, lanes);
+  for (const std::string& step : rowSteps)
+    kb.defaultStep(step);
   kb.describe("outer product (default trace): " + std::to_string(p.batch * p.M) + " rows of " +
               std::to_string(p.N) + " columns, each element one product, the rows in vectors");
   return n.nest;

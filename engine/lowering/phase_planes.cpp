@@ -104,13 +104,7 @@ PaddedPlanes phasePlanes(KernelBuilder& kb, const TensorRef& x, const std::vecto
                                                      forCount(wz, Wq, src.storeFlat(at + wz, zero)))
                             : loop::Block::make(inside);
       copies.push_back(loopOver(r, Hq, loopOver(dp, Dp, loopOver(plane, planes, rowCopy))));
-      std::vector<std::string> rows;
-      if (Hq > 1)
-        rows.push_back(loopName(r));
-      if (Dp > 1)
-        rows.push_back(loopName(dp));
-      if (planes > 1)
-        rows.push_back(loopName(plane));
+      const std::vector<std::string> rows = loopsOver({{r, Hq}, {dp, Dp}, {plane, planes}});
       if (parallel)
         for (std::string& step :
              parallelTaskSteps(rows, planes * Dp * Hq, planes * Dp * Hq * Wq * 4))

@@ -163,6 +163,30 @@ Stmt taskLoop(KernelBuilder& kb, const Expr& var, std::int64_t extent, Stmt body
   return kb.taskLoop(var, extent, std::move(body), kind == loop::ForKind::Parallel);
 }
 
+std::vector<std::string> loopsOver(const std::vector<std::pair<Expr, std::int64_t>>& loops) {
+  std::vector<std::string> names;
+  for (const auto& [var, extent] : loops)
+    if (extent > 1)
+      names.push_back(loopName(var));
+  return names;
+}
+
+void vectorizeRowSteps(std::vector<std::string>& steps, const std::string& loop,
+                       std::int64_t extent, int lanes) {
+  if (extent < lanes)
+    return;
+  if (extent == lanes) {
+    steps.push_back("vectorize(" + loop + ")");
+    return;
+  }
+  steps.push_back("split(" + loop + ", " + std::to_string(lanes) + ")");
+  if (extent % lanes != 0)
+    steps.push_back("partition(" + loop + ".i)");
+  steps.push_back("vectorize(" + loop + ".i)");
+  if (extent % lanes > 1)
+    steps.push_back("vectorize(" + loop + ".i.r1)");
+}
+
 std::vector<std::string> parallelTaskSteps(const std::vector<std::string>& loops,
                                            std::int64_t tasks, std::int64_t work) {
   std::vector<std::string> steps;

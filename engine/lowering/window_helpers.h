@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace lathe::lowering {
@@ -90,6 +91,16 @@ loop::ForKind parallelFor(std::int64_t work);
 // keeps the parallel loop as the fallbacks always built it.
 Stmt taskLoop(KernelBuilder& kb, const Expr& var, std::int64_t extent, Stmt body,
               std::int64_t work);
+
+// The names of those of `loops` (a loop variable and its extent, outermost first) that have
+// more than one iteration: a loop of one is gone by the time a trace runs.
+std::vector<std::string> loopsOver(const std::vector<std::pair<Expr, std::int64_t>>& loops);
+
+// The steps that vectorize the row loop named `loop` of `extent` positions: split into
+// vectors of `lanes`, the last partial vector partitioned off as a shorter one (a row of
+// exactly one vector is vectorized whole; nothing when the row is shorter than a vector).
+void vectorizeRowSteps(std::vector<std::string>& steps, const std::string& loop,
+                       std::int64_t extent, int lanes);
 
 // The steps that make `loops` (outermost first, all task loops of one nest) one parallel
 // loop of `tasks` iterations when `work` is worth it: parallel the first, fuse the others.
